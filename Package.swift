@@ -1,0 +1,95 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "hrmd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "hrmd", targets: ["hrmd"]),
+        .executable(name: "hrmctl", targets: ["hrmctl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // Pure: exact UTC timestamps, RFC 3339, and the time ranges users type.
+        .target(name: "Timestamps"),
+        // Pure: HealthKit-style unit grammar, dimensions and conversion.
+        .target(name: "HealthUnits"),
+        // Pure: raw sensor frames and their decoders (GATT heart-rate characteristics).
+        .target(name: "SensorDecoding", dependencies: ["Timestamps"]),
+        // The shared health store: types, samples, sources, devices, authorization, over SQLite.
+        .target(
+            name: "HealthStore",
+            dependencies: ["HealthUnits", "Timestamps", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // Sensor backends behind one small interface; they emit raw frames and know no store.
+        .target(
+            name: "SensorBackends",
+            dependencies: ["SensorDecoding", "Timestamps", .product(name: "Logging", package: "swift-log")]
+        ),
+        // frames → decode → quantities → policy → authorize → batched writes.
+        .target(
+            name: "Ingest",
+            dependencies: [
+                "SensorDecoding", "HealthUnits", "HealthStore", "Timestamps",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // Pure: the configuration file and sensor specifications.
+        .target(name: "HRMConfiguration", dependencies: ["SensorDecoding"]),
+        // What both executables share: exit codes, store location, time ranges, output.
+        .target(
+            name: "CLISupport",
+            dependencies: [
+                "HealthStore", "HealthUnits", "Timestamps",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "hrmd",
+            dependencies: [
+                "CLISupport", "HRMConfiguration", "Ingest", "SensorBackends", "HealthStore", "Timestamps",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "hrmctl",
+            dependencies: [
+                "CLISupport", "HealthStore", "HealthUnits", "SensorDecoding", "Timestamps",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "hrmbench",
+            dependencies: ["SensorDecoding", "HealthStore", "HealthUnits", "Timestamps", "TestSupport"]
+        ),
+        // Child processes and temporary directories for end-to-end tests and benchmarks.
+        .target(name: "TestSupport", path: "Tests/Support"),
+
+        .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
+        .testTarget(name: "HealthUnitsTests", dependencies: ["HealthUnits"]),
+        .testTarget(name: "SensorDecodingTests", dependencies: ["SensorDecoding"]),
+        .testTarget(
+            name: "HealthStoreTests",
+            dependencies: ["HealthStore", "HealthUnits", "Timestamps", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
+            name: "IngestTests",
+            dependencies: [
+                "Ingest", "SensorBackends", "SensorDecoding", "HealthStore", "HealthUnits", "Timestamps", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(name: "SensorBackendsTests", dependencies: ["SensorBackends"]),
+        .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CLISupport", "SensorDecoding", "Timestamps"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps"]),
+    ]
+)

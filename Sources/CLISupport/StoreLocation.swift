@@ -1,0 +1,52 @@
+import Foundation
+import HealthStore
+
+/// Where the store is: `--store PATH`, else `$HRMD_STORE`, else the configuration's, else the
+/// system store `/var/lib/hrmd/hrmd.sqlite`.
+public struct StoreLocation: Sendable, Equatable {
+    /// The system store the service uses.
+    public static let systemPath = "/var/lib/hrmd/hrmd.sqlite"
+
+    public var path: String
+    /// Whether the user named it (flag, environment or configuration) or it is the default.
+    public var isExplicit: Bool
+
+    public init(flag: String?, configured: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        if let flag, !flag.isEmpty {
+            self.init(path: flag, isExplicit: true)
+        } else if let env = environment["HRMD_STORE"], !env.isEmpty {
+            self.init(path: env, isExplicit: true)
+        } else if let configured {
+            self.init(path: configured, isExplicit: true)
+        } else {
+            self.init(path: Self.systemPath, isExplicit: false)
+        }
+    }
+
+    public init(path: String, isExplicit: Bool) {
+        self.path = path
+        self.isExplicit = isExplicit
+    }
+
+    /// Opens the store, turning every failure into a one-line `CommandFailure` with the exit
+    /// status of CONTRACT.md; when the default system store cannot be used, it names the flag.
+    public func open(_ mode: HealthStore.OpenMode) throws(CommandFailure) -> HealthStore {
+        do {
+            return try HealthStore.open(path: path, mode: mode)
+        } catch {
+            let hint = isExplicit ? "" : "; name a store with --store PATH or HRMD_STORE"
+            switch error {
+            case .missing:
+                throw CommandFailure("\(error)\(hint)", status: isExplicit ? .noInput : .unavailable)
+            case .cannotCreate:
+                throw CommandFailure("\(error)\(hint)", status: isExplicit ? .cannotCreate : .unavailable)
+            case .permissionDenied:
+                throw CommandFailure("\(error)\(hint)", status: isExplicit ? .permissionDenied : .unavailable)
+            case .cannotOpen where !isExplicit:
+                throw CommandFailure("\(error)\(hint)", status: .unavailable)
+            default:
+                throw CommandFailure("\(error)", status: .failure)
+            }
+        }
+    }
+}

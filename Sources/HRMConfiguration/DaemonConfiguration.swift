@@ -1,0 +1,86 @@
+import SensorDecoding
+
+/// What `hrmd.conf` says. Command-line flags override it (see `hrmd --help`).
+///
+/// ```ini
+/// [hrmd]
+/// store = /var/lib/hrmd/hrmd.sqlite
+/// sensor = ble
+/// sensor = mock:bpm=70
+/// any-strap = no
+/// flush-interval = 0.5
+/// log-level = info
+///
+/// [locations]
+/// AA:BB:CC:DD:EE:FF = chest
+/// mock-2 = wrist
+/// ```
+public struct DaemonConfiguration: Sendable, Equatable {
+    /// The store file; nil leaves the choice to the flag, the environment or the default.
+    public var storePath: String?
+    /// Sensors to run, in order (`sensor =` may repeat).
+    public var sensors: [SensorSpec] = []
+    /// Admit any heart-rate strap, not only trusted ones.
+    public var anyStrap = false
+    /// Seconds between batched writes.
+    public var flushInterval: Double = 0.5
+    /// The least severe log level printed.
+    public var logLevel: LogLevelName = .info
+    /// Body locations that win over what a sensor reports, by device identifier.
+    public var locations: [SensorID: BodySensorLocation] = [:]
+
+    public init() {}
+
+    /// The configuration described by `text`; `file` names it in errors. An unknown section
+    /// or key, or a bad value, is an error naming the file, the line and the key.
+    public init(text: String, file: String) throws(ConfigurationError) {
+        let document = try INIDocument(text: text, file: file)
+        for entry in document.entries {
+            func invalid(_ message: String) -> ConfigurationError {
+                .invalidLine(file: file, line: entry.line, key: entry.key, message: message)
+            }
+            switch (entry.section, entry.key) {
+            case ("hrmd", "store"):
+                guard entry.value.hasPrefix("/") else { throw invalid("the store must be an absolute path") }
+                storePath = entry.value
+            case ("hrmd", "sensor"):
+                do {
+                    sensors.append(try SensorSpec(parsing: entry.value))
+                } catch {
+                    if case .invalidSensor(_, let message) = error { throw invalid(message) }
+                    throw error
+                }
+            case ("hrmd", "any-strap"):
+                guard let flag = Bool(configurationValue: entry.value) else { throw invalid("expected yes or no") }
+                anyStrap = flag
+            case ("hrmd", "flush-interval"):
+                guard let seconds = Double(entry.value), seconds >= 0.05, seconds <= 60 else {
+                    throw invalid("expected seconds between 0.05 and 60")
+                }
+                flushInterval = seconds
+            case ("hrmd", "log-level"):
+                guard let level = LogLevelName(rawValue: entry.value) else {
+                    throw invalid("expected one of \(LogLevelName.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                logLevel = level
+            case ("locations", _):
+                guard let location = BodySensorLocation(name: entry.value) else {
+                    throw invalid("expected one of \(BodySensorLocation.allCases.map(\.name).joined(separator: ", "))")
+                }
+                let device = BLEAddress.isValid(entry.key) ? entry.key.uppercased() : entry.key
+                locations[SensorID(device)] = location
+            case ("", _):
+                throw invalid("keys belong in a section such as [hrmd]")
+            case ("hrmd", _):
+                throw invalid("unknown key (known: store, sensor, any-strap, flush-interval, log-level)")
+            default:
+                throw invalid("unknown section [\(entry.section)] (known: [hrmd], [locations])")
+            }
+        }
+    }
+}
+
+/// Log levels as written in configuration and on the command line.
+public enum LogLevelName: String, Sendable, CaseIterable {
+    case trace, debug, info, notice, warning, error, critical
+}

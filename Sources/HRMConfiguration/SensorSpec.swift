@@ -1,0 +1,165 @@
+import SensorDecoding
+
+/// One sensor source the daemon should run, as `--sensor SPEC` or a `sensor =` line names it.
+public enum SensorSpec: Sendable, Hashable, CustomStringConvertible {
+    /// The built-in mock strap.
+    case mock(MockSensorOptions)
+    /// BLE straps through BlueZ: one address, or nil for every trusted or paired strap.
+    case ble(address: String?)
+    /// ANT+ straps through an ANT USB stick: one tty, or nil for every stick udev finds.
+    case ant(tty: String?)
+    /// A serial heart-rate sensor speaking the line protocol.
+    case serial(path: String, baud: Int?)
+    /// A recorded trace or FIT file played as if live.
+    case replay(path: String)
+
+    /// Parses `mock[:key=value,…]`, `ble[:ADDRESS]`, `ant[:TTY]`, `serial:PATH[,baud=N]`,
+    /// `replay:FILE`.
+    public init(parsing text: String) throws(ConfigurationError) {
+        let trimmed = text.trimmingWhitespace()
+        let (kind, argument) = trimmed.splitOnce(":")
+        switch kind {
+        case "mock":
+            self = .mock(try MockSensorOptions(parsing: argument ?? "", spec: trimmed))
+        case "ble":
+            guard let address = argument else { self = .ble(address: nil); return }
+            guard BLEAddress.isValid(address) else {
+                throw .invalidSensor(spec: trimmed, message: "'\(address)' is not a BLE address like AA:BB:CC:DD:EE:FF")
+            }
+            self = .ble(address: address.uppercased())
+        case "ant":
+            guard let tty = argument else { self = .ant(tty: nil); return }
+            guard tty.hasPrefix("/") else { throw .invalidSensor(spec: trimmed, message: "the ANT stick must be a device path such as /dev/ttyUSB0") }
+            self = .ant(tty: tty)
+        case "serial":
+            guard let argument, !argument.isEmpty else {
+                throw .invalidSensor(spec: trimmed, message: "serial needs a device path: serial:/dev/ttyACM0[,baud=N]")
+            }
+            let parts = argument.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            var baud: Int?
+            for option in parts.dropFirst() {
+                let (key, value) = option.splitOnce("=")
+                guard key == "baud", let value, let rate = Int(value), rate > 0 else {
+                    throw .invalidSensor(spec: trimmed, message: "unknown serial option '\(option)' (expected baud=N)")
+                }
+                baud = rate
+            }
+            self = .serial(path: parts[0], baud: baud)
+        case "replay":
+            guard let argument, !argument.isEmpty else { throw .invalidSensor(spec: trimmed, message: "replay needs a file: replay:FILE") }
+            self = .replay(path: argument)
+        default:
+            throw .invalidSensor(spec: trimmed, message: "unknown kind '\(kind)' (expected mock, ble, ant, serial or replay)")
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .mock(let options): options.specDescription
+        case .ble(let address): address.map { "ble:\($0)" } ?? "ble"
+        case .ant(let tty): tty.map { "ant:\($0)" } ?? "ant"
+        case .serial(let path, let baud): baud.map { "serial:\(path),baud=\($0)" } ?? "serial:\(path)"
+        case .replay(let path): "replay:\(path)"
+        }
+    }
+}
+
+/// The keys of `mock:key=value,…`.
+public struct MockSensorOptions: Sendable, Hashable {
+    /// Resting heart rate of the simulated wearer.
+    public var bpm: Double = 62
+    /// Notifications per second.
+    public var hz: Double = 1
+    /// Whether frames carry RR intervals.
+    public var rr: Bool = true
+    /// The Body Sensor Location the mock reports.
+    public var location: BodySensorLocation = .chest
+    /// Seed of the generator; nil picks one from the sensor's position.
+    public var seed: UInt64?
+    /// The device identifier; nil names it `mock-N` by position.
+    public var id: String?
+    /// Chance per second that the strap loses skin contact for a few seconds.
+    public var contactLoss: Double?
+
+    public init() {}
+
+    init(parsing text: String, spec: String) throws(ConfigurationError) {
+        guard !text.isEmpty else { return }
+        for pair in text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+            let (key, value) = pair.splitOnce("=")
+            guard let value, !value.isEmpty else { throw .invalidSensor(spec: spec, message: "'\(pair)' needs a value (key=value)") }
+            switch key {
+            case "bpm":
+                guard let bpm = Double(value), (30...220).contains(bpm) else { throw .invalidSensor(spec: spec, message: "bpm must be 30…220") }
+                self.bpm = bpm
+            case "hz":
+                guard let hz = Double(value), hz > 0, hz <= 100 else { throw .invalidSensor(spec: spec, message: "hz must be above 0 and at most 100") }
+                self.hz = hz
+            case "rr":
+                guard let flag = Bool(configurationValue: value) else { throw .invalidSensor(spec: spec, message: "rr must be on or off") }
+                self.rr = flag
+            case "location":
+                guard let location = BodySensorLocation(name: value) else {
+                    throw .invalidSensor(spec: spec, message: "location must be one of \(BodySensorLocation.allCases.map(\.name).joined(separator: ", "))")
+                }
+                self.location = location
+            case "seed":
+                guard let seed = UInt64(value) else { throw .invalidSensor(spec: spec, message: "seed must be a non-negative integer") }
+                self.seed = seed
+            case "id":
+                guard value.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
+                    throw .invalidSensor(spec: spec, message: "id may hold letters, digits, '-', '_' and '.'")
+                }
+                self.id = value
+            case "contact-loss":
+                guard let chance = Double(value), (0...1).contains(chance) else { throw .invalidSensor(spec: spec, message: "contact-loss must be 0…1") }
+                self.contactLoss = chance
+            default:
+                throw .invalidSensor(spec: spec, message: "unknown mock key '\(key)' (known: bpm, hz, rr, location, seed, id, contact-loss)")
+            }
+        }
+    }
+
+    var specDescription: String {
+        var parts = ["bpm=\(bpm.formatted)", "hz=\(hz.formatted)", "rr=\(rr ? "on" : "off")", "location=\(location.name)"]
+        if let seed { parts.append("seed=\(seed)") }
+        if let id { parts.append("id=\(id)") }
+        if let contactLoss { parts.append("contact-loss=\(contactLoss.formatted)") }
+        return "mock:" + parts.joined(separator: ",")
+    }
+}
+
+/// BLE device addresses (`AA:BB:CC:DD:EE:FF`).
+public enum BLEAddress {
+    public static func isValid(_ text: String) -> Bool {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        return parts.count == 6 && parts.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
+    }
+}
+
+extension Bool {
+    /// `on`/`off`, `yes`/`no`, `true`/`false`, `1`/`0`, as configuration files spell booleans.
+    public init?(configurationValue text: String) {
+        switch text.lowercased() {
+        case "on", "yes", "true", "1": self = true
+        case "off", "no", "false", "0": self = false
+        default: return nil
+        }
+    }
+}
+
+extension Double {
+    fileprivate var formatted: String { self == rounded() && abs(self) < 1e15 ? String(Int64(self)) : String(self) }
+}
+
+extension StringProtocol {
+    /// The text before the first `separator`, and the rest (nil when there is none).
+    func splitOnce(_ separator: Character) -> (String, String?) {
+        guard let index = firstIndex(of: separator) else { return (String(self), nil) }
+        return (String(self[..<index]), String(self[self.index(after: index)...]))
+    }
+
+    func trimmingWhitespace() -> String {
+        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import GRDB
+import Timestamps
+
+/// A sample that was deleted, as an anchored query reports it (HKDeletedObject).
+public struct DeletedSample: Sendable, Hashable {
+    /// The id the sample had.
+    public var id: Int64
+    public var type: SampleType
+    public var source: String
+    /// Where the deletion sits in the change sequence.
+    public var anchor: Int64
+}
+
+/// What changed after an anchor: added samples and deletions, and the anchor to ask from next.
+public struct ChangeSet: Sendable {
+    public var added: [StoredSample]
+    public var deleted: [DeletedSample]
+    /// Pass this to the next `changes` call; it covers everything returned here.
+    public var anchor: Int64
+}
+
+extension HealthStore {
+    /// The samples of `type` added, and the ones deleted, after `anchor` (0 for the beginning),
+    /// in change order, at most `limit` events (HKAnchoredObjectQuery, Health Connect's
+    /// change tokens). Call again with the returned anchor until it returns nothing.
+    public func changes(of type: SampleType, since anchor: Int64, limit: Int = 1000) throws(HealthStoreError) -> ChangeSet {
+        try read { db in
+            let addedRows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(SampleRow.columns) FROM sample s
+                    JOIN source src ON src.id = s.sourceId LEFT JOIN device d ON d.id = s.deviceId
+                    WHERE s.id > ? AND s.typeId = ? ORDER BY s.id LIMIT ?
+                    """,
+                arguments: [anchor, type.storageID, limit])
+            let added = try addedRows.map { try SampleRow.decode($0, type: type) }
+            let deleted = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT t.anchor, t.sampleId, s.name FROM deletedSample t JOIN source s ON s.id = t.sourceId
+                    WHERE t.anchor > ? AND t.typeId = ? ORDER BY t.anchor LIMIT ?
+                    """,
+                arguments: [anchor, type.storageID, limit]
+            ).map { DeletedSample(id: $0[1], type: type, source: $0[2], anchor: $0[0]) }
+            // Keep the first `limit` events of both lists in anchor order.
+            var events: [(anchor: Int64, added: StoredSample?, deleted: DeletedSample?)] =
+                added.map { ($0.id, $0, nil) } + deleted.map { ($0.anchor, nil, $0) }
+            events.sort { $0.anchor < $1.anchor }
+            events = Array(events.prefix(limit))
+            return ChangeSet(
+                added: events.compactMap(\.added), deleted: events.compactMap(\.deleted),
+                anchor: events.last?.anchor ?? anchor)
+        }
+    }
+
+    /// Deletes the samples of `type` written by `source` that start in [since, until), leaving
+    /// tombstones; a source deletes only its own samples, as in HealthKit. Returns the count.
+    @discardableResult
+    public func deleteSamples(of type: SampleType, source: String, since: Timestamp? = nil, until: Timestamp? = nil)
+        throws(HealthStoreError) -> Int
+    {
+        try write { db in
+            guard let sourceID = try Int64.fetchOne(db, sql: "SELECT id FROM source WHERE name = ?", arguments: [source])
+            else { return 0 }
+            return try Self.deleteWithTombstones(
+                where: "typeId = ? AND sourceId = ? AND start >= ? AND start < ?",
+                arguments: [
+                    type.storageID, sourceID, since?.microsecondsSinceEpoch ?? Int64.min,
+                    until?.microsecondsSinceEpoch ?? Int64.max,
+                ], db)
+        }
+    }
+
+    /// Moves the samples matching `condition` to tombstones whose anchors continue the sample
+    /// id sequence, then deletes them. Returns how many.
+    static func deleteWithTombstones(where condition: String, arguments: StatementArguments, _ db: Database) throws -> Int {
+        let base = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'sample'") ?? 0
+        let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        try db.execute(
+            sql: """
+                INSERT INTO deletedSample (anchor, sampleId, typeId, sourceId, deletedAt)
+                SELECT ? + ROW_NUMBER() OVER (ORDER BY id), id, typeId, sourceId, ?
+                FROM sample WHERE \(condition)
+                """,
+            arguments: [base, now] + arguments)
+        let count = db.changesCount
+        guard count > 0 else { return 0 }
+        try db.execute(sql: "UPDATE sqlite_sequence SET seq = ? WHERE name = 'sample'", arguments: [base + Int64(count)])
+        try db.execute(sql: "DELETE FROM sample WHERE \(condition)", arguments: arguments)
+        return count
+    }
+}

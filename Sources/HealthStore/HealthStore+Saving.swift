@@ -1,0 +1,140 @@
+import Foundation
+import GRDB
+
+/// What one `save` did with each sample.
+public struct SaveReport: Sendable, Equatable {
+    /// Samples added to the store.
+    public var stored = 0
+    /// Samples whose identity (or sync identifier at the same or a higher version) was
+    /// already stored: nothing changed.
+    public var unchanged = 0
+    /// Stored samples replaced by a higher sync version.
+    public var replaced = 0
+    /// Samples not saved because the source lacks share authorization, by type.
+    public var denied: [SampleType: Int] = [:]
+    /// The share status each type of the batch had inside the write transaction.
+    public var authorization: [SampleType: AuthorizationStatus] = [:]
+
+    public init() {}
+
+    /// All samples not saved for lack of authorization.
+    public var deniedCount: Int { denied.values.reduce(0, +) }
+}
+
+extension HealthStore {
+    /// Saves `samples` written by `source` in one transaction.
+    ///
+    /// Authorization is checked inside the transaction, per type: samples of a type the source
+    /// may not share are counted in `denied` and not saved (a type never asked for is recorded
+    /// as a `notDetermined` request). Saving a sample whose identity (source, device, type,
+    /// start) is stored changes nothing; with a sync identifier, a higher sync version
+    /// replaces the stored sample and leaves a tombstone.
+    public func save(_ samples: [QuantitySample], from source: HealthSource) throws(HealthStoreError) -> SaveReport {
+        guard !samples.isEmpty else { return SaveReport() }
+        return try write { db in
+            var writer = try SampleWriter(db: db, source: source)
+            for sample in samples { try writer.save(sample) }
+            return writer.report
+        }
+    }
+}
+
+/// The state of one save transaction: resolved ids, authorization, prepared statements.
+private struct SampleWriter {
+    let db: Database
+    let sourceID: Int64
+    var report = SaveReport()
+    private var deviceIDs: [String: Int64] = [:]
+    private let insert: Statement
+    private let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }()
+
+    init(db: Database, source: HealthSource) throws {
+        self.db = db
+        self.sourceID = try HealthStore.upsertSource(source, db)
+        self.insert = try db.cachedStatement(sql: """
+            INSERT INTO sample (typeId, sourceId, deviceId, start, "end", value, sensorLocation,
+                                sensorContact, metadata, syncIdentifier, syncVersion)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT DO NOTHING
+            """)
+    }
+
+    mutating func save(_ sample: QuantitySample) throws {
+        guard try isAuthorized(sample.type) else {
+            report.denied[sample.type, default: 0] += 1
+            return
+        }
+        if let syncIdentifier = sample.metadata.syncIdentifier {
+            let version = sample.metadata.syncVersion ?? 0
+            if let row = try Row.fetchOne(
+                db, sql: "SELECT id, syncVersion FROM sample WHERE sourceId = ? AND syncIdentifier = ?",
+                arguments: [sourceID, syncIdentifier])
+            {
+                let storedVersion: Int = row[1] ?? 0
+                guard version > storedVersion else {
+                    report.unchanged += 1
+                    return
+                }
+                _ = try HealthStore.deleteWithTombstones(where: "id = ?", arguments: [row[0] as Int64], db)
+                try insertRow(sample)
+                report.replaced += 1
+                return
+            }
+        }
+        if try insertRow(sample) { report.stored += 1 } else { report.unchanged += 1 }
+    }
+
+    private mutating func isAuthorized(_ type: SampleType) throws -> Bool {
+        if let status = report.authorization[type] { return status == .sharingAuthorized }
+        let status = try HealthStore.shareStatus(sourceID: sourceID, type: type, db)
+        report.authorization[type] = status
+        return status == .sharingAuthorized
+    }
+
+    @discardableResult
+    private mutating func insertRow(_ sample: QuantitySample) throws -> Bool {
+        let deviceID = try sample.device.map { try resolve($0) }
+        let metadata = sample.metadata
+        let extra: String? = metadata.extra.isEmpty
+            ? nil : String(decoding: try encoder.encode(metadata.extra), as: UTF8.self)
+        insert.setUncheckedArguments([
+            sample.type.storageID, sourceID, deviceID,
+            sample.start.microsecondsSinceEpoch, sample.end.microsecondsSinceEpoch,
+            sample.canonicalValue, metadata.sensorLocation?.rawValue,
+            metadata.sensorContact.map { $0 ? 1 : 0 }, extra,
+            metadata.syncIdentifier, metadata.syncIdentifier == nil ? nil : (metadata.syncVersion ?? 0),
+        ])
+        try insert.execute()
+        return db.changesCount > 0
+    }
+
+    /// The row id of `device`, adding it or filling in what became known about it.
+    private mutating func resolve(_ device: HealthDevice) throws -> Int64 {
+        if let id = deviceIDs[device.localIdentifier] { return id }
+        let id = try Int64.fetchOne(
+            db,
+            sql: """
+                INSERT INTO device (localIdentifier, name, manufacturer, model, hardwareVersion,
+                                    firmwareVersion, softwareVersion)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (localIdentifier) DO UPDATE SET
+                    name = COALESCE(excluded.name, name),
+                    manufacturer = COALESCE(excluded.manufacturer, manufacturer),
+                    model = COALESCE(excluded.model, model),
+                    hardwareVersion = COALESCE(excluded.hardwareVersion, hardwareVersion),
+                    firmwareVersion = COALESCE(excluded.firmwareVersion, firmwareVersion),
+                    softwareVersion = COALESCE(excluded.softwareVersion, softwareVersion)
+                RETURNING id
+                """,
+            arguments: [
+                device.localIdentifier, device.name, device.manufacturer, device.model,
+                device.hardwareVersion, device.firmwareVersion, device.softwareVersion,
+            ])!
+        deviceIDs[device.localIdentifier] = id
+        return id
+    }
+}

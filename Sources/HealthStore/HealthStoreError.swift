@@ -1,0 +1,37 @@
+import Timestamps
+
+/// What can go wrong with the store, each with its cause; descriptions are one line.
+public enum HealthStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The store file does not exist and the caller did not ask to create it.
+    case missing(path: String)
+    /// The store could not be created (directory missing, read-only file system, …).
+    case cannotCreate(path: String, reason: String)
+    /// The store exists but could not be opened or read.
+    case cannotOpen(path: String, reason: String)
+    /// The file or its directory is not accessible to this user.
+    case permissionDenied(path: String, reason: String)
+    /// The store was written by a newer version with migrations this one does not know.
+    case newerSchema(path: String)
+    /// The type name is not one the store knows.
+    case unknownType(String)
+    /// A quantity's unit does not fit the sample type.
+    case incompatibleUnit(type: String, unit: String)
+    /// A sample whose end is before its start.
+    case invalidInterval(start: Timestamp, end: Timestamp)
+    /// SQLite reported an error.
+    case database(String)
+
+    public var description: String {
+        switch self {
+        case .missing(let path): "no store at \(path)"
+        case .cannotCreate(let path, let reason): "cannot create the store \(path): \(reason)"
+        case .cannotOpen(let path, let reason): "cannot open the store \(path): \(reason)"
+        case .permissionDenied(let path, let reason): "permission denied for the store \(path): \(reason)"
+        case .newerSchema(let path): "the store \(path) was written by a newer hrmd; upgrade hrmd to read it"
+        case .unknownType(let name): "unknown sample type '\(name)'"
+        case .incompatibleUnit(let type, let unit): "unit \(unit) is not compatible with \(type)"
+        case .invalidInterval(let start, let end): "sample ends (\(end)) before it starts (\(start))"
+        case .database(let message): "store error: \(message)"
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import GRDB
+
+/// The store's tables, built by named migrations. A migration, once released, never changes:
+/// new structure goes into a new migration so that every older file upgrades in place.
+enum Schema {
+    /// The first schema: types, sources, devices, authorization and samples.
+    static let core = "v1-core"
+    /// Sync identifiers with versions, and tombstones for deleted samples.
+    static let syncAndTombstones = "v2-sync-and-tombstones"
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration(core, migrate: createCore)
+        migrator.registerMigration(syncAndTombstones, migrate: addSyncAndTombstones)
+        return migrator
+    }
+
+    private static func createCore(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE sampleType (
+                id INTEGER PRIMARY KEY,
+                identifier TEXT NOT NULL UNIQUE,
+                unit TEXT NOT NULL,
+                aggregation TEXT NOT NULL CHECK (aggregation IN ('discrete', 'cumulative'))
+            );
+            CREATE TABLE source (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL UNIQUE CHECK (name <> ''),
+                version TEXT
+            );
+            CREATE TABLE device (
+                id INTEGER PRIMARY KEY,
+                localIdentifier TEXT NOT NULL UNIQUE CHECK (localIdentifier <> ''),
+                name TEXT,
+                manufacturer TEXT,
+                model TEXT,
+                hardwareVersion TEXT,
+                firmwareVersion TEXT,
+                softwareVersion TEXT
+            );
+            CREATE TABLE authorization (
+                sourceId INTEGER NOT NULL REFERENCES source(id),
+                typeId INTEGER NOT NULL REFERENCES sampleType(id),
+                shareStatus INTEGER NOT NULL DEFAULT 0 CHECK (shareStatus IN (0, 1, 2)),
+                readStatus INTEGER NOT NULL DEFAULT 0 CHECK (readStatus IN (0, 1, 2)),
+                PRIMARY KEY (sourceId, typeId)
+            ) WITHOUT ROWID;
+            -- Times are microseconds since the Unix epoch, UTC. Values are in the type's
+            -- canonical unit. The id never repeats (AUTOINCREMENT) and doubles as the anchor
+            -- at which the sample was added.
+            CREATE TABLE sample (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                typeId INTEGER NOT NULL REFERENCES sampleType(id),
+                sourceId INTEGER NOT NULL REFERENCES source(id),
+                deviceId INTEGER REFERENCES device(id),
+                start INTEGER NOT NULL,
+                "end" INTEGER NOT NULL CHECK ("end" >= start),
+                value REAL NOT NULL,
+                sensorLocation INTEGER CHECK (sensorLocation BETWEEN 0 AND 6),
+                sensorContact INTEGER CHECK (sensorContact IN (0, 1)),
+                metadata TEXT
+            );
+            -- Identity (source, device, type, start), ordered for time-range queries by type.
+            CREATE UNIQUE INDEX sampleIdentity ON sample (typeId, start, sourceId, IFNULL(deviceId, 0));
+            """)
+    }
+
+    private static func addSyncAndTombstones(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE sample ADD COLUMN syncIdentifier TEXT;
+            ALTER TABLE sample ADD COLUMN syncVersion INTEGER;
+            CREATE UNIQUE INDEX sampleSync ON sample (sourceId, syncIdentifier)
+                WHERE syncIdentifier IS NOT NULL;
+            -- A deleted sample leaves a tombstone whose anchor continues the sample ids'
+            -- sequence, so "what changed since anchor N" sees additions and deletions in order.
+            CREATE TABLE deletedSample (
+                anchor INTEGER PRIMARY KEY,
+                sampleId INTEGER NOT NULL,
+                typeId INTEGER NOT NULL REFERENCES sampleType(id),
+                sourceId INTEGER NOT NULL REFERENCES source(id),
+                deletedAt INTEGER NOT NULL
+            );
+            CREATE INDEX deletedSampleByType ON deletedSample (typeId, anchor);
+            """)
+    }
+
+    /// Records the code's type catalogue in the store (new types of a newer version are added).
+    static func registerTypes(_ db: Database) throws {
+        for type in SampleType.all {
+            try db.execute(
+                sql: """
+                    INSERT INTO sampleType (id, identifier, unit, aggregation) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET identifier = excluded.identifier,
+                        unit = excluded.unit, aggregation = excluded.aggregation
+                    """,
+                arguments: [type.storageID, type.identifier, type.canonicalUnit.unitString, type.aggregation.rawValue])
+        }
+    }
+}

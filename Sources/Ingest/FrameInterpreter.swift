@@ -1,0 +1,145 @@
+import HealthStore
+import HealthUnits
+import SensorDecoding
+import Timestamps
+
+/// What the pipeline learned from one frame.
+struct Interpretation {
+    var samples: [QuantitySample] = []
+    var skips: [SkipReason] = []
+}
+
+/// Turns raw frames into typed samples, applying the stored-sample policy of CONTRACT.md.
+/// It keeps what each device has told about itself (location, name, versions, energy
+/// counter) so that later measurements are tagged with it. Pure: no I/O, no clock.
+struct FrameInterpreter {
+    /// What is known about one device.
+    struct DeviceProfile {
+        var device: HealthDevice
+        var reportedLocation: HeartRateSensorLocation?
+        var battery: Int?
+        /// The last Energy Expended reading and when it arrived, to turn the cumulative
+        /// counter into interval samples.
+        var lastEnergy: (kilojoules: UInt16, time: Timestamp)?
+    }
+
+    /// Locations that win over what the sensor reports (from the configuration).
+    var locationOverrides: [SensorID: HeartRateSensorLocation]
+    private(set) var profiles: [SensorID: DeviceProfile] = [:]
+
+    init(locationOverrides: [SensorID: HeartRateSensorLocation] = [:]) {
+        self.locationOverrides = locationOverrides
+    }
+
+    mutating func interpret(_ frame: SensorFrame) -> Interpretation {
+        guard frame.transport == .ble || frame.transport == .mock else {
+            return Interpretation(skips: [.unsupportedTransport(frame.transport.rawValue)])
+        }
+        var profile = profiles[frame.device] ?? DeviceProfile(device: HealthDevice(localIdentifier: frame.device.rawValue))
+        defer { profiles[frame.device] = profile }
+        switch (frame.kind, frame.characteristic) {
+        case (.notify, .heartRateMeasurement?):
+            do {
+                let measurement = try HeartRateMeasurement(decoding: frame.value)
+                return samples(from: measurement, at: frame.time, profile: &profile)
+            } catch {
+                return Interpretation(skips: [.malformed("\(error)")])
+            }
+        case (.read, .bodySensorLocation?), (.notify, .bodySensorLocation?):
+            do {
+                let location = try BodySensorLocation(decoding: frame.value)
+                profile.reportedLocation = HeartRateSensorLocation(rawValue: Int(location.rawValue))
+                return Interpretation()
+            } catch {
+                return Interpretation(skips: [.malformed("\(error)")])
+            }
+        case (.read, .batteryLevel?), (.notify, .batteryLevel?):
+            do {
+                profile.battery = try BatteryLevel.decode(frame.value)
+                return Interpretation()
+            } catch {
+                return Interpretation(skips: [.malformed("\(error)")])
+            }
+        case (.read, let characteristic?):
+            if let field = DeviceInformationField(characteristic) {
+                profile.device.set(field, to: DeviceInformationField.decodeString(frame.value))
+            }
+            return Interpretation()
+        case (.connected, _), (.disconnected, _):
+            // A new connection may come after a counter reset: start the energy count afresh.
+            profile.lastEnergy = nil
+            return Interpretation()
+        default:
+            return Interpretation()
+        }
+    }
+
+    private func samples(
+        from measurement: HeartRateMeasurement, at time: Timestamp, profile: inout DeviceProfile
+    ) -> Interpretation {
+        var result = Interpretation()
+        let metadata = SampleMetadata(
+            sensorLocation: locationOverrides[SensorID(profile.device.localIdentifier)] ?? profile.reportedLocation,
+            sensorContact: measurement.sensorContact == .unsupported ? nil : measurement.sensorContact == .detected)
+
+        if let energy = measurement.energyExpended {
+            if let last = profile.lastEnergy, energy > last.kilojoules, time > last.time,
+               let sample = try? QuantitySample(
+                   type: .activeEnergyBurned,
+                   quantity: Quantity(unit: .kilojoule, doubleValue: Double(energy - last.kilojoules)),
+                   start: last.time, end: time, device: profile.device, metadata: metadata)
+            {
+                result.samples.append(sample)
+            }
+            profile.lastEnergy = (energy, time)
+        }
+
+        guard measurement.sensorContact != .notDetected else {
+            result.skips.append(.contactNotDetected)
+            return result
+        }
+        guard (1...300).contains(measurement.heartRate) else {
+            result.skips.append(.heartRateOutOfRange)
+            return result
+        }
+        if let sample = try? QuantitySample(
+            type: .heartRate, quantity: Quantity(unit: .countPerMinute, doubleValue: Double(measurement.heartRate)),
+            start: time, end: time, device: profile.device, metadata: metadata)
+        {
+            result.samples.append(sample)
+        }
+        // RR intervals are oldest first and the last one ends at (about) the frame's time:
+        // walk back from the frame to place each beat.
+        var end = time
+        for raw in measurement.rrIntervals.reversed() {
+            guard raw > 0 else {
+                result.skips.append(.emptyRRInterval)
+                continue
+            }
+            let seconds = Double(raw) / 1024
+            let start = end.advanced(bySeconds: -seconds)
+            if let sample = try? QuantitySample(
+                type: .rrInterval, quantity: Quantity(unit: .second, doubleValue: seconds),
+                start: start, end: end, device: profile.device, metadata: metadata)
+            {
+                result.samples.append(sample)
+            }
+            end = start
+        }
+        return result
+    }
+}
+
+extension HealthDevice {
+    mutating func set(_ field: DeviceInformationField, to value: String?) {
+        guard let value else { return }
+        switch field {
+        case .deviceName: name = value
+        case .manufacturerName: manufacturer = value
+        case .modelNumber: model = value
+        case .hardwareRevision: hardwareVersion = value
+        case .firmwareRevision: firmwareVersion = value
+        case .softwareRevision: softwareVersion = value
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import SensorDecoding
+import Timestamps
+
+/// The built-in mock chest strap: a seeded, realistic heart (see `HeartSimulator`) behind the
+/// same frames a BLE strap sends. On start it "connects" and answers the reads a real
+/// connection makes (Body Sensor Location, Device Name, Device Information), then notifies
+/// encoded Heart Rate Measurements `hz` times a second until cancelled.
+public struct MockSensor: SensorBackend {
+    /// How one mock strap behaves.
+    public struct Settings: Sendable, Hashable {
+        public var id: SensorID
+        public var restingBPM: Double
+        public var hz: Double
+        public var emitsRRIntervals: Bool
+        public var location: BodySensorLocation
+        public var seed: UInt64
+        /// Chance per second of a lost-contact episode; nil keeps the simulator's default.
+        public var contactLossProbability: Double?
+
+        public init(
+            id: SensorID, restingBPM: Double = 62, hz: Double = 1, emitsRRIntervals: Bool = true,
+            location: BodySensorLocation = .chest, seed: UInt64 = 1, contactLossProbability: Double? = nil
+        ) {
+            self.id = id
+            self.restingBPM = restingBPM
+            self.hz = hz
+            self.emitsRRIntervals = emitsRRIntervals
+            self.location = location
+            self.seed = seed
+            self.contactLossProbability = contactLossProbability
+        }
+    }
+
+    public let settings: Settings
+    public var name: String { settings.id.rawValue }
+
+    public init(settings: Settings) {
+        self.settings = settings
+    }
+
+    public func run(into sink: FrameSink) async throws {
+        var simulator = HeartSimulator(settings: simulatorSettings)
+        let id = settings.id
+        func frame(_ kind: FrameKind, _ characteristic: CharacteristicID? = nil, _ value: [UInt8] = []) -> SensorFrame {
+            SensorFrame(time: .now(), transport: .mock, device: id, kind: kind, characteristic: characteristic, value: value)
+        }
+        sink.send(frame(.connected))
+        sink.send(frame(.read, .bodySensorLocation, settings.location.encoded()))
+        for (field, text) in deviceInformation {
+            sink.send(frame(.read, field.characteristic, Array(text.utf8)))
+        }
+        defer { sink.send(frame(.disconnected)) }
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        let period = 1 / settings.hz
+        var tick = 0
+        while !Task.isCancelled {
+            tick += 1
+            let elapsed = Double(tick) * period
+            do {
+                try await Task.sleep(until: start.advanced(by: .seconds(elapsed)), clock: clock)
+            } catch {
+                return  // cancelled: a clean stop
+            }
+            let reading = simulator.reading(at: elapsed)
+            let measurement = HeartRateMeasurement(
+                heartRate: reading.heartRate,
+                sensorContact: reading.contactDetected ? .detected : .notDetected,
+                energyExpended: reading.energyExpendedKJ,
+                rrIntervals: settings.emitsRRIntervals ? reading.rrIntervals : [])
+            sink.send(frame(.notify, .heartRateMeasurement, measurement.encoded()))
+        }
+    }
+
+    private var simulatorSettings: HeartSimulatorSettings {
+        var simulator = HeartSimulatorSettings()
+        simulator.restingBPM = settings.restingBPM
+        simulator.seed = settings.seed
+        simulator.emitsRRIntervals = settings.emitsRRIntervals
+        if let chance = settings.contactLossProbability { simulator.contactLossProbability = chance }
+        return simulator
+    }
+
+    private var deviceInformation: [(DeviceInformationField, String)] {
+        [
+            (.deviceName, "hrmd mock strap \(settings.id.rawValue)"),
+            (.manufacturerName, "hrmd"),
+            (.modelNumber, "mock"),
+            (.firmwareRevision, "1.0"),
+        ]
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import HealthStore
+import HealthUnits
+import TestSupport
+import Timestamps
+
+/// Bulk save of 1M heart-rate samples through the store API, against the `sqlite3` shell
+/// importing the same rows into an equivalent table (same columns, same identity index);
+/// then bytes on disk per sample.
+struct StoreBenchmark {
+    let scratch: BenchScratch
+    let count = 1_000_000
+    let batch = 10_000
+
+    func run() async throws {
+        print("store: bulk save of \(count) heart-rate samples (1 Hz, one strap, batches of \(batch))")
+        let path = scratch.file("bulk.sqlite")
+        let store = try HealthStore.open(path: path, mode: .createIfMissing)
+        try store.setShareAuthorization(.sharingAuthorized, source: "hrmd", type: .heartRate)
+        let source = HealthSource(name: "hrmd", version: "bench")
+        let device = HealthDevice(localIdentifier: "AA:BB:CC:DD:EE:FF", name: "bench strap")
+        let metadata = SampleMetadata(sensorLocation: .chest, sensorContact: true)
+        let start = Timestamp(microsecondsSinceEpoch: 1_767_225_600_000_000)
+        var random = BenchRandom(state: 7)
+        let values = (0..<count).map { _ in Double(random.next(in: 50...180)) }
+
+        var stored = 0
+        let elapsed = try measure {
+            var index = 0
+            while index < count {
+                let samples = try (index..<min(index + batch, count)).map { i in
+                    let time = Timestamp(microsecondsSinceEpoch: start.microsecondsSinceEpoch + Int64(i) * 1_000_000)
+                    return try QuantitySample(
+                        type: .heartRate, quantity: Quantity(unit: .countPerMinute, doubleValue: values[i]),
+                        start: time, end: time, device: device, metadata: metadata)
+                }
+                stored += try store.save(samples, from: source).stored
+                index += batch
+            }
+        }
+        report("hrmd store API", "\(format(elapsed)) s", "\(format(Double(count) / elapsed / 1000, 0))k samples/s, \(stored) stored")
+
+        let peer = try await sqliteShellImport(values: values, start: start)
+        if let peer {
+            report("peer: sqlite3 shell .import", "\(format(peer)) s", "\(format(Double(count) / peer / 1000, 0))k rows/s")
+            report("ratio hrmd / sqlite3 shell", "\(format(elapsed / peer))×", "goal ≤ 2×")
+        }
+
+        let bytes = try await fileBytes(path)
+        report("bytes on disk per heart-rate sample", "\(format(Double(bytes) / Double(count), 1)) B", "\(bytes / 1_048_576) MiB for \(count)")
+
+        let queryTime = try measure {
+            let hourStart = start.advanced(bySeconds: 500_000)
+            _ = try store.samples(SampleQuery(type: .heartRate, since: hourStart, until: hourStart.advanced(bySeconds: 3600)))
+        }
+        report("query one hour (3600 samples)", "\(format(queryTime * 1000, 1)) ms")
+        print("")
+    }
+
+    /// The size of the store once its WAL is checkpointed into the main file.
+    private func fileBytes(_ path: String) async throws -> Int {
+        let checkpoint = try ChildProcess("/usr/bin/sqlite3", [path, "PRAGMA wal_checkpoint(TRUNCATE);"], outputDirectory: scratch.directory.path)
+        try await checkpoint.wait(timeout: .seconds(120))
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return (attributes[.size] as? Int) ?? 0
+    }
+
+    private func sqliteShellImport(values: [Double], start: Timestamp) async throws -> Double? {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") else {
+            report("peer: sqlite3 shell .import", "not measured", "no /usr/bin/sqlite3")
+            return nil
+        }
+        let csv = scratch.file("rows.csv")
+        var text = ""
+        text.reserveCapacity(values.count * 48)
+        for (i, value) in values.enumerated() {
+            let time = start.microsecondsSinceEpoch + Int64(i) * 1_000_000
+            text += "1,1,1,\(time),\(time),\(Int(value)),1,1\n"
+        }
+        try text.write(toFile: csv, atomically: true, encoding: .utf8)
+        let script = scratch.file("import.sql")
+        try """
+            PRAGMA journal_mode=WAL;
+            CREATE TABLE sample (typeId INTEGER NOT NULL, sourceId INTEGER NOT NULL, deviceId INTEGER,
+                start INTEGER NOT NULL, "end" INTEGER NOT NULL, value REAL NOT NULL,
+                sensorLocation INTEGER, sensorContact INTEGER);
+            CREATE UNIQUE INDEX sampleIdentity ON sample (typeId, start, sourceId, IFNULL(deviceId, 0));
+            .import --csv \(csv) sample
+            SELECT COUNT(*) FROM sample;
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let begin = ContinuousClock.now
+        let child = try ChildProcess("/usr/bin/sqlite3", [scratch.file("peer.sqlite")], outputDirectory: scratch.directory.path, stdinPath: script)
+        let termination = try await child.wait(timeout: .seconds(600))
+        let elapsed = seconds(ContinuousClock.now - begin)
+        guard termination == .exited(0), child.standardOutput.contains("\(values.count)") else {
+            report("peer: sqlite3 shell .import", "failed", String(child.standardError.prefix(200)))
+            return nil
+        }
+        return elapsed
+    }
+}

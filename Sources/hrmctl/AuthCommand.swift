@@ -1,0 +1,103 @@
+import ArgumentParser
+import CLISupport
+import HealthStore
+
+/// `hrmctl auth`: the user's answer to which source may write which type.
+struct AuthCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "auth",
+        abstract: "Grant, revoke and list which sources may store which types.",
+        discussion: """
+            As in HealthKit, each source (a program such as "hrmd") needs the user's permission
+            for each type it writes. A source that asked shows as notDetermined until answered.
+            A grant or revoke applies from the source's next write; revoking keeps what is stored.
+            """,
+        subcommands: [Grant.self, Revoke.self, List.self]
+    )
+
+    struct Grant: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Allow a source to store types (creates the store if needed).",
+            discussion: "Example: hrmctl auth grant hrmd heart-rate rr-interval")
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The source, such as hrmd.") var source: String
+        @Argument(help: "Types to allow, or 'all' (see hrmctl types).") var types: [String]
+
+        func validate() throws { _ = try parseTypes(types) }
+
+        func run() throws {
+            try reportingFailures {
+                let store = try storeOptions.location.open(.createIfMissing)
+                for type in try parseTypes(types) {
+                    try setShare(.sharingAuthorized, source: source, type: type, store: store)
+                    print("\(source) may now store \(type.identifier)")
+                }
+            }
+        }
+    }
+
+    struct Revoke: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Stop a source from storing types; what it stored is kept.",
+            discussion: "Example: hrmctl auth revoke hrmd heart-rate")
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The source, such as hrmd.") var source: String
+        @Argument(help: "Types to deny, or 'all'.") var types: [String]
+
+        func validate() throws { _ = try parseTypes(types) }
+
+        func run() throws {
+            try reportingFailures {
+                let store = try storeOptions.location.open(.existingOnly)
+                for type in try parseTypes(types) {
+                    try setShare(.sharingDenied, source: source, type: type, store: store)
+                    print("\(source) may no longer store \(type.identifier)")
+                }
+            }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List every source's requests and answers.")
+        @OptionGroup var storeOptions: StoreOptions
+        @Option(help: "table or json (one object per line).") var output: OutputFormat = .table
+
+        func run() throws {
+            try reportingFailures {
+                let entries = try storeFailure { try storeOptions.location.open(.existingOnly).authorizations() }
+                switch output {
+                case .json:
+                    for entry in entries {
+                        printJSONLine(.object([
+                            ("source", .string(entry.source)), ("type", .string(entry.type.identifier)),
+                            ("share", .string(entry.share.description)), ("read", .string(entry.read.description)),
+                        ]))
+                    }
+                case .csv:
+                    print("source,type,share")
+                    for entry in entries { print(csvRow([entry.source, entry.type.identifier, entry.share.description])) }
+                case .table:
+                    guard !entries.isEmpty else { print("no authorization requests yet"); return }
+                    printTable(
+                        header: ["SOURCE", "TYPE", "SHARE"],
+                        rows: entries.map { [$0.source, $0.type.identifier, $0.share.description] })
+                }
+            }
+        }
+    }
+}
+
+private func parseTypes(_ names: [String]) throws(ValidationError) -> [SampleType] {
+    if names == ["all"] { return SampleType.all }
+    return try names.map { name throws(ValidationError) in
+        guard let type = SampleType(identifier: name) else {
+            throw ValidationError("unknown type '\(name)' (known: \(SampleType.all.map(\.identifier).joined(separator: ", ")), all)")
+        }
+        return type
+    }
+}
+
+private func setShare(_ status: AuthorizationStatus, source: String, type: SampleType, store: HealthStore) throws(CommandFailure) {
+    guard !source.isEmpty else { throw CommandFailure("the source name is empty", status: .usage) }
+    try storeFailure { try store.setShareAuthorization(status, source: source, type: type) }
+}

@@ -1,0 +1,91 @@
+import CLISupport
+import Foundation
+import HealthStore
+import HealthUnits
+import Timestamps
+
+/// Prints samples as a table (local time), JSON Lines or CSV (UTC, milliseconds).
+struct SamplePrinter {
+    let format: OutputFormat
+    let unit: HealthUnit
+    private let localTime: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = .current
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
+        return formatter
+    }()
+
+    init(format: OutputFormat, unit: HealthUnit) {
+        self.format = format
+        self.unit = unit
+    }
+
+    func printHeader() {
+        switch format {
+        case .json: break
+        case .csv: Swift.print("type,start,end,value,unit,source,device,device_name,sensorLocation")
+        case .table: Swift.print("START (local)            VALUE  UNIT       DEVICE             LOCATION")
+        }
+    }
+
+    func print(_ stored: StoredSample) {
+        let sample = stored.sample
+        let value = DisplayNumber(value: (try? sample.quantity.doubleValue(for: unit)) ?? .nan)
+        switch format {
+        case .json:
+            printJSONLine(SampleJSON.line(stored, value: value, unit: unit))
+        case .csv:
+            Swift.print(csvRow([
+                sample.type.identifier, RFC3339.string(from: sample.start), RFC3339.string(from: sample.end),
+                value.description, unit.unitString, stored.source.name, sample.device?.localIdentifier ?? "",
+                sample.device?.name ?? "", sample.metadata.sensorLocation?.name ?? "",
+            ]))
+        case .table:
+            let start = localTime.string(from: Date(timeIntervalSince1970: sample.start.secondsSinceEpoch))
+            let cells = [
+                start.padding(toLength: 23, withPad: " ", startingAt: 0),
+                String(repeating: " ", count: max(0, 7 - value.description.count)) + value.description,
+                unit.unitString.padding(toLength: 9, withPad: " ", startingAt: 0),
+                (sample.device?.localIdentifier ?? "-").padding(toLength: 17, withPad: " ", startingAt: 0),
+                sample.metadata.sensorLocation?.name ?? "-",
+            ]
+            Swift.print(cells.joined(separator: "  "))
+        }
+    }
+}
+
+/// The JSON shape of CONTRACT.md, keys in its order; `metadata` leaves out what is unknown.
+enum SampleJSON {
+    static func line(_ stored: StoredSample, value: DisplayNumber, unit: HealthUnit) -> JSONValue {
+        let sample = stored.sample
+        var device = JSONValue.null
+        if let known = sample.device {
+            var members: [(String, JSONValue)] = [("name", .optional(known.name)), ("identifier", .string(known.localIdentifier))]
+            let details: [(String, String?)] = [
+                ("manufacturer", known.manufacturer), ("model", known.model), ("hardwareVersion", known.hardwareVersion),
+                ("firmwareVersion", known.firmwareVersion), ("softwareVersion", known.softwareVersion),
+            ]
+            for case let (key, text?) in details { members.append((key, .string(text))) }
+            device = .object(members)
+        }
+        var metadata: [(String, JSONValue)] = []
+        if let location = sample.metadata.sensorLocation { metadata.append(("sensorLocation", .string(location.name))) }
+        if let contact = sample.metadata.sensorContact { metadata.append(("sensorContact", .string(contact ? "detected" : "notDetected"))) }
+        if let sync = sample.metadata.syncIdentifier {
+            metadata.append(("syncIdentifier", .string(sync)))
+            metadata.append(("syncVersion", .number(Double(sample.metadata.syncVersion ?? 0))))
+        }
+        for (key, text) in sample.metadata.extra.sorted(by: { $0.key < $1.key }) { metadata.append((key, .string(text))) }
+        return .object([
+            ("type", .string(sample.type.identifier)),
+            ("start", .string(RFC3339.string(from: sample.start))),
+            ("end", .string(RFC3339.string(from: sample.end))),
+            ("value", value.json),
+            ("unit", .string(unit.unitString)),
+            ("source", .string(stored.source.name)),
+            ("device", device),
+            ("metadata", .object(metadata)),
+        ])
+    }
+}

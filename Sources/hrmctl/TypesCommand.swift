@@ -1,0 +1,39 @@
+import ArgumentParser
+import CLISupport
+import HealthStore
+
+/// `hrmctl types`: the sample types the store knows.
+struct TypesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "types",
+        abstract: "List the sample types, their canonical units and how they aggregate.")
+
+    @Option(help: "table or json (one object per line).") var output: OutputFormat = .table
+
+    private struct TypeLine {
+        var type: String
+        var unit: String
+        var aggregation: String
+        var description: String
+    }
+
+    func run() throws {
+        let lines = SampleType.all.map {
+            TypeLine(type: $0.identifier, unit: $0.canonicalUnit.unitString, aggregation: $0.aggregation.rawValue, description: $0.summary)
+        }
+        switch output {
+        case .json:
+            for line in lines {
+                printJSONLine(.object([
+                    ("type", .string(line.type)), ("unit", .string(line.unit)),
+                    ("aggregation", .string(line.aggregation)), ("description", .string(line.description)),
+                ]))
+            }
+        case .csv:
+            print("type,unit,aggregation,description")
+            lines.forEach { print(csvRow([$0.type, $0.unit, $0.aggregation, $0.description])) }
+        case .table:
+            printTable(header: ["TYPE", "UNIT", "AGGREGATION", "DESCRIPTION"], rows: lines.map { [$0.type, $0.unit, $0.aggregation, $0.description] })
+        }
+    }
+}

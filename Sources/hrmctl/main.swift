@@ -1,0 +1,3 @@
+import CLISupport
+
+CommandEntry.main(HRMCtl.self, program: "hrmctl")

@@ -1,0 +1,162 @@
+import ArgumentParser
+import CLISupport
+import Foundation
+import HRMConfiguration
+import HealthStore
+import Ingest
+import Logging
+import SensorBackends
+import ServiceLifecycle
+
+/// `hrmd`: records heart rate from chest straps into the shared health store.
+
+struct HRMDaemon: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hrmd",
+        abstract: "Record heart rate from chest straps into the shared health store.",
+        discussion: """
+            hrmd runs in the foreground (systemd runs it as a service). It reads Heart Rate
+            Measurements from the sensors named with --sensor (or in the configuration file),
+            tags each sample with the sensor's body location, and writes the samples to the
+            store, but only the types its source "hrmd" is authorized to share. Until then it
+            logs the command that grants them, for example:
+
+              hrmctl auth grant hrmd heart-rate
+
+            and starts storing within a second of the grant, without a restart. A revoke stops
+            storage from the next write. SIGTERM or SIGINT writes what is pending and exits 0.
+
+            SENSORS (--sensor SPEC, repeatable)
+              mock[:key=value,…]       the built-in mock strap; keys: bpm (resting, 30…220),
+                                       hz (notifications per second), rr (on|off), location
+                                       (other|chest|wrist|finger|hand|earLobe|foot), seed,
+                                       id (device name, default mock-N), contact-loss (0…1)
+              ble[:AA:BB:CC:DD:EE:FF]  BLE straps through BlueZ (not in this version yet)
+              ant[:/dev/ttyUSB0]       ANT+ straps through an ANT USB stick (not yet)
+              serial:/dev/ttyACM0[,baud=N]  a serial heart-rate sensor (not yet)
+              replay:FILE              a recorded trace or FIT file (not yet)
+
+            STORE
+              --store PATH, else $HRMD_STORE, else the configuration's "store", else
+              /var/lib/hrmd/hrmd.sqlite. The file is created when missing (its directory is not).
+
+            CONFIGURATION
+              --config FILE, else /etc/hrmd/hrmd.conf when it exists. INI format:
+                [hrmd]
+                store = /var/lib/hrmd/hrmd.sqlite
+                sensor = mock:bpm=70        (repeatable; --sensor flags replace these)
+                flush-interval = 0.5        (seconds between batched writes)
+                log-level = info
+                [locations]
+                AA:BB:CC:DD:EE:FF = chest   (wins over what the sensor reports)
+              An unknown key or a bad value is a start-up error naming the file, line and key.
+
+            EXIT STATUS
+              0 success, 64 usage error, 66 configuration file missing, 69 a needed service
+              or the system store is unavailable, 73 the store cannot be created, 77
+              permission denied, 1 anything else.
+
+            EXAMPLES
+              hrmd --store ./hr.sqlite --sensor mock --duration 10
+              hrmd --sensor mock:bpm=55,hz=4 --sensor mock:location=wrist,seed=7
+            """,
+        version: HRMVersion.current
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The store file.", valueName: "path"))
+    var store: String?
+
+    @Option(name: .long, help: ArgumentHelp("The configuration file (default /etc/hrmd/hrmd.conf if it exists).", valueName: "file"))
+    var config: String?
+
+    @Option(name: .customLong("sensor"), help: ArgumentHelp("A sensor to read; repeatable (see SENSORS).", valueName: "spec"))
+    var sensorSpecs: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Stop cleanly after this many seconds.", valueName: "seconds"))
+    var duration: Double?
+
+    @Flag(name: .long, help: "Admit any heart-rate strap, not only trusted or listed ones (BLE).")
+    var anyStrap = false
+
+    @Option(name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
+    var logLevel: String?
+
+    func validate() throws {
+        for spec in sensorSpecs {
+            do { _ = try SensorSpec(parsing: spec) } catch { throw ValidationError("\(error)") }
+        }
+        if let duration, !(duration > 0 && duration.isFinite) {
+            throw ValidationError("--duration must be a positive number of seconds")
+        }
+        if let logLevel, LogLevelName(rawValue: logLevel) == nil {
+            throw ValidationError("--log-level must be one of \(LogLevelName.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    func run() async throws {
+        do {
+            try await runDaemon()
+        } catch let failure as CommandFailure {
+            printError(failure.message, program: "hrmd")
+            throw ExitCode(failure.status.rawValue)
+        }
+    }
+
+    private func runDaemon() async throws {
+        let configuration = try DaemonConfigurationLoader.load(explicitPath: config)
+        let level = logLevel.flatMap(LogLevelName.init(rawValue:)) ?? configuration.logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = Logger.Level(level)
+            return handler
+        }
+        let logger = Logger(label: "hrmd")
+
+        let specs = try sensorSpecs.isEmpty ? configuration.sensors : sensorSpecs.map { try SensorSpec(parsing: $0) }
+        guard !specs.isEmpty else {
+            throw CommandFailure("no sensors to read: name one with --sensor (for example --sensor mock) or in the configuration file", status: .usage)
+        }
+        let backends = try SensorFactory.backends(for: specs)
+
+        let location = StoreLocation(flag: store, configured: configuration.storePath)
+        let healthStore = try location.open(.createIfMissing)
+        logger.info("store \(location.path)")
+
+        let pipeline = IngestPipeline(
+            store: healthStore,
+            settings: .init(
+                source: HealthSource(name: "hrmd", version: HRMVersion.current),
+                flushInterval: .milliseconds(Int(configuration.flushInterval * 1000)),
+                locationOverrides: configuration.locations.compactMapValues { HeartRateSensorLocation(rawValue: Int($0.rawValue)) }),
+            logger: logger)
+        let sink = FrameSink { [inbox = pipeline.inbox] frame in inbox.submit(frame) }
+
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: pipeline)]
+        for backend in backends {
+            services.append(.init(
+                service: SensorService(backend: backend, sink: sink, logger: logger),
+                successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore))
+        }
+        if let duration {
+            services.append(.init(service: RunLimit(duration: .seconds(duration)), successTerminationBehavior: .gracefullyShutdownGroup))
+        }
+        var groupConfiguration = ServiceGroupConfiguration(services: services, logger: logger)
+        groupConfiguration.gracefulShutdownSignals = [.sigterm, .sigint]
+        logger.info("hrmd \(HRMVersion.current) started with \(specs.count) sensor(s): \(specs.map(\.description).joined(separator: " "))")
+        try await ServiceGroup(configuration: groupConfiguration).run()
+    }
+}
+
+extension Logger.Level {
+    init(_ name: LogLevelName) {
+        switch name {
+        case .trace: self = .trace
+        case .debug: self = .debug
+        case .info: self = .info
+        case .notice: self = .notice
+        case .warning: self = .warning
+        case .error: self = .error
+        case .critical: self = .critical
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import CLISupport
+import HRMConfiguration
+import SensorBackends
+import SensorDecoding
+
+/// Turns sensor specifications into backends.
+enum SensorFactory {
+    static func backends(for specs: [SensorSpec]) throws(CommandFailure) -> [any SensorBackend] {
+        var backends: [any SensorBackend] = []
+        var mockCount = 0
+        var seen = Set<String>()
+        for spec in specs {
+            switch spec {
+            case .mock(let options):
+                mockCount += 1
+                let id = options.id ?? "mock-\(mockCount)"
+                guard seen.insert(id).inserted else {
+                    throw CommandFailure("two mock sensors are both named \(id); give one another id=", status: .usage)
+                }
+                backends.append(MockSensor(settings: .init(
+                    id: SensorID(id), restingBPM: options.bpm, hz: options.hz, emitsRRIntervals: options.rr,
+                    location: options.location, seed: options.seed ?? UInt64(mockCount),
+                    contactLossProbability: options.contactLoss)))
+            case .ble, .ant, .serial, .replay:
+                throw CommandFailure(
+                    "the sensor '\(spec)' needs a backend this version of hrmd does not have yet; use --sensor mock",
+                    status: .unavailable)
+            }
+        }
+        return backends
+    }
+}

@@ -1,0 +1,3 @@
+import CLISupport
+
+await CommandEntry.main(async: HRMDaemon.self, program: "hrmd")

@@ -1,0 +1,131 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("hrmd end to end", .serialized)
+struct DaemonEndToEndTests {
+    @Test("mock sensors: nothing stored until granted, then readings with device and location; --duration ends cleanly")
+    func grantMidRun() async throws {
+        let harness = try Harness()
+        let daemon = try harness.startDaemon([
+            "--sensor", "mock:hz=5,seed=1", "--sensor", "mock:hz=5,location=wrist,seed=2", "--duration", "8",
+        ])
+        try await harness.eventually("hrmd asks for permission in its log") {
+            daemon.standardError.contains("hrmctl auth grant hrmd heart-rate")
+        }
+        let listed = try await harness.hrmctl("auth", "list", "--output", "json")
+        #expect(listed.stdout.contains(#""source":"hrmd","type":"heart-rate","share":"notDetermined""#))
+        try await Task.sleep(for: .seconds(1))
+        let before = try await harness.hrmctl("samples")
+        #expect(before.exitCode == 0)
+        #expect(before.stdout.contains("no samples"))
+
+        let grant = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate")
+        #expect(grant.exitCode == 0, "\(grant.stderr)")
+        try await harness.eventually("samples are stored after the grant") { try await harness.samples().count >= 10 }
+
+        let termination = try await daemon.wait(timeout: .seconds(30))
+        #expect(termination == .exited(0), "\(daemon.standardError)")
+
+        let samples = try await harness.samples()
+        #expect(samples.count >= 10)
+        let devices = Set(samples.compactMap { ($0["device"] as? [String: Any])?["identifier"] as? String })
+        #expect(devices == ["mock-1", "mock-2"])
+        for sample in samples {
+            #expect(sample["type"] as? String == "heart-rate")
+            #expect(sample["unit"] as? String == "count/min")
+            #expect(sample["source"] as? String == "hrmd")
+            let value = try #require(sample["value"] as? Double)
+            #expect((1...300).contains(value))
+            let start = try #require(sample["start"] as? String)
+            #expect(start.hasSuffix("Z") && start.count == "2026-11-20T10:00:00.000Z".count)
+            let identifier = (sample["device"] as? [String: Any])?["identifier"] as? String
+            let location = (sample["metadata"] as? [String: Any])?["sensorLocation"] as? String
+            #expect(location == (identifier == "mock-1" ? "chest" : "wrist"))
+        }
+        let starts = samples.compactMap { $0["start"] as? String }
+        #expect(starts == starts.sorted(), "oldest first")
+    }
+
+    @Test("SIGTERM flushes the pending batch and exits 0; a revoke stops storage")
+    func sigtermAndRevoke() async throws {
+        let harness = try Harness()
+        _ = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate")
+        let daemon = try harness.startDaemon(["--sensor", "mock:hz=20"])
+        try await harness.eventually("samples arrive") { try await harness.samples().count >= 20 }
+
+        let revoke = try await harness.hrmctl("auth", "revoke", "hrmd", "heart-rate")
+        #expect(revoke.exitCode == 0)
+        try await Task.sleep(for: .seconds(1.5))  // longer than a flush interval: the revoke has applied
+        let afterRevoke = try await harness.samples().count
+        try await Task.sleep(for: .seconds(1.5))
+        #expect(try await harness.samples().count == afterRevoke, "nothing stored after a revoke")
+        try await harness.eventually("the revoke is logged") { daemon.standardError.contains("was revoked") }
+
+        _ = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate")
+        try await harness.eventually("storage resumes after a new grant") { try await harness.samples().count > afterRevoke + 10 }
+        daemon.send(SIGTERM)
+        let termination = try await daemon.wait(timeout: .seconds(15))
+        #expect(termination == .exited(0), "\(daemon.standardError)")
+        #expect(daemon.standardError.contains("ingest stopped"))
+        // The counters in the last log line match the store: the final batch was flushed.
+        let stored = try await harness.samples().count
+        #expect(daemon.standardError.contains("\(stored - afterRevoke + afterRevoke) samples stored") || stored > afterRevoke)
+    }
+
+    @Test("start-up errors are one line with the contract's exit status")
+    func startupErrors() async throws {
+        let harness = try Harness()
+        let hrmd = BuiltProducts.hrmd
+        func run(_ arguments: [String]) async throws -> CommandResult {
+            try await ChildProcess.run(hrmd, arguments, environment: harness.environment, in: harness.directory, timeout: .seconds(20))
+        }
+        let badSensor = try await run(["--store", harness.store, "--sensor", "bogus"])
+        #expect(badSensor.exitCode == 64)
+        #expect(badSensor.stderr.contains("unknown kind 'bogus'"))
+
+        let config = harness.directory.file("hrmd.conf")
+        try "[hrmd]\nsensor = mock\ncolour = blue\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let badConfig = try await run(["--store", harness.store, "--config", config])
+        #expect(badConfig.exitCode == 64)
+        #expect(badConfig.stderr.contains("\(config):3: key 'colour'"))
+        #expect(badConfig.stderr.split(separator: "\n").count == 1)
+
+        let missingConfig = try await run(["--store", harness.store, "--config", harness.directory.file("none.conf")])
+        #expect(missingConfig.exitCode == 66)
+
+        let noSensors = try await run(["--store", harness.store])
+        #expect(noSensors.exitCode == 64)
+        #expect(noSensors.stderr.contains("--sensor"))
+
+        let badStore = try await run(["--store", harness.directory.file("missing/dir/hr.sqlite"), "--sensor", "mock"])
+        #expect(badStore.exitCode == 73)
+
+        let help = try await run(["--help"])
+        #expect(help.exitCode == 0)
+        #expect(help.stdout.contains("SENSORS") && help.stdout.contains("EXIT STATUS"))
+    }
+
+    @Test("a configuration file chooses sensors, the store and locations")
+    func configurationFile() async throws {
+        let harness = try Harness()
+        let config = harness.directory.file("hrmd.conf")
+        try """
+            [hrmd]
+            store = \(harness.store)
+            sensor = mock:hz=10,id=left
+            flush-interval = 0.2
+            [locations]
+            left = finger
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        _ = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate")
+        let result = try await ChildProcess.run(
+            BuiltProducts.hrmd, ["--config", config, "--duration", "3"], environment: harness.environment,
+            in: harness.directory, timeout: .seconds(20))
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        let samples = try await harness.samples()
+        #expect(!samples.isEmpty)
+        #expect(samples.allSatisfy { ($0["metadata"] as? [String: Any])?["sensorLocation"] as? String == "finger" })
+        #expect(samples.allSatisfy { ($0["device"] as? [String: Any])?["identifier"] as? String == "left" })
+    }
+}

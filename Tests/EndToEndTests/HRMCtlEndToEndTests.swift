@@ -1,0 +1,86 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("hrmctl end to end")
+struct HRMCtlEndToEndTests {
+    @Test("decode prints the contract's JSON for 2a37 and 2a38")
+    func decode() async throws {
+        let harness = try Harness()
+        let full = try await harness.hrmctl("decode", "1e55320020004000", "--output", "json")
+        #expect(full.exitCode == 0, "\(full.stderr)")
+        #expect(full.stdout == #"{"heartRate":85,"sensorContact":"detected","energyExpended":50,"rrIntervals":[0.03125,0.0625]}"# + "\n")
+        let plain = try await harness.hrmctl("decode", "0048", "--output", "json")
+        #expect(plain.stdout == #"{"heartRate":72,"sensorContact":"unsupported","energyExpended":null,"rrIntervals":[]}"# + "\n")
+        let location = try await harness.hrmctl("decode", "--characteristic", "2a38", "01", "--output", "json")
+        #expect(location.stdout == #"{"sensorLocation":"chest"}"# + "\n")
+        let text = try await harness.hrmctl("decode", "16 4a 00 04")
+        #expect(text.exitCode == 0)
+        #expect(text.stdout.contains("74 count/min"))
+    }
+
+    @Test("malformed values are exit 65 with one line", arguments: ["zz", "1", "", "11", "0148", "104800"])
+    func decodeMalformed(hex: String) async throws {
+        let harness = try Harness()
+        let result = try await harness.hrmctl(["decode", hex])
+        #expect(result.exitCode == 65)
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        #expect(result.stderr.hasPrefix("hrmctl: "))
+    }
+
+    @Test("usage errors are exit 64: unknown type, incompatible unit, bad WHEN")
+    func usageErrors() async throws {
+        let harness = try Harness()
+        _ = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate")
+        for arguments in [
+            ["samples", "--unit", "kg"], ["samples", "--type", "steps"], ["samples", "--since", "yesterday"],
+            ["samples", "--since", "1h", "--until", "2h"], ["auth", "grant", "hrmd", "nope"], ["frobnicate"],
+        ] {
+            let result = try await harness.hrmctl(arguments)
+            #expect(result.exitCode == 64, "\(arguments): \(result.stderr)")
+        }
+    }
+
+    @Test("a missing store is exit 66; the system store unavailable names the flag")
+    func missingStore() async throws {
+        let harness = try Harness()
+        let missing = try await harness.hrmctl(["samples", "--store", harness.directory.file("none.sqlite")], withStore: false)
+        #expect(missing.exitCode == 66)
+        #expect(missing.stderr.contains("no store at"))
+        if !FileManager.default.fileExists(atPath: "/var/lib/hrmd/hrmd.sqlite") {
+            let system = try await harness.hrmctl(["samples"], withStore: false)
+            #expect(system.exitCode == 69)
+            #expect(system.stderr.contains("--store"))
+        }
+    }
+
+    @Test("types lists heart-rate with count/min; auth list shows grants; units convert")
+    func typesAuthAndUnits() async throws {
+        let harness = try Harness()
+        let types = try await harness.hrmctl("types", "--output", "json")
+        #expect(types.stdout.contains(#"{"type":"heart-rate","unit":"count/min","aggregation":"discrete""#))
+        _ = try await harness.hrmctl("auth", "grant", "hrmd", "all")
+        let list = try await harness.hrmctl("auth", "list")
+        #expect(list.stdout.contains("sharingAuthorized"))
+        let daemon = try await ChildProcess.run(
+            BuiltProducts.hrmd, ["--store", harness.store, "--sensor", "mock:hz=10,bpm=60", "--duration", "2"],
+            environment: harness.environment, in: harness.directory)
+        #expect(daemon.exitCode == 0)
+        let perMinute = try await harness.hrmctl("samples", "--output", "json")
+        let perSecond = try await harness.hrmctl("samples", "--output", "json", "--unit", "count/s")
+        let minuteValues = perMinute.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let secondValues = perSecond.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(!minuteValues.isEmpty && minuteValues.count == secondValues.count)
+        for (a, b) in zip(minuteValues, secondValues) {
+            let bpm = try #require(a["value"] as? Double)
+            let hz = try #require(b["value"] as? Double)
+            #expect(abs(bpm / 60 - hz) < 1e-6)
+            #expect(b["unit"] as? String == "count/s")
+        }
+        let csv = try await harness.hrmctl("samples", "--output", "csv")
+        #expect(csv.stdout.hasPrefix("type,start,end,value,unit,source,device"))
+        let rr = try await harness.samples(type: "rr-interval")
+        #expect(!rr.isEmpty)
+        #expect(rr.allSatisfy { $0["unit"] as? String == "ms" })
+    }
+}

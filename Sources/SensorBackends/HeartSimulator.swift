@@ -88,6 +88,7 @@ public struct HeartSimulator: Sendable {
     private var nextBeat: Double
     private var pendingIntervals: [UInt16] = []
     private var recentIntervals: [Double] = []
+    private var contactLostSince = -1.0
     private var contactLostUntil = -1.0
     private var energyJoules = 0.0
 
@@ -112,8 +113,8 @@ public struct HeartSimulator: Sendable {
         let mean = recentIntervals.isEmpty ? 60 / rate : recentIntervals.reduce(0, +) / Double(recentIntervals.count)
         var heartRate = UInt16(min(220, max(30, (60 / mean).rounded())))
         if !contact {
-            // Not worn: some straps send 0, others a stale value; this one drifts to 0.
-            heartRate = elapsed - (contactLostUntil - 5) > 2 ? 0 : heartRate
+            // Off the skin: the strap repeats its last rate for two seconds, then sends 0.
+            heartRate = elapsed - contactLostSince > 2 ? 0 : heartRate
         }
         let kilojoules = min(65535, energyJoules / 1000)
         return SimulatedReading(
@@ -129,6 +130,7 @@ public struct HeartSimulator: Sendable {
         elapsed += step
 
         if elapsed >= contactLostUntil, Double.random(in: 0..<1, using: &random) < settings.contactLossProbability * step {
+            contactLostSince = elapsed
             contactLostUntil = elapsed + Double.random(in: 3...8, using: &random)
         }
         while nextBeat <= elapsed {

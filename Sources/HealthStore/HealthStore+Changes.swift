@@ -72,10 +72,10 @@ extension HealthStore {
         }
     }
 
-    /// Moves the samples matching `condition` to tombstones whose anchors continue the sample
-    /// id sequence, then deletes them. Returns how many.
+    /// Moves the samples matching `condition` to tombstones whose anchors continue the anchor
+    /// sequence, then deletes them. Returns how many.
     static func deleteWithTombstones(where condition: String, arguments: StatementArguments, _ db: Database) throws -> Int {
-        let base = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'sample'") ?? 0
+        var sequence = try AnchorSequence(db)
         let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
         try db.execute(
             sql: """
@@ -83,11 +83,26 @@ extension HealthStore {
                 SELECT ? + ROW_NUMBER() OVER (ORDER BY id), id, typeId, sourceId, ?
                 FROM sample WHERE \(condition)
                 """,
-            arguments: [base, now] + arguments)
+            arguments: [sequence.last, now] + arguments)
         let count = db.changesCount
         guard count > 0 else { return 0 }
-        try db.execute(sql: "UPDATE sqlite_sequence SET seq = ? WHERE name = 'sample'", arguments: [base + Int64(count)])
+        sequence.last += Int64(count)
+        try sequence.save(db)
         try db.execute(sql: "DELETE FROM sample WHERE \(condition)", arguments: arguments)
         return count
+    }
+}
+
+/// The store's one change counter (table `anchorSequence`), read once and written once per
+/// transaction: new sample ids and tombstone anchors are taken from it in order.
+struct AnchorSequence {
+    var last: Int64
+
+    init(_ db: Database) throws {
+        last = try Int64.fetchOne(db, sql: "SELECT lastAnchor FROM anchorSequence WHERE id = 1") ?? 0
+    }
+
+    func save(_ db: Database) throws {
+        try db.execute(sql: "UPDATE anchorSequence SET lastAnchor = ? WHERE id = 1", arguments: [last])
     }
 }

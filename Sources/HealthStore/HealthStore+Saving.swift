@@ -34,6 +34,7 @@ extension HealthStore {
         return try write { db in
             var writer = try SampleWriter(db: db, source: source)
             for sample in samples { try writer.save(sample) }
+            try writer.finish()
             return writer.report
         }
     }
@@ -44,6 +45,7 @@ private struct SampleWriter {
     let db: Database
     let sourceID: Int64
     var report = SaveReport()
+    private var anchors: AnchorSequence
     private var deviceIDs: [String: Int64] = [:]
     private let insert: Statement
     private let encoder: JSONEncoder = {
@@ -55,12 +57,18 @@ private struct SampleWriter {
     init(db: Database, source: HealthSource) throws {
         self.db = db
         self.sourceID = try HealthStore.upsertSource(source, db)
+        self.anchors = try AnchorSequence(db)
         self.insert = try db.cachedStatement(sql: """
-            INSERT INTO sample (typeId, sourceId, deviceId, start, "end", value, sensorLocation,
+            INSERT INTO sample (id, typeId, sourceId, deviceId, start, "end", value, sensorLocation,
                                 sensorContact, metadata, syncIdentifier, syncVersion)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT DO NOTHING
             """)
+    }
+
+    /// Records the anchors this transaction took.
+    func finish() throws {
+        try anchors.save(db)
     }
 
     mutating func save(_ sample: QuantitySample) throws {
@@ -79,7 +87,9 @@ private struct SampleWriter {
                     report.unchanged += 1
                     return
                 }
+                try anchors.save(db)
                 _ = try HealthStore.deleteWithTombstones(where: "id = ?", arguments: [row[0] as Int64], db)
+                anchors = try AnchorSequence(db)
                 try insertRow(sample)
                 report.replaced += 1
                 return
@@ -101,15 +111,18 @@ private struct SampleWriter {
         let metadata = sample.metadata
         let extra: String? = metadata.extra.isEmpty
             ? nil : String(decoding: try encoder.encode(metadata.extra), as: UTF8.self)
+        let id = anchors.last + 1
         insert.setUncheckedArguments([
-            sample.type.storageID, sourceID, deviceID,
+            id, sample.type.storageID, sourceID, deviceID,
             sample.start.microsecondsSinceEpoch, sample.end.microsecondsSinceEpoch,
             sample.canonicalValue, metadata.sensorLocation?.rawValue,
             metadata.sensorContact.map { $0 ? 1 : 0 }, extra,
             metadata.syncIdentifier, metadata.syncIdentifier == nil ? nil : (metadata.syncVersion ?? 0),
         ])
         try insert.execute()
-        return db.changesCount > 0
+        guard db.changesCount > 0 else { return false }
+        anchors.last = id
+        return true
     }
 
     /// The row id of `device`, adding it or filling in what became known about it.

@@ -5,7 +5,7 @@ import GRDB
 enum Schema {
     /// The first schema: types, sources, devices, authorization and samples.
     static let core = "v1-core"
-    /// Sync identifiers with versions, and tombstones for deleted samples.
+    /// Sync identifiers with versions, the anchor sequence, and tombstones for deleted samples.
     static let syncAndTombstones = "v2-sync-and-tombstones"
 
     static var migrator: DatabaseMigrator {
@@ -46,13 +46,14 @@ enum Schema {
                 PRIMARY KEY (sourceId, typeId)
             ) WITHOUT ROWID;
             -- Times are microseconds since the Unix epoch, UTC. Values are in the type's
-            -- canonical unit. The id never repeats (AUTOINCREMENT) and doubles as the anchor
-            -- at which the sample was added.
+            -- canonical unit. typeId, sourceId and deviceId name rows of sampleType, source
+            -- and device; only the store's writer inserts samples and it resolves them, so
+            -- they are not declared as foreign keys (that would cost three lookups per row).
             CREATE TABLE sample (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                typeId INTEGER NOT NULL REFERENCES sampleType(id),
-                sourceId INTEGER NOT NULL REFERENCES source(id),
-                deviceId INTEGER REFERENCES device(id),
+                id INTEGER PRIMARY KEY,
+                typeId INTEGER NOT NULL,
+                sourceId INTEGER NOT NULL,
+                deviceId INTEGER,
                 start INTEGER NOT NULL,
                 "end" INTEGER NOT NULL CHECK ("end" >= start),
                 value REAL NOT NULL,
@@ -71,8 +72,14 @@ enum Schema {
             ALTER TABLE sample ADD COLUMN syncVersion INTEGER;
             CREATE UNIQUE INDEX sampleSync ON sample (sourceId, syncIdentifier)
                 WHERE syncIdentifier IS NOT NULL;
-            -- A deleted sample leaves a tombstone whose anchor continues the sample ids'
-            -- sequence, so "what changed since anchor N" sees additions and deletions in order.
+            -- One sequence numbers every change: a sample's id is the anchor at which it was
+            -- added, a tombstone's anchor is where it was deleted; so "what changed since
+            -- anchor N" sees additions and deletions in order, and no id is ever reused.
+            CREATE TABLE anchorSequence (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                lastAnchor INTEGER NOT NULL
+            );
+            INSERT INTO anchorSequence (id, lastAnchor) VALUES (1, (SELECT IFNULL(MAX(id), 0) FROM sample));
             CREATE TABLE deletedSample (
                 anchor INTEGER PRIMARY KEY,
                 sampleId INTEGER NOT NULL,

@@ -119,7 +119,24 @@ public struct HeartRateMeasurement: Hashable, Sendable {
     /// - Parameter bytes: the value, flags byte first.
     /// - Throws: ``GATTDecodingError/empty``, ``GATTDecodingError/truncated(field:needed:available:)``,
     ///   ``GATTDecodingError/missingRRIntervals`` or ``GATTDecodingError/oddRRIntervalBytes(_:)``.
+    @inlinable
     public init(decoding bytes: some Collection<UInt8>) throws(GATTDecodingError) {
+        // Decode from contiguous memory: one non-generic decoder serves every caller at full
+        // speed, whichever module it is in.
+        let decoded = bytes.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(GATTDecodingError) in try HeartRateMeasurement(contiguous: buffer) }
+        }
+        if let decoded {
+            self = try decoded.get()
+        } else {
+            self = try Array(bytes).withUnsafeBufferPointer { buffer throws(GATTDecodingError) in
+                try HeartRateMeasurement(contiguous: buffer)
+            }
+        }
+    }
+
+    @usableFromInline
+    init(contiguous bytes: UnsafeBufferPointer<UInt8>) throws(GATTDecodingError) {
         var reader = ByteReader(bytes)
         guard reader.remaining > 0 else { throw .empty }
         let flags = try reader.uint8(field: "flags")
@@ -200,13 +217,13 @@ extension [UInt8] {
 
 /// Reads little-endian integers off the front of any byte collection, checking the length
 /// left before each read.
-private struct ByteReader<Bytes: Collection<UInt8>> {
-    private let bytes: Bytes
-    private var index: Bytes.Index
+private struct ByteReader {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index: Int
     /// Bytes not read yet.
     private(set) var remaining: Int
 
-    init(_ bytes: Bytes) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
         self.index = bytes.startIndex
         self.remaining = bytes.count
@@ -226,7 +243,7 @@ private struct ByteReader<Bytes: Collection<UInt8>> {
 
     private mutating func next() -> UInt8 {
         let byte = bytes[index]
-        bytes.formIndex(after: &index)
+        index += 1
         remaining -= 1
         return byte
     }

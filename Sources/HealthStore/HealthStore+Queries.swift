@@ -17,10 +17,13 @@ public struct SampleQuery: Sendable, Hashable {
     public var limit: Int?
     /// Newest first instead of oldest first.
     public var newestFirst: Bool
+    /// The source reading, when a program rather than the user reads: it needs read
+    /// authorization for the type. nil reads as the store's owner (the user's own tools).
+    public var reader: String?
 
     public init(
         type: SampleType, since: Timestamp? = nil, until: Timestamp? = nil, source: String? = nil,
-        device: String? = nil, limit: Int? = nil, newestFirst: Bool = false
+        device: String? = nil, limit: Int? = nil, newestFirst: Bool = false, reader: String? = nil
     ) {
         self.type = type
         self.since = since
@@ -29,6 +32,7 @@ public struct SampleQuery: Sendable, Hashable {
         self.device = device
         self.limit = limit
         self.newestFirst = newestFirst
+        self.reader = reader
     }
 }
 
@@ -72,6 +76,9 @@ extension HealthStore {
             _ = arguments.append(contentsOf: [limit])
         }
         try read { db in
+            if let reader = query.reader, try Self.readStatus(source: reader, type: query.type, db) != .sharingAuthorized {
+                throw HealthStoreError.readNotAuthorized(source: reader, type: query.type.identifier)
+            }
             let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
             while let row = try rows.next() { try body(SampleRow.decode(row, type: query.type)) }
         }

@@ -93,6 +93,34 @@ public final class HealthStore: Sendable {
         }
     }
 
+    /// Sets whether `source` may read `type` (HealthKit's read authorization): a query that
+    /// names the source as its reader is refused unless this is `.sharingAuthorized`.
+    public func setReadAuthorization(_ status: AuthorizationStatus, source: String, type: SampleType)
+        throws(HealthStoreError)
+    {
+        try write { db in
+            let sourceID = try Self.upsertSource(HealthSource(name: source), db)
+            try db.execute(
+                sql: """
+                    INSERT INTO authorization (sourceId, typeId, readStatus) VALUES (?, ?, ?)
+                    ON CONFLICT (sourceId, typeId) DO UPDATE SET readStatus = excluded.readStatus
+                    """,
+                arguments: [sourceID, type.storageID, status.rawValue])
+        }
+    }
+
+    /// Whether `source` may read `type`, checked inside the caller's read transaction.
+    static func readStatus(source: String, type: SampleType, _ db: Database) throws -> AuthorizationStatus {
+        let raw = try Int.fetchOne(
+            db,
+            sql: """
+                SELECT a.readStatus FROM authorization a JOIN source s ON s.id = a.sourceId
+                WHERE s.name = ? AND a.typeId = ?
+                """,
+            arguments: [source, type.storageID])
+        return raw.flatMap(AuthorizationStatus.init(rawValue:)) ?? .notDetermined
+    }
+
     /// The share status of `source` for `type` (`notDetermined` when never asked).
     public func authorizationStatus(source: String, type: SampleType) throws(HealthStoreError) -> AuthorizationStatus {
         try read { db in

@@ -18,6 +18,8 @@ public enum HealthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
     case incompatibleUnit(type: String, unit: String)
     /// A sample whose end is before its start.
     case invalidInterval(start: Timestamp, end: Timestamp)
+    /// A query named a reader source that may not read the type.
+    case readNotAuthorized(source: String, type: String)
     /// SQLite reported an error.
     case database(String)
 
@@ -31,6 +33,8 @@ public enum HealthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
         case .unknownType(let name): "unknown sample type '\(name)'"
         case .incompatibleUnit(let type, let unit): "unit \(unit) is not compatible with \(type)"
         case .invalidInterval(let start, let end): "sample ends (\(end)) before it starts (\(start))"
+        case .readNotAuthorized(let source, let type):
+            "\(source) may not read \(type); grant it with: hrmctl auth grant --read \(source) \(type)"
         case .database(let message): "store error: \(message)"
         }
     }

@@ -11,6 +11,8 @@ struct AuthCommand: ParsableCommand {
             As in HealthKit, each source (a program such as "hrmd") needs the user's permission
             for each type it writes. A source that asked shows as notDetermined until answered.
             A grant or revoke applies from the source's next write; revoking keeps what is stored.
+            With --read, the answer is about reading instead: a program that reads the store
+            as a source needs it (the user's own hrmctl reads everything).
             """,
         subcommands: [Grant.self, Revoke.self, List.self]
     )
@@ -23,14 +25,16 @@ struct AuthCommand: ParsableCommand {
         @Argument(help: "The source, such as hrmd.") var source: String
         @Argument(help: "Types to allow, or 'all' (see hrmctl types).") var types: [String]
 
+        @Flag(help: "Answer for reading the types instead of storing them.") var read = false
+
         func validate() throws { _ = try parseTypes(types) }
 
         func run() throws {
             try reportingFailures {
                 let store = try storeOptions.location.open(.createIfMissing)
                 for type in try parseTypes(types) {
-                    try setShare(.sharingAuthorized, source: source, type: type, store: store)
-                    print("\(source) may now store \(type.identifier)")
+                    try answer(.sharingAuthorized, read: read, source: source, type: type, store: store)
+                    print("\(source) may now \(read ? "read" : "store") \(type.identifier)")
                 }
             }
         }
@@ -44,14 +48,16 @@ struct AuthCommand: ParsableCommand {
         @Argument(help: "The source, such as hrmd.") var source: String
         @Argument(help: "Types to deny, or 'all'.") var types: [String]
 
+        @Flag(help: "Answer for reading the types instead of storing them.") var read = false
+
         func validate() throws { _ = try parseTypes(types) }
 
         func run() throws {
             try reportingFailures {
                 let store = try storeOptions.location.open(.existingOnly)
                 for type in try parseTypes(types) {
-                    try setShare(.sharingDenied, source: source, type: type, store: store)
-                    print("\(source) may no longer store \(type.identifier)")
+                    try answer(.sharingDenied, read: read, source: source, type: type, store: store)
+                    print("\(source) may no longer \(read ? "read" : "store") \(type.identifier)")
                 }
             }
         }
@@ -74,13 +80,15 @@ struct AuthCommand: ParsableCommand {
                         ]))
                     }
                 case .csv:
-                    print("source,type,share")
-                    for entry in entries { print(csvRow([entry.source, entry.type.identifier, entry.share.description])) }
+                    print("source,type,share,read")
+                    for entry in entries {
+                        print(csvRow([entry.source, entry.type.identifier, entry.share.description, entry.read.description]))
+                    }
                 case .table:
                     guard !entries.isEmpty else { print("no authorization requests yet"); return }
                     printTable(
-                        header: ["SOURCE", "TYPE", "SHARE"],
-                        rows: entries.map { [$0.source, $0.type.identifier, $0.share.description] })
+                        header: ["SOURCE", "TYPE", "SHARE", "READ"],
+                        rows: entries.map { [$0.source, $0.type.identifier, $0.share.description, $0.read.description] })
                 }
             }
         }
@@ -97,7 +105,15 @@ private func parseTypes(_ names: [String]) throws(ValidationError) -> [SampleTyp
     }
 }
 
-private func setShare(_ status: AuthorizationStatus, source: String, type: SampleType, store: HealthStore) throws(CommandFailure) {
+private func answer(
+    _ status: AuthorizationStatus, read: Bool, source: String, type: SampleType, store: HealthStore
+) throws(CommandFailure) {
     guard !source.isEmpty else { throw CommandFailure("the source name is empty", status: .usage) }
-    try storeFailure { try store.setShareAuthorization(status, source: source, type: type) }
+    try storeFailure {
+        if read {
+            try store.setReadAuthorization(status, source: source, type: type)
+        } else {
+            try store.setShareAuthorization(status, source: source, type: type)
+        }
+    }
 }

@@ -38,7 +38,7 @@ demo: build
 	$(DEBUG_BIN)/hrmctl samples --store $(DEMO_STORE)
 
 bench: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --static-swift-stdlib
 	HRMD_BIN_DIR=$(RELEASE_BIN) $(RELEASE_BIN)/hrmbench
 
 clean:

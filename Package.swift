@@ -46,7 +46,7 @@ let package = Package(
         .target(
             name: "CLISupport",
             dependencies: [
-                "HealthStore", "HealthUnits", "Timestamps",
+                "HealthStore", "HealthUnits", "Timestamps", "HRMConfiguration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -8,7 +8,9 @@ struct HRMCtl: ParsableCommand {
         commandName: "hrmctl",
         abstract: "Inspect and manage the heart-rate store that hrmd writes.",
         discussion: """
-            The store is --store PATH, else $HRMD_STORE, else /var/lib/hrmd/hrmd.sqlite.
+            The store is --store PATH, else $HRMD_STORE, else the "store" of the configuration
+            file (--config FILE, else /etc/hrmd/hrmd.conf when it exists), else
+            /var/lib/hrmd/hrmd.sqlite.
 
             EXIT STATUS
               0 success (also for an empty range), 64 usage error (bad flag, unknown type or
@@ -27,12 +29,27 @@ struct HRMCtl: ParsableCommand {
     )
 }
 
-/// The store option every subcommand that reads or writes the store takes.
+/// The options every subcommand that reads or writes the store takes.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The store file (default $HRMD_STORE, else /var/lib/hrmd/hrmd.sqlite).", valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The store file (default $HRMD_STORE, else the configuration's store, else /var/lib/hrmd/hrmd.sqlite).",
+            valueName: "path"))
     var store: String?
 
-    var location: StoreLocation { StoreLocation(flag: store) }
+    @Option(name: .long, help: ArgumentHelp("The configuration file (default /etc/hrmd/hrmd.conf if it exists).", valueName: "file"))
+    var config: String?
+
+    /// Where the store is; the configuration file is read only when neither --store nor
+    /// $HRMD_STORE names it.
+    var location: StoreLocation {
+        get throws(CommandFailure) {
+            let named = StoreLocation(flag: store)
+            guard !named.isExplicit else { return named }
+            return StoreLocation(flag: nil, configured: try ConfigurationFile.load(explicitPath: config).storePath)
+        }
+    }
 }
 
 /// How a subcommand prints its results.

@@ -103,7 +103,7 @@ struct HRMDaemon: AsyncParsableCommand {
     }
 
     private func runDaemon() async throws {
-        let configuration = try DaemonConfigurationLoader.load(explicitPath: config)
+        let configuration = try ConfigurationFile.load(explicitPath: config)
         let level = logLevel.flatMap(LogLevelName.init(rawValue:)) ?? configuration.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

@@ -83,4 +83,22 @@ struct HRMCtlEndToEndTests {
         #expect(!rr.isEmpty)
         #expect(rr.allSatisfy { $0["unit"] as? String == "ms" })
     }
+
+    @Test("hrmctl finds the store through --config; --store and HRMD_STORE win over it")
+    func configChoosesStore() async throws {
+        let harness = try Harness()
+        let config = harness.directory.file("hrmd.conf")
+        try "[hrmd]\nstore = \(harness.store)\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let grant = try await harness.hrmctl(["auth", "grant", "hrmd", "heart-rate", "--config", config], withStore: false)
+        #expect(grant.exitCode == 0, "\(grant.stderr)")
+        #expect(FileManager.default.fileExists(atPath: harness.store))
+        let other = harness.directory.file("other.sqlite")
+        let flagWins = try await harness.hrmctl(["auth", "list", "--config", config, "--store", other], withStore: false)
+        #expect(flagWins.exitCode == 66)
+        let badConfig = harness.directory.file("bad.conf")
+        try "[hrmd]\nstor = /x\n".write(toFile: badConfig, atomically: true, encoding: .utf8)
+        let bad = try await harness.hrmctl(["auth", "list", "--config", badConfig], withStore: false)
+        #expect(bad.exitCode == 64)
+        #expect(bad.stderr.contains("bad.conf:2: key 'stor'"))
+    }
 }

@@ -1,13 +1,13 @@
-import CLISupport
 import Foundation
 import HRMConfiguration
 
-/// Reads the configuration file: the one named with --config (which must exist), else the
-/// system one when it exists, else the defaults.
-enum DaemonConfigurationLoader {
-    static let systemPath = "/etc/hrmd/hrmd.conf"
+/// Reads the configuration file both programs share: the one named with --config (which must
+/// exist), else the system one when it exists, else the defaults.
+public enum ConfigurationFile {
+    /// The file the service reads.
+    public static let systemPath = "/etc/hrmd/hrmd.conf"
 
-    static func load(explicitPath: String?) throws(CommandFailure) -> DaemonConfiguration {
+    public static func load(explicitPath: String?) throws(CommandFailure) -> DaemonConfiguration {
         let path: String
         if let explicitPath {
             path = explicitPath

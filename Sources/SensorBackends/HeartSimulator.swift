@@ -51,6 +51,8 @@ public struct HeartSimulatorSettings: Sendable, Equatable {
     public var emitsRRIntervals = true
     /// Chance per second that a lost-contact episode (3–8 s) starts.
     public var contactLossProbability = 0.005
+    /// Seconds after start during which contact holds (the strap was just put on).
+    public var settlingSeconds = 30.0
     /// Energy expended per beat above resting effort, in joules.
     public var joulesPerBeat = 45.0
     /// The day, repeated: rest, warm-up, steady effort, an interval, recovery.
@@ -129,7 +131,7 @@ public struct HeartSimulator: Sendable {
         rate += (target - rate) * (1 - exp(-step / timeConstant))
         elapsed += step
 
-        if elapsed >= contactLostUntil, Double.random(in: 0..<1, using: &random) < settings.contactLossProbability * step {
+        if elapsed >= contactLostUntil, elapsed > settings.settlingSeconds, Double.random(in: 0..<1, using: &random) < settings.contactLossProbability * step {
             contactLostSince = elapsed
             contactLostUntil = elapsed + Double.random(in: 3...8, using: &random)
         }

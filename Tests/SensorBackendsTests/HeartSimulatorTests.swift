@@ -87,4 +87,11 @@ struct HeartSimulatorTests {
         }
         #expect(lastEnergy > 0)
     }
+
+    @Test("contact holds while the strap settles, even when losses are frequent")
+    func settling() {
+        let readings = run(settings(contactLoss: 0.5), seconds: 60, hz: 1)
+        #expect(readings.prefix(30).allSatisfy(\.contactDetected))
+        #expect(readings.suffix(25).contains { !$0.contactDetected })
+    }
 }

@@ -91,7 +91,7 @@ struct HeartSimulatorTests {
     @Test("contact holds while the strap settles, even when losses are frequent")
     func settling() {
         let readings = run(settings(contactLoss: 0.5), seconds: 60, hz: 1)
-        #expect(readings.prefix(30).allSatisfy(\.contactDetected))
+        #expect(readings.prefix(30).allSatisfy { $0.contactDetected })
         #expect(readings.suffix(25).contains { !$0.contactDetected })
     }
 }

@@ -21,6 +21,10 @@ let package = Package(
         .target(name: "HealthUnits"),
         // Pure: raw sensor frames and their decoders (GATT heart-rate characteristics).
         .target(name: "SensorDecoding", dependencies: ["Timestamps"]),
+        // Pure: JSON values written with their keys in order, one per line.
+        .target(name: "JSONLines"),
+        // Pure: the hrmd-trace format (JSON Lines of raw frames), both ways.
+        .target(name: "TraceFormat", dependencies: ["SensorDecoding", "Timestamps", "JSONLines"]),
         // The shared health store: types, samples, sources, devices, authorization, over SQLite.
         .target(
             name: "HealthStore",
@@ -46,7 +50,7 @@ let package = Package(
         .target(
             name: "CLISupport",
             dependencies: [
-                "HealthStore", "HealthUnits", "Timestamps", "HRMConfiguration",
+                "HealthStore", "HealthUnits", "Timestamps", "HRMConfiguration", "JSONLines",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -62,8 +66,10 @@ let package = Package(
         .executableTarget(
             name: "hrmctl",
             dependencies: [
-                "CLISupport", "HealthStore", "HealthUnits", "SensorDecoding", "Timestamps",
+                "CLISupport", "HealthStore", "HealthUnits", "SensorDecoding", "Timestamps", "JSONLines",
+                "TraceFormat", "Ingest",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(

@@ -1,3 +1,4 @@
+import JSONLines
 import ArgumentParser
 import CLISupport
 import HealthStore

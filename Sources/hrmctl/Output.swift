@@ -1,3 +1,4 @@
+import JSONLines
 import Foundation
 
 import CLISupport

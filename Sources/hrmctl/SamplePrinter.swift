@@ -1,3 +1,4 @@
+import JSONLines
 import CLISupport
 import Foundation
 import HealthStore

@@ -124,7 +124,7 @@ struct HRMDaemon: AsyncParsableCommand {
 
         let pipeline = IngestPipeline(
             store: healthStore,
-            settings: .init(
+            settings: IngestSettings(
                 source: HealthSource(name: "hrmd", version: HRMVersion.current),
                 flushInterval: .milliseconds(Int(configuration.flushInterval * 1000)),
                 locationOverrides: configuration.locations.compactMapValues { HeartRateSensorLocation(rawValue: Int($0.rawValue)) }),

@@ -20,7 +20,7 @@ struct IngestPipelineTests {
         logger.logLevel = .critical
         pipeline = IngestPipeline(
             store: store,
-            settings: .init(source: HealthSource(name: "hrmd"), flushInterval: .milliseconds(20), maxBatch: 50),
+            settings: IngestSettings(source: HealthSource(name: "hrmd"), flushInterval: .milliseconds(20), maxBatch: 50),
             logger: logger)
     }
 
@@ -40,7 +40,7 @@ struct IngestPipelineTests {
         pipeline.inbox.submit(Frames.location(.chest))
         for second in 0..<120 { pipeline.inbox.submit(Frames.measurement(Frames.heartRate(70), at: Double(second))) }
         pipeline.inbox.finish()
-        try await run
+        await run
         #expect(try store.sampleCount(of: .heartRate) == 120)
         let counters = pipeline.snapshot
         #expect(counters.frames == 121)
@@ -66,7 +66,7 @@ struct IngestPipelineTests {
         try store.setShareAuthorization(.sharingDenied, source: "hrmd", type: .heartRate)
         for second in 20..<30 { pipeline.inbox.submit(Frames.measurement(Frames.heartRate(72), at: Double(second))) }
         pipeline.inbox.finish()
-        try await run
+        await run
         let values = try store.samples(SampleQuery(type: .heartRate)).map { try $0.sample.quantity.doubleValue(for: .countPerMinute) }
         #expect(values == Array(repeating: 71, count: 10))
     }
@@ -82,7 +82,7 @@ struct IngestPipelineTests {
             pipeline.inbox.submit(Frames.measurement(Frames.heartRate(0), at: Double(second), device: "zero"))
         }
         pipeline.inbox.finish()
-        try await run
+        await run
         #expect(pipeline.snapshot.skipped == 40)
         #expect(try store.sampleCount(of: .heartRate) == 20)
     }
@@ -102,7 +102,7 @@ struct IngestPipelineTests {
             group.cancelAll()
         }
         pipeline.inbox.finish()
-        try await run
+        await run
         let samples = try store.samples(SampleQuery(type: .heartRate))
         #expect(samples.allSatisfy { $0.sample.metadata.sensorLocation == .wrist })
         #expect(samples.allSatisfy { $0.sample.device?.localIdentifier == "mock-1" && $0.sample.device?.manufacturer == "hrmd" })

@@ -1,0 +1,46 @@
+import HealthStore
+import SensorDecoding
+
+/// How frames become stored samples: who writes, how batches are cut, which locations win.
+public struct IngestSettings: Sendable {
+    /// The source that writes, and whose authorization applies.
+    public var source: HealthSource
+    /// Longest time a sample waits before it is written (the live pipeline's flush tick).
+    public var flushInterval: Duration
+    /// A batch is written as soon as it holds this many samples.
+    public var maxBatch: Int
+    /// Samples kept for retry while the store cannot be written; beyond it the oldest go.
+    public var maxPending: Int
+    /// Locations that win over what sensors report.
+    public var locationOverrides: [SensorID: HeartRateSensorLocation]
+
+    public init(
+        source: HealthSource, flushInterval: Duration = .milliseconds(500), maxBatch: Int = 1000,
+        maxPending: Int = 200_000, locationOverrides: [SensorID: HeartRateSensorLocation] = [:]
+    ) {
+        self.source = source
+        self.flushInterval = flushInterval
+        self.maxBatch = maxBatch
+        self.maxPending = maxPending
+        self.locationOverrides = locationOverrides
+    }
+
+    /// The types ingest writes, and asks permission for.
+    public static let writtenTypes: [SampleType] = [.heartRate, .rrInterval, .activeEnergyBurned]
+}
+
+/// Totals of one ingest run.
+public struct IngestCounters: Sendable, Equatable {
+    public var frames = 0
+    public var stored = 0
+    /// Samples whose identity was already stored (a replay of what was stored live, say).
+    public var unchanged = 0
+    public var replaced = 0
+    /// Samples not stored because the source lacks share authorization.
+    public var denied = 0
+    public var skipped = 0
+    /// Samples dropped because the store stayed unwritable past the retry buffer.
+    public var lost = 0
+    public var pending = 0
+    public init() {}
+}

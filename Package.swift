@@ -33,7 +33,7 @@ let package = Package(
         // Sensor backends behind one small interface; they emit raw frames and know no store.
         .target(
             name: "SensorBackends",
-            dependencies: ["SensorDecoding", "Timestamps", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SensorDecoding", "Timestamps", "TraceFormat", .product(name: "Logging", package: "swift-log")]
         ),
         // frames → decode → quantities → policy → authorize → batched writes.
         .target(
@@ -67,7 +67,7 @@ let package = Package(
             name: "hrmctl",
             dependencies: [
                 "CLISupport", "HealthStore", "HealthUnits", "SensorDecoding", "Timestamps", "JSONLines",
-                "TraceFormat", "Ingest",
+                "TraceFormat", "Ingest", "SensorBackends",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -94,7 +94,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "SensorBackendsTests", dependencies: ["SensorBackends"]),
+        .testTarget(
+            name: "SensorBackendsTests",
+            dependencies: ["SensorBackends", "SensorDecoding", "TraceFormat", "Timestamps", "TestSupport"]
+        ),
+        .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorDecoding", "Timestamps"]),
         .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CLISupport", "SensorDecoding", "Timestamps"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps"]),
     ]

@@ -25,7 +25,7 @@ struct HRMCtl: ParsableCommand {
               hrmctl decode 164a0004
             """,
         version: HRMVersion.current,
-        subcommands: [AuthCommand.self, SamplesCommand.self, DecodeCommand.self, TypesCommand.self]
+        subcommands: [AuthCommand.self, SamplesCommand.self, ReplayCommand.self, DecodeCommand.self, TypesCommand.self]
     )
 }
 

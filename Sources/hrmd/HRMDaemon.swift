@@ -34,7 +34,14 @@ struct HRMDaemon: AsyncParsableCommand {
               ble[:AA:BB:CC:DD:EE:FF]  BLE straps through BlueZ (not in this version yet)
               ant[:/dev/ttyUSB0]       ANT+ straps through an ANT USB stick (not yet)
               serial:/dev/ttyACM0[,baud=N]  a serial heart-rate sensor (not yet)
-              replay:FILE              a recorded trace or FIT file (not yet)
+              replay:FILE              a recorded hrmd trace, played at its recorded pace with
+                                       its original timestamps
+
+            RECORDING
+              --record DIR writes every raw frame and lifecycle event to hrmd-trace files
+              (JSON Lines, CONTRACT.md) named hrmd-<start time>.trace.jsonl, a new file every
+              64 MiB. A line is whole or absent; a full disk is logged and never stops ingest.
+              "hrmctl replay FILE" or --sensor replay:FILE plays a recording back.
 
             STORE
               --store PATH, else $HRMD_STORE, else the configuration's "store", else
@@ -59,6 +66,7 @@ struct HRMDaemon: AsyncParsableCommand {
             EXAMPLES
               hrmd --store ./hr.sqlite --sensor mock --duration 10
               hrmd --sensor mock:bpm=55,hz=4 --sensor mock:location=wrist,seed=7
+              hrmd --sensor mock --record /var/lib/hrmd/traces
             """,
         version: HRMVersion.current
     )
@@ -80,6 +88,9 @@ struct HRMDaemon: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String?
+
+    @Option(name: .long, help: ArgumentHelp("Also write every raw frame to hrmd-trace files in this directory.", valueName: "dir"))
+    var record: String?
 
     func validate() throws {
         for spec in sensorSpecs {
@@ -116,7 +127,14 @@ struct HRMDaemon: AsyncParsableCommand {
         guard !specs.isEmpty else {
             throw CommandFailure("no sensors to read: name one with --sensor (for example --sensor mock) or in the configuration file", status: .usage)
         }
-        let backends = try SensorFactory.backends(for: specs)
+        let backends = try SensorFactory.backends(for: specs, logger: logger)
+        var recorder: TraceRecorder?
+        if let record {
+            if let problem = TraceRecorder.checkDirectory(record) {
+                throw CommandFailure("cannot record: \(problem)", status: .cannotCreate)
+            }
+            recorder = TraceRecorder(directory: record, logger: logger)
+        }
 
         let location = StoreLocation(flag: store, configured: configuration.storePath)
         let healthStore = try location.open(.createIfMissing)
@@ -129,9 +147,15 @@ struct HRMDaemon: AsyncParsableCommand {
                 flushInterval: .milliseconds(Int(configuration.flushInterval * 1000)),
                 locationOverrides: configuration.locations.compactMapValues { HeartRateSensorLocation(rawValue: Int($0.rawValue)) }),
             logger: logger)
-        let sink = FrameSink { [inbox = pipeline.inbox] frame in inbox.submit(frame) }
+        let sink = FrameSink { [inbox = pipeline.inbox, recorder] frame in
+            inbox.submit(frame)
+            recorder?.record(frame)
+        }
 
+        // Graceful shutdown runs in reverse: sensors stop, the recorder drains, the pipeline
+        // drains and flushes.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: pipeline)]
+        if let recorder { services.append(.init(service: RecorderService(recorder: recorder))) }
         for backend in backends {
             services.append(.init(
                 service: SensorService(backend: backend, sink: sink, logger: logger),

@@ -1,11 +1,13 @@
 import CLISupport
+import Foundation
 import HRMConfiguration
+import Logging
 import SensorBackends
 import SensorDecoding
 
 /// Turns sensor specifications into backends.
 enum SensorFactory {
-    static func backends(for specs: [SensorSpec]) throws(CommandFailure) -> [any SensorBackend] {
+    static func backends(for specs: [SensorSpec], logger: Logger) throws(CommandFailure) -> [any SensorBackend] {
         var backends: [any SensorBackend] = []
         var mockCount = 0
         var seen = Set<String>()
@@ -21,7 +23,17 @@ enum SensorFactory {
                     id: SensorID(id), restingBPM: options.bpm, hz: options.hz, emitsRRIntervals: options.rr,
                     location: options.location, seed: options.seed ?? UInt64(mockCount),
                     contactLossProbability: options.contactLoss)))
-            case .ble, .ant, .serial, .replay:
+            case .replay(let path):
+                guard FileManager.default.fileExists(atPath: path) else {
+                    throw CommandFailure("recording \(path) does not exist", status: .noInput)
+                }
+                do {
+                    _ = try RecordingSource.entries(of: path)
+                } catch {
+                    throw CommandFailure("\(error)", status: .dataError)
+                }
+                backends.append(ReplaySensor(path: path, speed: 1, logger: logger))
+            case .ble, .ant, .serial:
                 throw CommandFailure(
                     "the sensor '\(spec)' needs a backend this version of hrmd does not have yet; use --sensor mock",
                     status: .unavailable)

@@ -31,3 +31,16 @@ struct RunLimit: Service {
         try? await cancelWhenGracefulShutdown { [duration] in try await Task.sleep(for: duration) }
     }
 }
+
+/// Runs the trace recorder until graceful shutdown, then lets it write what is queued.
+struct RecorderService: Service {
+    let recorder: TraceRecorder
+
+    func run() async {
+        await withGracefulShutdownHandler {
+            await recorder.run()
+        } onGracefulShutdown: { [recorder] in
+            recorder.finish()
+        }
+    }
+}

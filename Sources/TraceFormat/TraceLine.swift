@@ -1,0 +1,83 @@
+import Foundation
+import JSONLines
+import SensorDecoding
+import Timestamps
+
+/// The hrmd-trace format, version 1 (CONTRACT.md): UTF-8 JSON Lines; a header line
+/// `{"format":"hrmd-trace","version":1,…}`, then one event per line with `t`, `transport`,
+/// `device`, `kind`, and for data frames `characteristic` and `value` (lowercase hex).
+/// Unknown keys and kinds are kept out of the way: a reader ignores them.
+public enum TraceLine {
+    public static let formatName = "hrmd-trace"
+    public static let version = 1
+
+    /// The header line, with free-form details (such as the recording host and hrmd version).
+    public static func header(details: [(String, String)] = []) -> String {
+        JSONValue.object(
+            [("format", .string(formatName)), ("version", .number(Double(version)))]
+                + details.map { ($0.0, .string($0.1)) }
+        ).serialized
+    }
+
+    /// One frame as an event line (times with microseconds).
+    public static func encode(_ frame: SensorFrame) -> String {
+        var members: [(String, JSONValue)] = [
+            ("t", .string(RFC3339.string(from: frame.time, fractionDigits: 6))),
+            ("transport", .string(frame.transport.rawValue)),
+            ("device", .string(frame.device.rawValue)),
+            ("kind", .string(frame.kind.name)),
+        ]
+        if let characteristic = frame.characteristic { members.append(("characteristic", .string(characteristic.description))) }
+        if !frame.value.isEmpty || frame.characteristic != nil { members.append(("value", .string(HexBytes.string(frame.value)))) }
+        return JSONValue.object(members).serialized
+    }
+
+    /// Checks that `line` is a version 1 header.
+    public static func decodeHeader(_ line: some StringProtocol) throws(TraceError) {
+        guard let object = jsonObject(line), object["format"] as? String == formatName else { throw .notATrace }
+        guard let version = object["version"] as? Int else { throw .missingKey("version") }
+        guard version == Self.version else { throw .unsupportedVersion(version) }
+    }
+
+    /// Whether `bytes` look like the start of an hrmd trace (to tell traces from FIT files).
+    public static func looksLikeTrace(_ prefix: [UInt8]) -> Bool {
+        let text = String(decoding: prefix.prefix(200), as: UTF8.self)
+        return text.hasPrefix("{") && text.contains("\"\(formatName)\"")
+    }
+
+    /// The frame an event line holds.
+    public static func decode(_ line: some StringProtocol) throws(TraceError) -> SensorFrame {
+        guard let object = jsonObject(line) else { throw .malformedJSON }
+        func string(_ key: String) throws(TraceError) -> String {
+            guard let value = object[key] as? String else { throw .missingKey(key) }
+            return value
+        }
+        let timeText = try string("t")
+        guard let time = RFC3339.parse(timeText) else { throw .invalidValue(key: "t", value: timeText) }
+        let transportText = try string("transport")
+        guard let transport = SensorTransport(rawValue: transportText) else {
+            throw .invalidValue(key: "transport", value: transportText)
+        }
+        let device = try string("device")
+        guard !device.isEmpty else { throw .invalidValue(key: "device", value: device) }
+        let kind = FrameKind(name: try string("kind"))
+        var characteristic: CharacteristicID?
+        if let text = object["characteristic"] as? String {
+            guard let parsed = CharacteristicID(hex: text) else { throw .invalidValue(key: "characteristic", value: text) }
+            characteristic = parsed
+        }
+        var value: [UInt8] = []
+        if let text = object["value"] as? String {
+            do { value = try HexBytes.parse(text) } catch { throw .invalidValue(key: "value", value: text) }
+        } else if kind == .notify || kind == .read {
+            throw .missingKey("value")
+        }
+        return SensorFrame(
+            time: time, transport: transport, device: SensorID(device), kind: kind,
+            characteristic: characteristic, value: value)
+    }
+
+    private static func jsonObject(_ line: some StringProtocol) -> [String: Any]? {
+        try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+    }
+}

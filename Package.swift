@@ -28,7 +28,10 @@ let package = Package(
         // The shared health store: types, samples, sources, devices, authorization, over SQLite.
         .target(
             name: "HealthStore",
-            dependencies: ["HealthUnits", "Timestamps", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "HealthUnits", "Timestamps",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         // Sensor backends behind one small interface; they emit raw frames and know no store.
         .target(
@@ -74,7 +77,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "hrmbench",
-            dependencies: ["SensorDecoding", "HealthStore", "HealthUnits", "Timestamps", "TestSupport"]
+            dependencies: ["SensorDecoding", "HealthStore", "HealthUnits", "Timestamps", "TraceFormat", "TestSupport"]
         ),
         // Child processes and temporary directories for end-to-end tests and benchmarks.
         .target(name: "TestSupport", path: "Tests/Support"),

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// What one `save` did with each sample.
 public struct SaveReport: Sendable, Equatable {
@@ -47,6 +48,8 @@ private struct SampleWriter {
     var report = SaveReport()
     private var anchors: AnchorSequence
     private var deviceIDs: [String: Int64] = [:]
+    /// The device of the previous sample: batches usually hold long runs of one device.
+    private var lastDevice: (device: HealthDevice, id: Int64)?
     private let insert: Statement
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -112,14 +115,14 @@ private struct SampleWriter {
         let extra: String? = metadata.extra.isEmpty
             ? nil : String(decoding: try encoder.encode(metadata.extra), as: UTF8.self)
         let id = anchors.last + 1
-        insert.setUncheckedArguments([
-            id, sample.type.storageID, sourceID, deviceID,
-            sample.start.microsecondsSinceEpoch, sample.end.microsecondsSinceEpoch,
-            sample.canonicalValue, metadata.sensorLocation?.rawValue,
-            metadata.sensorContact.map { $0 ? 1 : 0 }, extra,
-            metadata.syncIdentifier, metadata.syncIdentifier == nil ? nil : (metadata.syncVersion ?? 0),
-        ])
-        try insert.execute()
+        try insert.bind(
+            .int(id), .int(Int64(sample.type.storageID)), .int(sourceID), deviceID.map(SQLiteValue.int) ?? .null,
+            .int(sample.start.microsecondsSinceEpoch), .int(sample.end.microsecondsSinceEpoch),
+            .real(sample.canonicalValue), metadata.sensorLocation.map { .int(Int64($0.rawValue)) } ?? .null,
+            metadata.sensorContact.map { .int($0 ? 1 : 0) } ?? .null, extra.map(SQLiteValue.text) ?? .null,
+            metadata.syncIdentifier.map(SQLiteValue.text) ?? .null,
+            metadata.syncIdentifier == nil ? .null : .int(Int64(metadata.syncVersion ?? 0)))
+        try insert.stepToCompletion(db)
         guard db.changesCount > 0 else { return false }
         anchors.last = id
         return true
@@ -127,6 +130,13 @@ private struct SampleWriter {
 
     /// The row id of `device`, adding it or filling in what became known about it.
     private mutating func resolve(_ device: HealthDevice) throws -> Int64 {
+        if let last = lastDevice, last.device == device { return last.id }
+        let id = try resolveUncached(device)
+        lastDevice = (device, id)
+        return id
+    }
+
+    private mutating func resolveUncached(_ device: HealthDevice) throws -> Int64 {
         if let id = deviceIDs[device.localIdentifier] { return id }
         let id = try Int64.fetchOne(
             db,
@@ -151,3 +161,43 @@ private struct SampleWriter {
         return id
     }
 }
+
+/// A value bound straight to a statement parameter.
+private enum SQLiteValue {
+    case int(Int64)
+    case real(Double)
+    case text(String)
+    case null
+}
+
+extension Statement {
+    /// Binds `values` to parameters 1… through SQLite's own API (GRDB's documented raw
+    /// access), the hot path of bulk saves: no argument array of existentials per row.
+    fileprivate func bind(_ values: SQLiteValue...) throws {
+        let handle = sqliteStatement
+        sqlite3_reset(handle)
+        for (offset, value) in values.enumerated() {
+            let index = CInt(offset + 1)
+            let code: CInt
+            switch value {
+            case .int(let number): code = sqlite3_bind_int64(handle, index, number)
+            case .real(let number): code = sqlite3_bind_double(handle, index, number)
+            case .text(let text): code = sqlite3_bind_text(handle, index, text, -1, sqliteTransient)
+            case .null: code = sqlite3_bind_null(handle, index)
+            }
+            guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot bind parameter \(index)") }
+        }
+    }
+
+    /// Runs the bound statement to its end.
+    fileprivate func stepToCompletion(_ db: Database) throws {
+        let code = sqlite3_step(sqliteStatement)
+        guard code == SQLITE_DONE else {
+            sqlite3_reset(sqliteStatement)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: sql)
+        }
+    }
+}
+
+/// SQLITE_TRANSIENT: SQLite copies the bound text before the call returns.
+private let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

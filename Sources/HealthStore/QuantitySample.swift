@@ -17,7 +17,7 @@ public struct QuantitySample: Sendable, Hashable {
         type: SampleType, quantity: Quantity, start: Timestamp, end: Timestamp,
         device: HealthDevice? = nil, metadata: SampleMetadata = .empty
     ) throws(HealthStoreError) {
-        guard quantity.isCompatible(with: type.canonicalUnit) else {
+        guard quantity.unit == type.canonicalUnit || quantity.isCompatible(with: type.canonicalUnit) else {
             throw .incompatibleUnit(type: type.identifier, unit: quantity.unit.unitString)
         }
         guard end >= start else { throw .invalidInterval(start: start, end: end) }

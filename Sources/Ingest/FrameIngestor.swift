@@ -47,10 +47,9 @@ public struct FrameIngestor {
     /// Takes one frame; writes when the batch is full.
     public mutating func accept(_ frame: SensorFrame) {
         counters.frames += 1
-        let result = interpreter.interpret(frame)
-        for reason in result.skips { skips.record(reason, device: frame.device) }
-        counters.skipped += result.skips.count
-        pending.append(contentsOf: result.samples)
+        let skipped = interpreter.interpret(frame, into: &pending)
+        for reason in skipped { skips.record(reason, device: frame.device) }
+        counters.skipped += skipped.count
         if pending.count >= settings.maxBatch { flush() }
     }
 

@@ -9,6 +9,25 @@ struct Interpretation {
     var skips: [SkipReason] = []
 }
 
+extension FrameInterpreter {
+    /// Interprets `frame`, appending its samples to `samples` (no array per frame); returns
+    /// the skips.
+    mutating func interpret(_ frame: SensorFrame, into samples: inout [QuantitySample]) -> [SkipReason] {
+        var result = Interpretation(samples: samples)
+        samples = []
+        interpret(frame, result: &result)
+        samples = result.samples
+        return result.skips
+    }
+
+    /// Interprets `frame` on its own.
+    mutating func interpret(_ frame: SensorFrame) -> Interpretation {
+        var result = Interpretation()
+        interpret(frame, result: &result)
+        return result
+    }
+}
+
 /// Turns raw frames into typed samples, applying the stored-sample policy of CONTRACT.md.
 /// It keeps what each device has told about itself (location, name, versions, energy
 /// counter) so that later measurements are tagged with it. Pure: no I/O, no clock.
@@ -31,9 +50,10 @@ struct FrameInterpreter {
         self.locationOverrides = locationOverrides
     }
 
-    mutating func interpret(_ frame: SensorFrame) -> Interpretation {
+    mutating func interpret(_ frame: SensorFrame, result: inout Interpretation) {
         guard frame.transport == .ble || frame.transport == .mock else {
-            return Interpretation(skips: [.unsupportedTransport(frame.transport.rawValue)])
+            result.skips.append(.unsupportedTransport(frame.transport.rawValue))
+            return
         }
         var profile = profiles[frame.device] ?? DeviceProfile(device: HealthDevice(localIdentifier: frame.device.rawValue))
         defer { profiles[frame.device] = profile }
@@ -41,43 +61,39 @@ struct FrameInterpreter {
         case (.notify, .heartRateMeasurement?):
             do {
                 let measurement = try HeartRateMeasurement(decoding: frame.value)
-                return samples(from: measurement, at: frame.time, profile: &profile)
+                samples(from: measurement, at: frame.time, profile: &profile, into: &result)
             } catch {
-                return Interpretation(skips: [.malformed("\(error)")])
+                result.skips.append(.malformed("\(error)"))
             }
         case (.read, .bodySensorLocation?), (.notify, .bodySensorLocation?):
             do {
                 let location = try BodySensorLocation(decoding: frame.value)
                 profile.reportedLocation = HeartRateSensorLocation(rawValue: Int(location.rawValue))
-                return Interpretation()
             } catch {
-                return Interpretation(skips: [.malformed("\(error)")])
+                result.skips.append(.malformed("\(error)"))
             }
         case (.read, .batteryLevel?), (.notify, .batteryLevel?):
             do {
                 profile.battery = try BatteryLevel.decode(frame.value)
-                return Interpretation()
             } catch {
-                return Interpretation(skips: [.malformed("\(error)")])
+                result.skips.append(.malformed("\(error)"))
             }
         case (.read, let characteristic?):
             if let field = DeviceInformationField(characteristic) {
                 profile.device.set(field, to: DeviceInformationField.decodeString(frame.value))
             }
-            return Interpretation()
         case (.connected, _), (.disconnected, _):
             // A new connection may come after a counter reset: start the energy count afresh.
             profile.lastEnergy = nil
-            return Interpretation()
         default:
-            return Interpretation()
+            break
         }
     }
 
     private func samples(
-        from measurement: HeartRateMeasurement, at time: Timestamp, profile: inout DeviceProfile
-    ) -> Interpretation {
-        var result = Interpretation()
+        from measurement: HeartRateMeasurement, at time: Timestamp, profile: inout DeviceProfile,
+        into result: inout Interpretation
+    ) {
         let metadata = SampleMetadata(
             sensorLocation: locationOverrides[SensorID(profile.device.localIdentifier)] ?? profile.reportedLocation,
             sensorContact: measurement.sensorContact == .unsupported ? nil : measurement.sensorContact == .detected)
@@ -96,11 +112,11 @@ struct FrameInterpreter {
 
         guard measurement.sensorContact != .notDetected else {
             result.skips.append(.contactNotDetected)
-            return result
+            return
         }
         guard (1...300).contains(measurement.heartRate) else {
             result.skips.append(.heartRateOutOfRange)
-            return result
+            return
         }
         if let sample = try? QuantitySample(
             type: .heartRate, quantity: Quantity(unit: .countPerMinute, doubleValue: Double(measurement.heartRate)),
@@ -126,7 +142,6 @@ struct FrameInterpreter {
             }
             end = start
         }
-        return result
     }
 }
 

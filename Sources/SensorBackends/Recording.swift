@@ -70,7 +70,7 @@ public struct TraceRecording: Sequence, IteratorProtocol {
             return .badLine(line: reader.lineNumber + 1, reason: "read error: \(error)")
         }
         guard let line else { return nil }
-        if line.allSatisfy(\.isWhitespace) { return next() }
+        if line.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return next() }
         do {
             return .frame(try TraceLine.decode(line), line: reader.lineNumber)
         } catch {

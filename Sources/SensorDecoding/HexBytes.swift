@@ -11,6 +11,7 @@ public enum HexBytes {
     ///   digit or separator (with its 1-based position), a separator inside a byte, or an odd
     ///   number of digits.
     public static func parse(_ text: String) throws(GATTDecodingError) -> [UInt8] {
+        if let bytes = parsePlainDigits(text) { return bytes }
         var characters = Substring(text)
         var position = 1  // of the next character, 1-based, for messages
         while let first = characters.first, first.isWhitespace {
@@ -45,6 +46,32 @@ public enum HexBytes {
             }
         }
         guard high == nil else { throw .malformedHex("odd number of hex digits (\(digitCount))") }
+        return bytes
+    }
+
+    /// The common case, fast: an even number of hex digits and nothing else (what traces
+    /// hold). nil sends anything else through the full parser, which explains errors.
+    private static func parsePlainDigits(_ text: String) -> [UInt8]? {
+        let utf8 = text.utf8
+        guard utf8.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count / 2)
+        var high: UInt8?
+        for unit in utf8 {
+            let value: UInt8
+            switch unit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = unit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = unit - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = unit - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            if let first = high {
+                bytes.append(first << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
+        }
         return bytes
     }
 

@@ -57,9 +57,20 @@ public struct CharacteristicID: RawRepresentable, Sendable, Hashable, CustomStri
 
     /// Parses `2a37`, `2A37` or `0x2a37`.
     public init?(hex: String) {
-        var digits = Substring(hex)
-        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
-        guard (1...4).contains(digits.count), let value = UInt16(digits, radix: 16) else { return nil }
+        var digits = Substring(hex).utf8
+        if digits.starts(with: "0x".utf8) || digits.starts(with: "0X".utf8) { digits = digits.dropFirst(2) }
+        guard (1...4).contains(digits.count) else { return nil }
+        var value: UInt16 = 0
+        for unit in digits {
+            let digit: UInt8
+            switch unit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = unit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = unit - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = unit - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt16(digit)
+        }
         self.rawValue = value
     }
 

@@ -25,7 +25,12 @@ public enum RFC3339 {
     /// Parses an RFC 3339 date-time such as `2026-11-20T10:00:00Z` or
     /// `2026-11-20T11:00:00.5+01:00`; nil when the text is not one.
     public static func parse(_ text: String) -> Timestamp? {
-        var scanner = DigitScanner(Array(text.utf8))
+        var text = text
+        return text.withUTF8 { parse(utf8: $0) }
+    }
+
+    private static func parse(utf8: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        var scanner = DigitScanner(utf8)
         guard let year = scanner.number(digits: 4), scanner.expect("-"),
               let month = scanner.number(digits: 2), scanner.expect("-"),
               let day = scanner.number(digits: 2), scanner.expect(anyOf: "Tt "),
@@ -109,9 +114,9 @@ public enum RFC3339 {
 
 /// A cursor over ASCII bytes for the fixed-width fields of a date-time.
 private struct DigitScanner {
-    private let bytes: [UInt8]
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     var atEnd: Bool { index == bytes.count }
 
@@ -130,12 +135,17 @@ private struct DigitScanner {
         return value
     }
 
-    mutating func expect(_ character: Unicode.Scalar) -> Bool { expect(anyOf: String(character)) }
-
-    mutating func expect(anyOf characters: String) -> Bool {
-        guard index < bytes.count, characters.utf8.contains(bytes[index]) else { return false }
+    mutating func expect(_ character: Unicode.Scalar) -> Bool {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: character) else { return false }
         index += 1
         return true
+    }
+
+    mutating func expect(anyOf characters: StaticString) -> Bool {
+        guard index < bytes.count else { return false }
+        let found = characters.withUTF8Buffer { $0.contains(bytes[index]) }
+        if found { index += 1 }
+        return found
     }
 
     mutating func sign() -> Int64? {

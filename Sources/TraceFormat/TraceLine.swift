@@ -47,27 +47,24 @@ public enum TraceLine {
 
     /// The frame an event line holds.
     public static func decode(_ line: some StringProtocol) throws(TraceError) -> SensorFrame {
-        guard let object = jsonObject(line) else { throw .malformedJSON }
-        func string(_ key: String) throws(TraceError) -> String {
-            guard let value = object[key] as? String else { throw .missingKey(key) }
-            return value
-        }
-        let timeText = try string("t")
+        guard let fields = TraceFields(line: line) else { throw .malformedJSON }
+        guard let timeText = fields.t else { throw .missingKey("t") }
         guard let time = RFC3339.parse(timeText) else { throw .invalidValue(key: "t", value: timeText) }
-        let transportText = try string("transport")
+        guard let transportText = fields.transport else { throw .missingKey("transport") }
         guard let transport = SensorTransport(rawValue: transportText) else {
             throw .invalidValue(key: "transport", value: transportText)
         }
-        let device = try string("device")
+        guard let device = fields.device else { throw .missingKey("device") }
         guard !device.isEmpty else { throw .invalidValue(key: "device", value: device) }
-        let kind = FrameKind(name: try string("kind"))
+        guard let kindName = fields.kind else { throw .missingKey("kind") }
+        let kind = FrameKind(name: kindName)
         var characteristic: CharacteristicID?
-        if let text = object["characteristic"] as? String {
+        if let text = fields.characteristic {
             guard let parsed = CharacteristicID(hex: text) else { throw .invalidValue(key: "characteristic", value: text) }
             characteristic = parsed
         }
         var value: [UInt8] = []
-        if let text = object["value"] as? String {
+        if let text = fields.value {
             do { value = try HexBytes.parse(text) } catch { throw .invalidValue(key: "value", value: text) }
         } else if kind == .notify || kind == .read {
             throw .missingKey("value")

@@ -11,19 +11,57 @@ struct StoreBenchmark {
     let scratch: BenchScratch
     let count = 1_000_000
     let batch = 10_000
+    let rounds = 3
 
-    func run() async throws {
-        print("store: bulk save of \(count) heart-rate samples (1 Hz, one strap, batches of \(batch))")
-        let path = scratch.file("bulk.sqlite")
+    /// Runs the benchmark; returns the seconds the bulk save took.
+    @discardableResult
+    func run() async throws -> Double {
+        print("store: bulk save of \(count) heart-rate samples (1 Hz, one strap, batches of \(batch)); best of \(rounds)")
+        var random = BenchRandom(state: 7)
+        let values = (0..<count).map { _ in Double(random.next(in: 50...180)) }
+        let start = Timestamp(microsecondsSinceEpoch: 1_767_225_600_000_000)
+
+        var best = Double.infinity
+        var path = ""
+        var store: HealthStore?
+        for round in 1...rounds {
+            path = scratch.file("bulk-\(round).sqlite")
+            let (elapsed, opened) = try bulkSave(values: values, start: start, path: path)
+            best = min(best, elapsed)
+            if ProcessInfo.processInfo.environment["HRMBENCH_VERBOSE"] != nil { print("    round \(round): \(format(elapsed)) s") }
+            store = opened
+        }
+        report("hrmd store API", "\(format(best)) s", "\(format(Double(count) / best / 1000, 0))k samples/s")
+
+        var peerBest = Double.infinity
+        for round in 1...rounds {
+            if let peer = try await sqliteShellImport(values: values, start: start, round: round) { peerBest = min(peerBest, peer) }
+        }
+        if peerBest.isFinite {
+            report("peer: sqlite3 shell .import", "\(format(peerBest)) s", "\(format(Double(count) / peerBest / 1000, 0))k rows/s")
+            report("ratio hrmd / sqlite3 shell", "\(format(best / peerBest))×", "goal ≤ 2×")
+        }
+
+        let bytes = try await fileBytes(path)
+        report("bytes on disk per heart-rate sample", "\(format(Double(bytes) / Double(count), 1)) B", "\(bytes / 1_048_576) MiB for \(count)")
+
+        if let store {
+            let queryTime = try measure {
+                let hourStart = start.advanced(bySeconds: 500_000)
+                _ = try store.samples(SampleQuery(type: .heartRate, since: hourStart, until: hourStart.advanced(bySeconds: 3600)))
+            }
+            report("query one hour (3600 samples)", "\(format(queryTime * 1000, 1)) ms")
+        }
+        print("")
+        return best
+    }
+
+    private func bulkSave(values: [Double], start: Timestamp, path: String) throws -> (Double, HealthStore) {
         let store = try HealthStore.open(path: path, mode: .createIfMissing)
         try store.setShareAuthorization(.sharingAuthorized, source: "hrmd", type: .heartRate)
         let source = HealthSource(name: "hrmd", version: "bench")
         let device = HealthDevice(localIdentifier: "AA:BB:CC:DD:EE:FF", name: "bench strap")
         let metadata = SampleMetadata(sensorLocation: .chest, sensorContact: true)
-        let start = Timestamp(microsecondsSinceEpoch: 1_767_225_600_000_000)
-        var random = BenchRandom(state: 7)
-        let values = (0..<count).map { _ in Double(random.next(in: 50...180)) }
-
         var stored = 0
         let elapsed = try measure {
             var index = 0
@@ -38,23 +76,8 @@ struct StoreBenchmark {
                 index += batch
             }
         }
-        report("hrmd store API", "\(format(elapsed)) s", "\(format(Double(count) / elapsed / 1000, 0))k samples/s, \(stored) stored")
-
-        let peer = try await sqliteShellImport(values: values, start: start)
-        if let peer {
-            report("peer: sqlite3 shell .import", "\(format(peer)) s", "\(format(Double(count) / peer / 1000, 0))k rows/s")
-            report("ratio hrmd / sqlite3 shell", "\(format(elapsed / peer))×", "goal ≤ 2×")
-        }
-
-        let bytes = try await fileBytes(path)
-        report("bytes on disk per heart-rate sample", "\(format(Double(bytes) / Double(count), 1)) B", "\(bytes / 1_048_576) MiB for \(count)")
-
-        let queryTime = try measure {
-            let hourStart = start.advanced(bySeconds: 500_000)
-            _ = try store.samples(SampleQuery(type: .heartRate, since: hourStart, until: hourStart.advanced(bySeconds: 3600)))
-        }
-        report("query one hour (3600 samples)", "\(format(queryTime * 1000, 1)) ms")
-        print("")
+        precondition(stored == count, "the bulk save stored \(stored) of \(count)")
+        return (elapsed, store)
     }
 
     /// The size of the store once its WAL is checkpointed into the main file.
@@ -65,7 +88,7 @@ struct StoreBenchmark {
         return (attributes[.size] as? Int) ?? 0
     }
 
-    private func sqliteShellImport(values: [Double], start: Timestamp) async throws -> Double? {
+    private func sqliteShellImport(values: [Double], start: Timestamp, round: Int) async throws -> Double? {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") else {
             report("peer: sqlite3 shell .import", "not measured", "no /usr/bin/sqlite3")
             return nil
@@ -89,7 +112,7 @@ struct StoreBenchmark {
             SELECT COUNT(*) FROM sample;
             """.write(toFile: script, atomically: true, encoding: .utf8)
         let begin = ContinuousClock.now
-        let child = try ChildProcess("/usr/bin/sqlite3", [scratch.file("peer.sqlite")], outputDirectory: scratch.directory.path, stdinPath: script)
+        let child = try ChildProcess("/usr/bin/sqlite3", [scratch.file("peer-\(round).sqlite")], outputDirectory: scratch.directory.path, stdinPath: script)
         let termination = try await child.wait(timeout: .seconds(600))
         let elapsed = seconds(ContinuousClock.now - begin)
         guard termination == .exited(0), child.standardOutput.contains("\(values.count)") else {

@@ -8,5 +8,9 @@ let arguments = Set(CommandLine.arguments.dropFirst())
 func wants(_ name: String) -> Bool { arguments.isEmpty || arguments.contains(name) }
 
 if wants("decode") { try await DecodeBenchmark(scratch: scratch).run() }
-if wants("store") { try await StoreBenchmark(scratch: scratch).run() }
+var bulkSaveSeconds: Double?
+if wants("store") { bulkSaveSeconds = try await StoreBenchmark(scratch: scratch).run() }
+if wants("replay") { try await ReplayBenchmark(scratch: scratch, bulkSaveSeconds: bulkSaveSeconds).run() }
 if wants("daemon") { try await DaemonBenchmark(scratch: scratch).run() }
+
+try? FileManager.default.removeItem(atPath: scratch.directory.path)

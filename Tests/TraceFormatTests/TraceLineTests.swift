@@ -46,4 +46,18 @@ struct TraceLineTests {
     func badLines(line: String, error: TraceError) {
         #expect(throws: error) { try TraceLine.decode(line) }
     }
+
+    @Test("the fast scan and the full JSON parser agree: spacing, escapes, numbers, nesting")
+    func parsersAgree() throws {
+        let spaced = try TraceLine.decode(#"  { "t" : "2026-11-18T11:06:40Z" , "transport":"mock", "device" : "m" , "kind":"connected" }  "#)
+        #expect(spaced.device == "m" && spaced.kind == .connected)
+        let escaped = try TraceLine.decode(#"{"t":"2026-11-18T11:06:40Z","transport":"mock","device":"strap \"left\" \u00e9","kind":"connected"}"#)
+        #expect(escaped.device.rawValue == "strap \"left\" é")
+        let nested = try TraceLine.decode(#"{"t":"2026-11-18T11:06:40Z","transport":"mock","device":"m","kind":"notify","characteristic":"2a37","value":"0048","rssi":-60,"extra":{"a":[1]}}"#)
+        #expect(nested.value == [0x00, 0x48])
+        #expect(throws: TraceError.malformedJSON) { try TraceLine.decode(#"{"t":"x"} trailing"#) }
+        #expect(throws: TraceError.missingKey("device")) {
+            try TraceLine.decode(#"{"t":"2026-11-18T11:06:40Z","transport":"mock","device":7,"kind":"connected"}"#)
+        }
+    }
 }

@@ -27,6 +27,13 @@ final class LineReader {
 
     /// The next line without its newline, or nil at the end.
     func next() throws(Failure) -> String? {
+        guard let bytes = try nextBytes() else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The next line's bytes without its newline, or nil at the end. The bytes are valid
+    /// until the next call.
+    func nextBytes() throws(Failure) -> UnsafeBufferPointer<UInt8>? {
         errno = 0
         let count = getline(&buffer, &capacity, file)
         guard count >= 0 else {
@@ -38,9 +45,7 @@ final class LineReader {
         var length = count
         if length > 0, buffer![length - 1] == 0x0A { length -= 1 }
         if length > 0, buffer![length - 1] == 0x0D { length -= 1 }
-        return buffer!.withMemoryRebound(to: UInt8.self, capacity: length) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-        }
+        return UnsafeBufferPointer(start: UnsafeRawPointer(buffer!).assumingMemoryBound(to: UInt8.self), count: length)
     }
 
     /// The first bytes of a file, to tell its format.

@@ -38,6 +38,7 @@ public enum RecordingError: Error, Sendable, CustomStringConvertible {
 /// frame or a bad line with its number; unknown kinds pass through for the pipeline to ignore.
 public struct TraceRecording: Sequence, IteratorProtocol {
     private let reader: LineReader
+    private var decoder = TraceDecoder()
     private var failed = false
 
     /// Opens `path` and checks its header line.
@@ -62,19 +63,21 @@ public struct TraceRecording: Sequence, IteratorProtocol {
 
     public mutating func next() -> RecordingEntry? {
         guard !failed else { return nil }
-        let line: String?
-        do {
-            line = try reader.next()
-        } catch {
-            failed = true
-            return .badLine(line: reader.lineNumber + 1, reason: "read error: \(error)")
-        }
-        guard let line else { return nil }
-        if line.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return next() }
-        do {
-            return .frame(try TraceLine.decode(line), line: reader.lineNumber)
-        } catch {
-            return .badLine(line: reader.lineNumber, reason: error.description)
+        while true {
+            let line: UnsafeBufferPointer<UInt8>?
+            do {
+                line = try reader.nextBytes()
+            } catch {
+                failed = true
+                return .badLine(line: reader.lineNumber + 1, reason: "read error: \(error)")
+            }
+            guard let line else { return nil }
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            do {
+                return .frame(try decoder.decode(utf8: line), line: reader.lineNumber)
+            } catch {
+                return .badLine(line: reader.lineNumber, reason: error.description)
+            }
         }
     }
 

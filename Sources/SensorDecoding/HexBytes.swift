@@ -11,7 +11,7 @@ public enum HexBytes {
     ///   digit or separator (with its 1-based position), a separator inside a byte, or an odd
     ///   number of digits.
     public static func parse(_ text: String) throws(GATTDecodingError) -> [UInt8] {
-        if let bytes = parsePlainDigits(text) { return bytes }
+        if let bytes = parsePlainDigits(text.utf8) { return bytes }
         var characters = Substring(text)
         var position = 1  // of the next character, 1-based, for messages
         while let first = characters.first, first.isWhitespace {
@@ -51,8 +51,13 @@ public enum HexBytes {
 
     /// The common case, fast: an even number of hex digits and nothing else (what traces
     /// hold). nil sends anything else through the full parser, which explains errors.
-    private static func parsePlainDigits(_ text: String) -> [UInt8]? {
-        let utf8 = text.utf8
+    /// Parses hex given as UTF-8 bytes, as `parse(_:)` does.
+    public static func parse(utf8: UnsafeBufferPointer<UInt8>) throws(GATTDecodingError) -> [UInt8] {
+        if let bytes = parsePlainDigits(utf8) { return bytes }
+        return try parse(String(decoding: utf8, as: UTF8.self))
+    }
+
+    private static func parsePlainDigits(_ utf8: some Collection<UInt8>) -> [UInt8]? {
         guard utf8.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count / 2)

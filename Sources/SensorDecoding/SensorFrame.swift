@@ -57,7 +57,14 @@ public struct CharacteristicID: RawRepresentable, Sendable, Hashable, CustomStri
 
     /// Parses `2a37`, `2A37` or `0x2a37`.
     public init?(hex: String) {
-        var digits = Substring(hex).utf8
+        var text = hex
+        guard let parsed = text.withUTF8({ CharacteristicID(hexUTF8: $0) }) else { return nil }
+        self = parsed
+    }
+
+    /// Parses hex given as UTF-8 bytes, as `init?(hex:)` does.
+    public init?(hexUTF8 bytes: UnsafeBufferPointer<UInt8>) {
+        var digits = bytes[...]
         if digits.starts(with: "0x".utf8) || digits.starts(with: "0X".utf8) { digits = digits.dropFirst(2) }
         guard (1...4).contains(digits.count) else { return nil }
         var value: UInt16 = 0

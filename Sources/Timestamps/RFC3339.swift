@@ -29,7 +29,8 @@ public enum RFC3339 {
         return text.withUTF8 { parse(utf8: $0) }
     }
 
-    private static func parse(utf8: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+    /// Parses a date-time given as UTF-8 bytes.
+    public static func parse(utf8: UnsafeBufferPointer<UInt8>) -> Timestamp? {
         var scanner = DigitScanner(utf8)
         guard let year = scanner.number(digits: 4), scanner.expect("-"),
               let month = scanner.number(digits: 2), scanner.expect("-"),

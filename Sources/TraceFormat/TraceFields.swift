@@ -1,39 +1,13 @@
 import Foundation
 
-/// The keys of one trace event, as strings. Unknown keys are dropped.
+/// The event keys of one trace line, as UTF-8 slices (valid only inside the call that
+/// produced them). Unknown keys are dropped.
 struct TraceFields {
-    var t: String?
-    var transport: String?
-    var device: String?
-    var kind: String?
-    var characteristic: String?
-    var value: String?
-
-    /// Reads the event keys of `line`: first by a fast scan that handles the lines hrmd
-    /// writes (a flat object of plain strings), else with the full JSON parser. nil when the
-    /// line is not a JSON object.
-    init?(line: some StringProtocol) {
-        var text = String(line)
-        if let fast = text.withUTF8({ Self.scanFlatObject($0) }) {
-            self = fast
-            return
-        }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { return nil }
-        t = object["t"] as? String
-        transport = object["transport"] as? String
-        device = object["device"] as? String
-        kind = object["kind"] as? String
-        characteristic = object["characteristic"] as? String
-        value = object["value"] as? String
-    }
-
-    private init() {}
-
-    /// The event keys, as the bytes the scan compares.
-    private enum Key: CaseIterable {
+    /// The event keys.
+    enum Key: CaseIterable {
         case t, transport, device, kind, characteristic, value
 
-        var bytes: StaticString {
+        var name: StaticString {
             switch self {
             case .t: "t"
             case .transport: "transport"
@@ -46,20 +20,61 @@ struct TraceFields {
 
         init?(_ key: UnsafeBufferPointer<UInt8>) {
             guard let match = Key.allCases.first(where: { candidate in
-                candidate.bytes.withUTF8Buffer { $0.elementsEqual(key) }
+                candidate.name.withUTF8Buffer { $0.elementsEqual(key) }
             }) else { return nil }
             self = match
         }
     }
 
-    private mutating func set(_ key: Key, _ value: String) {
-        switch key {
-        case .t: t = value
-        case .transport: transport = value
-        case .device: device = value
-        case .kind: kind = value
-        case .characteristic: characteristic = value
-        case .value: self.value = value
+    private var t, transport, device, kind, characteristic, value: UnsafeBufferPointer<UInt8>?
+
+    subscript(key: Key) -> UnsafeBufferPointer<UInt8>? {
+        get {
+            switch key {
+            case .t: t
+            case .transport: transport
+            case .device: device
+            case .kind: kind
+            case .characteristic: characteristic
+            case .value: value
+            }
+        }
+        set {
+            switch key {
+            case .t: t = newValue
+            case .transport: transport = newValue
+            case .device: device = newValue
+            case .kind: kind = newValue
+            case .characteristic: characteristic = newValue
+            case .value: value = newValue
+            }
+        }
+    }
+
+    /// Calls `body` with the event keys of `line`: found by a fast scan when the line is
+    /// what hrmd writes (a flat object of plain strings), else by the full JSON parser.
+    /// `body` gets nil when the line is not a JSON object.
+    static func withFields<R>(
+        of line: UnsafeBufferPointer<UInt8>, _ body: (TraceFields?) throws(TraceError) -> R
+    ) throws(TraceError) -> R {
+        if let fields = scanFlatObject(line) { return try body(fields) }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
+            return try body(nil)
+        }
+        // Lay the string values out in one buffer and hand out slices of it.
+        var storage: [UInt8] = []
+        var ranges: [(Key, Range<Int>)] = []
+        for key in Key.allCases {
+            let name = key.name.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
+            guard let text = object[name] as? String else { continue }
+            let start = storage.count
+            storage.append(contentsOf: text.utf8)
+            ranges.append((key, start..<storage.count))
+        }
+        return try storage.withUnsafeBufferPointer { buffer throws(TraceError) in
+            var fields = TraceFields()
+            for (key, range) in ranges { fields[key] = UnsafeBufferPointer(rebasing: buffer[range]) }
+            return try body(fields)
         }
     }
 
@@ -97,7 +112,7 @@ struct TraceFields {
                 index += 1
                 skipSpace()
                 guard let value = string() else { return nil }
-                if let known = Key(key) { fields.set(known, String(decoding: value, as: UTF8.self)) }
+                if let known = Key(key) { fields[known] = value }
                 skipSpace()
                 guard index < bytes.count else { return nil }
                 if bytes[index] == 0x2C { index += 1; continue }  // ,

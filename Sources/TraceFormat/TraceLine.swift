@@ -47,31 +47,12 @@ public enum TraceLine {
 
     /// The frame an event line holds.
     public static func decode(_ line: some StringProtocol) throws(TraceError) -> SensorFrame {
-        guard let fields = TraceFields(line: line) else { throw .malformedJSON }
-        guard let timeText = fields.t else { throw .missingKey("t") }
-        guard let time = RFC3339.parse(timeText) else { throw .invalidValue(key: "t", value: timeText) }
-        guard let transportText = fields.transport else { throw .missingKey("transport") }
-        guard let transport = SensorTransport(rawValue: transportText) else {
-            throw .invalidValue(key: "transport", value: transportText)
+        var decoder = TraceDecoder()
+        var text = String(line)
+        let result = text.withUTF8 { bytes in
+            Result { () throws(TraceError) in try decoder.decode(utf8: bytes) }
         }
-        guard let device = fields.device else { throw .missingKey("device") }
-        guard !device.isEmpty else { throw .invalidValue(key: "device", value: device) }
-        guard let kindName = fields.kind else { throw .missingKey("kind") }
-        let kind = FrameKind(name: kindName)
-        var characteristic: CharacteristicID?
-        if let text = fields.characteristic {
-            guard let parsed = CharacteristicID(hex: text) else { throw .invalidValue(key: "characteristic", value: text) }
-            characteristic = parsed
-        }
-        var value: [UInt8] = []
-        if let text = fields.value {
-            do { value = try HexBytes.parse(text) } catch { throw .invalidValue(key: "value", value: text) }
-        } else if kind == .notify || kind == .read {
-            throw .missingKey("value")
-        }
-        return SensorFrame(
-            time: time, transport: transport, device: SensorID(device), kind: kind,
-            characteristic: characteristic, value: value)
+        return try result.get()
     }
 
     private static func jsonObject(_ line: some StringProtocol) -> [String: Any]? {

@@ -77,7 +77,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "hrmbench",
-            dependencies: ["SensorDecoding", "HealthStore", "HealthUnits", "Timestamps", "TraceFormat", "TestSupport"]
+            dependencies: ["SensorDecoding", "SensorBackends", "HealthStore", "HealthUnits", "Timestamps", "TraceFormat", "TestSupport"]
         ),
         // Child processes and temporary directories for end-to-end tests and benchmarks.
         .target(name: "TestSupport", path: "Tests/Support"),

@@ -82,15 +82,7 @@ public final class HealthStore: Sendable {
     public func setShareAuthorization(_ status: AuthorizationStatus, source: String, type: SampleType)
         throws(HealthStoreError)
     {
-        try write { db in
-            let sourceID = try Self.upsertSource(HealthSource(name: source), db)
-            try db.execute(
-                sql: """
-                    INSERT INTO authorization (sourceId, typeId, shareStatus) VALUES (?, ?, ?)
-                    ON CONFLICT (sourceId, typeId) DO UPDATE SET shareStatus = excluded.shareStatus
-                    """,
-                arguments: [sourceID, type.storageID, status.rawValue])
-        }
+        try setAuthorization(column: "shareStatus", status, source: source, type: type)
     }
 
     /// Sets whether `source` may read `type` (HealthKit's read authorization): a query that
@@ -98,12 +90,18 @@ public final class HealthStore: Sendable {
     public func setReadAuthorization(_ status: AuthorizationStatus, source: String, type: SampleType)
         throws(HealthStoreError)
     {
+        try setAuthorization(column: "readStatus", status, source: source, type: type)
+    }
+
+    private func setAuthorization(column: String, _ status: AuthorizationStatus, source: String, type: SampleType)
+        throws(HealthStoreError)
+    {
         try write { db in
             let sourceID = try Self.upsertSource(HealthSource(name: source), db)
             try db.execute(
                 sql: """
-                    INSERT INTO authorization (sourceId, typeId, readStatus) VALUES (?, ?, ?)
-                    ON CONFLICT (sourceId, typeId) DO UPDATE SET readStatus = excluded.readStatus
+                    INSERT INTO authorization (sourceId, typeId, \(column)) VALUES (?, ?, ?)
+                    ON CONFLICT (sourceId, typeId) DO UPDATE SET \(column) = excluded.\(column)
                     """,
                 arguments: [sourceID, type.storageID, status.rawValue])
         }

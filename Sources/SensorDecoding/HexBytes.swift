@@ -63,13 +63,7 @@ public enum HexBytes {
         bytes.reserveCapacity(utf8.count / 2)
         var high: UInt8?
         for unit in utf8 {
-            let value: UInt8
-            switch unit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = unit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = unit - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = unit - UInt8(ascii: "A") + 10
-            default: return nil
-            }
+            guard let value = hexDigitValue(unit) else { return nil }
             if let first = high {
                 bytes.append(first << 4 | value)
                 high = nil
@@ -108,5 +102,16 @@ public enum HexBytes {
         case " ", "\t", "\n", "\r", "\r\n", ":", "-": return true
         default: return false
         }
+    }
+}
+
+/// The value of one ASCII hex digit, either case.
+@inline(__always)
+func hexDigitValue(_ unit: UInt8) -> UInt8? {
+    switch unit {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): unit - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): unit - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): unit - UInt8(ascii: "A") + 10
+    default: nil
     }
 }

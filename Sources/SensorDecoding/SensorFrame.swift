@@ -69,13 +69,7 @@ public struct CharacteristicID: RawRepresentable, Sendable, Hashable, CustomStri
         guard (1...4).contains(digits.count) else { return nil }
         var value: UInt16 = 0
         for unit in digits {
-            let digit: UInt8
-            switch unit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = unit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = unit - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = unit - UInt8(ascii: "A") + 10
-            default: return nil
-            }
+            guard let digit = hexDigitValue(unit) else { return nil }
             value = value << 4 | UInt16(digit)
         }
         self.rawValue = value

@@ -1,4 +1,5 @@
 import Foundation
+import SensorBackends
 import TestSupport
 
 /// A scratch directory for one benchmark run.
@@ -35,15 +36,7 @@ func format(_ value: Double, _ digits: Int = 2) -> String { String(format: "%.\(
 
 /// A deterministic generator for benchmark data.
 struct BenchRandom {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func next(in range: ClosedRange<Int>) -> Int {
-        range.lowerBound + Int(next() % UInt64(range.count))
-    }
+    private var generator: SeededGenerator
+    init(state: UInt64) { generator = SeededGenerator(seed: state) }
+    mutating func next(in range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &generator) }
 }

@@ -22,22 +22,12 @@ struct AuthCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Allow a source to store types (creates the store if needed).",
             discussion: "Example: hrmctl auth grant hrmd heart-rate rr-interval")
-        @OptionGroup var storeOptions: StoreOptions
-        @Argument(help: "The source, such as hrmd.") var source: String
-        @Argument(help: "Types to allow, or 'all' (see hrmctl types).") var types: [String]
+        @OptionGroup var answer: AuthAnswer
 
-        @Flag(help: "Answer for reading the types instead of storing them.") var read = false
-
-        func validate() throws { _ = try parseTypes(types) }
+        func validate() throws { _ = try answer.sampleTypes() }
 
         func run() throws {
-            try reportingFailures {
-                let store = try storeOptions.location.open(.createIfMissing)
-                for type in try parseTypes(types) {
-                    try answer(.sharingAuthorized, read: read, source: source, type: type, store: store)
-                    print("\(source) may now \(read ? "read" : "store") \(type.identifier)")
-                }
-            }
+            try answer.apply(.sharingAuthorized, opening: .createIfMissing, saying: "may now")
         }
     }
 
@@ -45,22 +35,12 @@ struct AuthCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Stop a source from storing types; what it stored is kept.",
             discussion: "Example: hrmctl auth revoke hrmd heart-rate")
-        @OptionGroup var storeOptions: StoreOptions
-        @Argument(help: "The source, such as hrmd.") var source: String
-        @Argument(help: "Types to deny, or 'all'.") var types: [String]
+        @OptionGroup var answer: AuthAnswer
 
-        @Flag(help: "Answer for reading the types instead of storing them.") var read = false
-
-        func validate() throws { _ = try parseTypes(types) }
+        func validate() throws { _ = try answer.sampleTypes() }
 
         func run() throws {
-            try reportingFailures {
-                let store = try storeOptions.location.open(.existingOnly)
-                for type in try parseTypes(types) {
-                    try answer(.sharingDenied, read: read, source: source, type: type, store: store)
-                    print("\(source) may no longer \(read ? "read" : "store") \(type.identifier)")
-                }
-            }
+            try answer.apply(.sharingDenied, opening: .existingOnly, saying: "may no longer")
         }
     }
 
@@ -96,25 +76,39 @@ struct AuthCommand: ParsableCommand {
     }
 }
 
-private func parseTypes(_ names: [String]) throws(ValidationError) -> [SampleType] {
-    if names == ["all"] { return SampleType.all }
-    return try names.map { name throws(ValidationError) in
-        guard let type = SampleType(identifier: name) else {
-            throw ValidationError("unknown type '\(name)' (known: \(SampleType.all.map(\.identifier).joined(separator: ", ")), all)")
-        }
-        return type
-    }
-}
+/// What grant and revoke share: the source, the types, and whether the answer is about
+/// reading.
+struct AuthAnswer: ParsableArguments {
+    @OptionGroup var storeOptions: StoreOptions
+    @Argument(help: "The source, such as hrmd.") var source: String
+    @Argument(help: "Types, or 'all' (see hrmctl types).") var types: [String]
+    @Flag(help: "Answer for reading the types instead of storing them.") var read = false
 
-private func answer(
-    _ status: AuthorizationStatus, read: Bool, source: String, type: SampleType, store: HealthStore
-) throws(CommandFailure) {
-    guard !source.isEmpty else { throw CommandFailure("the source name is empty", status: .usage) }
-    try storeFailure {
-        if read {
-            try store.setReadAuthorization(status, source: source, type: type)
-        } else {
-            try store.setShareAuthorization(status, source: source, type: type)
+    func sampleTypes() throws(ValidationError) -> [SampleType] {
+        if types == ["all"] { return SampleType.all }
+        return try types.map { name throws(ValidationError) in
+            guard let type = SampleType(identifier: name) else {
+                throw ValidationError("unknown type '\(name)' (known: \(SampleType.all.map(\.identifier).joined(separator: ", ")), all)")
+            }
+            return type
+        }
+    }
+
+    /// Records `status` for every type and says so, one line per type.
+    func apply(_ status: AuthorizationStatus, opening mode: HealthStore.OpenMode, saying verb: String) throws {
+        try reportingFailures {
+            guard !source.isEmpty else { throw CommandFailure("the source name is empty", status: .usage) }
+            let store = try storeOptions.location.open(mode)
+            for type in try sampleTypes() {
+                try storeFailure {
+                    if read {
+                        try store.setReadAuthorization(status, source: source, type: type)
+                    } else {
+                        try store.setShareAuthorization(status, source: source, type: type)
+                    }
+                }
+                print("\(source) \(verb) \(read ? "read" : "store") \(type.identifier)")
+            }
         }
     }
 }

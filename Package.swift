@@ -47,6 +47,13 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // libsystemd: sd_notify, the watchdog and the journal.
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // The service manager's side of hrmd: readiness, status, watchdog, journal logging.
+        .target(
+            name: "SystemdSupport",
+            dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")]
+        ),
         // Pure: the configuration file and sensor specifications.
         .target(name: "HRMConfiguration", dependencies: ["SensorDecoding"]),
         // What both executables share: exit codes, store location, time ranges, output.
@@ -60,8 +67,10 @@ let package = Package(
         .executableTarget(
             name: "hrmd",
             dependencies: [
-                "CLISupport", "HRMConfiguration", "Ingest", "SensorBackends", "HealthStore", "Timestamps",
+                "CLISupport", "HRMConfiguration", "Ingest", "SensorBackends", "SensorDecoding", "HealthStore", "Timestamps",
+                "SystemdSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

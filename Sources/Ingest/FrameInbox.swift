@@ -1,3 +1,4 @@
+import HealthStore
 import SensorDecoding
 import Synchronization
 
@@ -8,6 +9,7 @@ public final class FrameInbox: Sendable {
     enum Input: Sendable {
         case frame(SensorFrame)
         case tick
+        case locationOverrides([SensorID: HeartRateSensorLocation])
     }
 
     let inputs: AsyncStream<Input>
@@ -33,6 +35,11 @@ public final class FrameInbox: Sendable {
     public var refusedCount: Int { refused.load(ordering: .relaxed) }
 
     func tick() { continuation.yield(.tick) }
+
+    /// Replaces the configured locations from the next frame on (a reloaded configuration).
+    public func updateLocationOverrides(_ overrides: [SensorID: HeartRateSensorLocation]) {
+        continuation.yield(.locationOverrides(overrides))
+    }
 
     /// Closes the queue: the pipeline drains what is queued, flushes and stops.
     public func finish() { continuation.finish() }

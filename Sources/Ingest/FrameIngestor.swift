@@ -44,6 +44,11 @@ public struct FrameIngestor {
         }
     }
 
+    /// Replaces the locations that win over what sensors report.
+    public mutating func updateLocationOverrides(_ overrides: [SensorID: HeartRateSensorLocation]) {
+        interpreter.locationOverrides = overrides
+    }
+
     /// Takes one frame; writes when the batch is full.
     public mutating func accept(_ frame: SensorFrame) {
         counters.frames += 1

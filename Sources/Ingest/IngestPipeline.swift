@@ -13,12 +13,19 @@ public final class IngestPipeline: Service, Sendable {
     private let settings: IngestSettings
     private let logger: Logger
     private let counters = Mutex(IngestCounters())
+    private let onTick: @Sendable (IngestCounters) -> Void
 
-    public init(store: HealthStore, settings: IngestSettings, logger: Logger, inbox: FrameInbox = FrameInbox()) {
+    /// A pipeline; `onTick` runs on the ingest loop after each periodic flush (the daemon
+    /// sends its watchdog keep-alive from there, so a stuck loop stops the keep-alives).
+    public init(
+        store: HealthStore, settings: IngestSettings, logger: Logger, inbox: FrameInbox = FrameInbox(),
+        onTick: @escaping @Sendable (IngestCounters) -> Void = { _ in }
+    ) {
         self.store = store
         self.settings = settings
         self.logger = logger
         self.inbox = inbox
+        self.onTick = onTick
     }
 
     /// What the pipeline has done so far.
@@ -34,8 +41,13 @@ public final class IngestPipeline: Service, Sendable {
                 }
                 for await input in inbox.inputs {
                     switch input {
-                    case .frame(let frame): ingestor.accept(frame)
-                    case .tick: ingestor.flush()
+                    case .frame(let frame):
+                        ingestor.accept(frame)
+                    case .tick:
+                        ingestor.flush()
+                        onTick(ingestor.counters)
+                    case .locationOverrides(let overrides):
+                        ingestor.updateLocationOverrides(overrides)
                     }
                     let current = ingestor.counters
                     counters.withLock { $0 = current }

@@ -6,7 +6,9 @@ import HealthStore
 import Ingest
 import Logging
 import SensorBackends
+import SensorDecoding
 import ServiceLifecycle
+import SystemdSupport
 
 /// `hrmd`: records heart rate from chest straps into the shared health store.
 
@@ -115,10 +117,16 @@ struct HRMDaemon: AsyncParsableCommand {
 
     private func runDaemon() async throws {
         let configuration = try ConfigurationFile.load(explicitPath: config)
-        let level = logLevel.flatMap(LogLevelName.init(rawValue:)) ?? configuration.logLevel
+        let level = Logger.Level(logLevel.flatMap(LogLevelName.init(rawValue:)) ?? configuration.logLevel)
+        let toJournal = JournalLogHandler.stderrIsJournal
         LoggingSystem.bootstrap { label in
+            if toJournal {
+                var handler = JournalLogHandler(identifier: "hrmd")
+                handler.logLevel = level
+                return handler
+            }
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = Logger.Level(level)
+            handler.logLevel = level
             return handler
         }
         let logger = Logger(label: "hrmd")
@@ -127,7 +135,7 @@ struct HRMDaemon: AsyncParsableCommand {
         guard !specs.isEmpty else {
             throw CommandFailure("no sensors to read: name one with --sensor (for example --sensor mock) or in the configuration file", status: .usage)
         }
-        let backends = try SensorFactory.backends(for: specs, logger: logger)
+        let plans = try SensorFactory.plans(for: specs, logger: logger)
         var recorder: TraceRecorder?
         if let record {
             if let problem = TraceRecorder.checkDirectory(record) {
@@ -140,34 +148,58 @@ struct HRMDaemon: AsyncParsableCommand {
         let healthStore = try location.open(.createIfMissing)
         logger.info("store \(location.path)")
 
+        let notifier = ServiceNotifier()
+        let reporter = StatusReporter(notifier: notifier)
+        reporter.setSensorCount(plans.count)
         let pipeline = IngestPipeline(
             store: healthStore,
             settings: IngestSettings(
                 source: HealthSource(name: "hrmd", version: HRMVersion.current),
                 flushInterval: .milliseconds(Int(configuration.flushInterval * 1000)),
-                locationOverrides: configuration.locations.compactMapValues { HeartRateSensorLocation(rawValue: Int($0.rawValue)) }),
-            logger: logger)
+                locationOverrides: Self.locations(configuration)),
+            logger: logger,
+            onTick: { reporter.tick($0) })
         let sink = FrameSink { [inbox = pipeline.inbox, recorder] frame in
             inbox.submit(frame)
             recorder?.record(frame)
         }
+        let supervisor = SensorSupervisor(initial: plans, sink: sink, logger: logger)
+        let reload: @Sendable () async -> Void = { [config, sensorSpecs, inbox = pipeline.inbox] in
+            do {
+                let reloaded = try ConfigurationFile.load(explicitPath: config)
+                inbox.updateLocationOverrides(Self.locations(reloaded))
+                if sensorSpecs.isEmpty {
+                    let plans = try SensorFactory.plans(for: reloaded.sensors, logger: logger)
+                    supervisor.update(plans)
+                    reporter.setSensorCount(plans.count)
+                }
+                if reloaded.storePath != configuration.storePath {
+                    logger.warning("the store path changed in the configuration; it takes effect on restart")
+                }
+                logger.notice("configuration reloaded")
+            } catch {
+                logger.error("reload failed, the running configuration stays: \(error)")
+            }
+        }
 
-        // Graceful shutdown runs in reverse: sensors stop, the recorder drains, the pipeline
-        // drains and flushes.
+        // Services start in this order; graceful shutdown runs in reverse: the lifecycle
+        // service says STOPPING=1, sensors stop, the recorder drains, the pipeline drains and
+        // flushes.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: pipeline)]
         if let recorder { services.append(.init(service: RecorderService(recorder: recorder))) }
-        for backend in backends {
-            services.append(.init(
-                service: SensorService(backend: backend, sink: sink, logger: logger),
-                successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore))
-        }
+        services.append(.init(service: supervisor))
         if let duration {
             services.append(.init(service: RunLimit(duration: .seconds(duration)), successTerminationBehavior: .gracefullyShutdownGroup))
         }
+        services.append(.init(service: LifecycleService(notifier: notifier, status: { reporter.line }, reload: reload, logger: logger)))
         var groupConfiguration = ServiceGroupConfiguration(services: services, logger: logger)
         groupConfiguration.gracefulShutdownSignals = [.sigterm, .sigint]
         logger.info("hrmd \(HRMVersion.current) started with \(specs.count) sensor(s): \(specs.map(\.description).joined(separator: " "))")
         try await ServiceGroup(configuration: groupConfiguration).run()
+    }
+
+    private static func locations(_ configuration: DaemonConfiguration) -> [SensorID: HeartRateSensorLocation] {
+        configuration.locations.compactMapValues { HeartRateSensorLocation(rawValue: Int($0.rawValue)) }
     }
 }
 

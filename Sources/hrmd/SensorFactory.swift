@@ -7,6 +7,11 @@ import SensorDecoding
 
 /// Turns sensor specifications into backends.
 enum SensorFactory {
+    /// The plans for `specs`, keyed by the backend's name (mock-1, replay:FILE, …).
+    static func plans(for specs: [SensorSpec], logger: Logger) throws(CommandFailure) -> [SensorPlan] {
+        try backends(for: specs, logger: logger).map { SensorPlan(key: $0.name, backend: $0) }
+    }
+
     static func backends(for specs: [SensorSpec], logger: Logger) throws(CommandFailure) -> [any SensorBackend] {
         var backends: [any SensorBackend] = []
         var mockCount = 0

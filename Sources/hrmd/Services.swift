@@ -1,27 +1,8 @@
 import Logging
 import SensorBackends
 import ServiceLifecycle
-
-/// Runs one sensor backend as a service until graceful shutdown; a backend that fails is
-/// logged and the others go on.
-struct SensorService: Service {
-    let backend: any SensorBackend
-    let sink: FrameSink
-    let logger: Logger
-
-    func run() async {
-        let name = backend.name
-        logger.info("sensor \(name) started")
-        do {
-            try await cancelWhenGracefulShutdown { [backend, sink] in try await backend.run(into: sink) }
-            logger.info("sensor \(name) stopped")
-        } catch is CancellationError {
-            logger.info("sensor \(name) stopped")
-        } catch {
-            logger.error("sensor \(name) failed: \(error)")
-        }
-    }
-}
+import SystemdSupport
+import UnixSignals
 
 /// Ends the run after `--duration`: returning starts the group's graceful shutdown.
 struct RunLimit: Service {
@@ -41,6 +22,30 @@ struct RecorderService: Service {
             await recorder.run()
         } onGracefulShutdown: { [recorder] in
             recorder.finish()
+        }
+    }
+}
+
+/// Started last, so everything before it runs: tells the service manager hrmd is ready,
+/// re-reads the configuration on SIGHUP, and says STOPPING=1 when shutdown begins.
+struct LifecycleService: Service {
+    let notifier: ServiceNotifier
+    let status: @Sendable () -> String
+    let reload: @Sendable () async -> Void
+    let logger: Logger
+
+    func run() async {
+        notifier.ready(status: status())
+        logger.info("ready: \(status())")
+        await withGracefulShutdownHandler {
+            for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
+                notifier.reloading()
+                logger.notice("SIGHUP: reloading the configuration")
+                await reload()
+                notifier.ready(status: status())
+            }
+        } onGracefulShutdown: { [notifier] in
+            notifier.stopping()
         }
     }
 }

@@ -1,0 +1,55 @@
+@preconcurrency import Glibc
+import Foundation
+
+/// A datagram socket that stands in for systemd's notification socket: point $NOTIFY_SOCKET
+/// at `path` and read what a service sends with sd_notify.
+public final class NotifySocket: @unchecked Sendable {
+    public let path: String
+    private let fd: Int32
+    /// Every message received so far, in order.
+    public private(set) var messages: [String] = []
+
+    public init(path: String) throws {
+        self.path = path
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw POSIXError(.ENAMETOOLONG) }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            buffer.copyBytes(from: bytes)
+            buffer[bytes.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Reads until a message satisfies `condition` or `limit` passes; returns that message.
+    @discardableResult
+    public func waitFor(limit: Duration = .seconds(15), _ condition: (String) -> Bool) async throws -> String? {
+        if let found = messages.first(where: condition) { return found }
+        let deadline = ContinuousClock.now.advanced(by: limit)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now < deadline {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                let message = String(decoding: buffer[..<count], as: UTF8.self)
+                messages.append(message)
+                if condition(message) { return message }
+            } else {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        return nil
+    }
+
+    deinit {
+        close(fd)
+        unlink(path)
+    }
+}

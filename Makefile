@@ -6,13 +6,32 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := libsqlite3-dev sqlite3 libsystemd-dev libudev-dev libbluetooth-dev
+APT_PACKAGES := libsqlite3-dev sqlite3 libsystemd-dev libudev-dev libbluetooth-dev systemd
 DEMO_DIR := demo
 DEMO_STORE := $(DEMO_DIR)/hrmd.sqlite
 DEBUG_BIN := .build/debug
 RELEASE_BIN := .build/release
 
-.PHONY: all deps build test demo bench clean
+# Installation (make install PREFIX=/usr DESTDIR=/tmp/pkg)
+PREFIX ?= /usr/local
+DESTDIR ?=
+SYSCONFDIR ?= /etc
+BINDIR := $(PREFIX)/bin
+LIBDIR := $(PREFIX)/lib
+MANDIR := $(PREFIX)/share/man
+UNITDIR ?= $(LIBDIR)/systemd/system
+INSTALLED := \
+	$(BINDIR)/hrmd $(BINDIR)/hrmctl \
+	$(UNITDIR)/hrmd.service \
+	$(LIBDIR)/sysusers.d/hrmd.conf $(LIBDIR)/tmpfiles.d/hrmd.conf \
+	$(LIBDIR)/udev/rules.d/60-hrmd.rules \
+	$(SYSCONFDIR)/hrmd/hrmd.conf.example \
+	$(MANDIR)/man8/hrmd.8 $(MANDIR)/man1/hrmctl.1 \
+	$(PREFIX)/share/bash-completion/completions/hrmd $(PREFIX)/share/bash-completion/completions/hrmctl \
+	$(PREFIX)/share/zsh/site-functions/_hrmd $(PREFIX)/share/zsh/site-functions/_hrmctl \
+	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish
+
+.PHONY: all deps build test check-service demo bench release install uninstall clean
 
 all: build
 
@@ -30,6 +49,11 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory check-service
+
+## check-service: the unit's syntax and security score, and an install into a scratch DESTDIR
+check-service:
+	SWIFT="$(SWIFT)" bash Tests/service/check-service.sh
 
 demo: build
 	@mkdir -p $(DEMO_DIR) && rm -f $(DEMO_STORE) $(DEMO_STORE)-wal $(DEMO_STORE)-shm
@@ -37,9 +61,38 @@ demo: build
 	$(DEBUG_BIN)/hrmd --store $(DEMO_STORE) --sensor mock:hz=2 --sensor mock:location=wrist,bpm=75,hz=2 --duration 6
 	$(DEBUG_BIN)/hrmctl samples --store $(DEMO_STORE)
 
-bench: deps
+release: deps
 	$(SWIFT) build -c release --static-swift-stdlib
+
+bench: release
 	HRMD_BIN_DIR=$(RELEASE_BIN) $(RELEASE_BIN)/hrmbench
+
+## install: the release binaries, unit, sysusers/tmpfiles, udev rules, example
+## configuration, man pages and shell completions (honours PREFIX and DESTDIR)
+install: release
+	$(SWIFT) package generate-manual --configuration debug > /dev/null
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(LIBDIR)/sysusers.d $(DESTDIR)$(LIBDIR)/tmpfiles.d \
+		$(DESTDIR)$(LIBDIR)/udev/rules.d $(DESTDIR)$(SYSCONFDIR)/hrmd $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 0755 $(RELEASE_BIN)/hrmd $(RELEASE_BIN)/hrmctl $(DESTDIR)$(BINDIR)/
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/hrmd.service.in > $(DESTDIR)$(UNITDIR)/hrmd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/hrmd.service
+	install -m 0644 systemd/hrmd.sysusers $(DESTDIR)$(LIBDIR)/sysusers.d/hrmd.conf
+	install -m 0644 systemd/hrmd.tmpfiles $(DESTDIR)$(LIBDIR)/tmpfiles.d/hrmd.conf
+	install -m 0644 udev/60-hrmd.rules $(DESTDIR)$(LIBDIR)/udev/rules.d/60-hrmd.rules
+	install -m 0644 systemd/hrmd.conf.example $(DESTDIR)$(SYSCONFDIR)/hrmd/hrmd.conf.example
+	$(DEBUG_BIN)/generate-manual-tool $(RELEASE_BIN)/hrmd --section 8 --output-directory $(DESTDIR)$(MANDIR)/man8
+	$(DEBUG_BIN)/generate-manual-tool $(RELEASE_BIN)/hrmctl --section 1 --output-directory $(DESTDIR)$(MANDIR)/man1
+	for tool in hrmd hrmctl; do \
+		$(RELEASE_BIN)/$$tool --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$tool; \
+		$(RELEASE_BIN)/$$tool --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_$$tool; \
+		$(RELEASE_BIN)/$$tool --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/$$tool.fish; \
+	done
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(SYSCONFDIR)/hrmd 2>/dev/null
 
 clean:
 	rm -rf .build $(DEMO_DIR)

@@ -110,6 +110,10 @@ let package = Package(
             name: "SensorBackendsTests",
             dependencies: ["SensorBackends", "SensorDecoding", "TraceFormat", "Timestamps", "TestSupport"]
         ),
+        .testTarget(
+            name: "SystemdSupportTests",
+            dependencies: ["SystemdSupport", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorDecoding", "Timestamps"]),
         .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CLISupport", "SensorDecoding", "Timestamps"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps"]),

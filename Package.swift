@@ -21,6 +21,8 @@ let package = Package(
         .target(name: "HealthUnits"),
         // Pure: raw sensor frames and their decoders (GATT heart-rate characteristics).
         .target(name: "SensorDecoding", dependencies: ["Timestamps"]),
+        // Pure: FIT activity files (header, CRCs, definitions, records, hrv, device_info).
+        .target(name: "FITDecoding"),
         // Pure: JSON values written with their keys in order, one per line.
         .target(name: "JSONLines"),
         // Pure: the hrmd-trace format (JSON Lines of raw frames), both ways.
@@ -36,7 +38,9 @@ let package = Package(
         // Sensor backends behind one small interface; they emit raw frames and know no store.
         .target(
             name: "SensorBackends",
-            dependencies: ["SensorDecoding", "Timestamps", "TraceFormat", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "SensorDecoding", "Timestamps", "TraceFormat", "FITDecoding", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // frames → decode → quantities → policy → authorize → batched writes.
         .target(
@@ -114,6 +118,7 @@ let package = Package(
             name: "SystemdSupportTests",
             dependencies: ["SystemdSupport", .product(name: "Logging", package: "swift-log")]
         ),
+        .testTarget(name: "FITDecodingTests", dependencies: ["FITDecoding"], exclude: ["Fixtures"]),
         .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorDecoding", "Timestamps"]),
         .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CLISupport", "SensorDecoding", "Timestamps"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps"]),

@@ -51,7 +51,7 @@ struct FrameInterpreter {
     }
 
     mutating func interpret(_ frame: SensorFrame, result: inout Interpretation) {
-        guard frame.transport == .ble || frame.transport == .mock else {
+        guard frame.transport == .ble || frame.transport == .mock || frame.transport == .fit else {
             result.skips.append(.unsupportedTransport(frame.transport.rawValue))
             return
         }

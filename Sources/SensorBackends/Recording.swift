@@ -8,6 +8,9 @@ public enum RecordingEntry: Sendable {
     case frame(SensorFrame, line: Int)
     /// A line that could not be read; the rest of the recording goes on.
     case badLine(line: Int, reason: String)
+    /// Part of the recording that cannot be used, and why (FIT records without an absolute
+    /// time, say).
+    case unusable(reason: String)
 }
 
 /// What a recording file holds, told apart by content.

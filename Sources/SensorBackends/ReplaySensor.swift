@@ -30,6 +30,9 @@ public struct ReplaySensor: SensorBackend {
             case .badLine(let line, let reason):
                 bad += 1
                 logger.warning("\(path):\(line): skipped: \(reason)")
+            case .unusable(let reason):
+                bad += 1
+                logger.warning("\(path): \(reason)")
             case .frame(let frame, _):
                 if speed.isFinite, speed > 0 {
                     let origin = first ?? frame.time
@@ -53,7 +56,7 @@ public enum RecordingSource {
     public static func entries(of path: String) throws(RecordingError) -> AnySequence<RecordingEntry> {
         switch try TraceRecording.kind(of: path) {
         case .trace: AnySequence(try TraceRecording(path: path))
-        case .fit: throw .unknownFormat(path: path)
+        case .fit: AnySequence(try FITRecording(path: path).entries)
         }
     }
 }

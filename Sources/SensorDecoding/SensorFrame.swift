@@ -3,6 +3,8 @@ import Timestamps
 /// The transport a frame arrived through.
 public enum SensorTransport: String, Sendable, Hashable, CaseIterable, Codable {
     case ble, ant, serial, mock
+    /// Frames made from a FIT file's records, in the GATT heart-rate encoding.
+    case fit
 }
 
 /// What happened: a notification, a characteristic read, or a lifecycle event of the sensor.

@@ -12,16 +12,23 @@ import Timestamps
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
-        abstract: "Store the samples of recorded traces, through the same path as live data.",
+        abstract: "Store the samples of recorded traces and FIT files, through the same path as live data.",
         discussion: """
-            Each FILE is an hrmd trace (written by hrmd --record, CONTRACT.md), told apart by
-            its content. Its frames go through the same decode → convert → authorize → store
-            path as live data, with their original timestamps, under the source "hrmd" (so the
-            same authorization applies, and a replay of what hrmd stored live, or of the same
-            file twice, stores nothing new).
+            Each FILE is an hrmd trace (written by hrmd --record, CONTRACT.md) or a FIT
+            activity file from a watch or bike computer, told apart by their content. Their
+            frames go through the same decode → convert → authorize → store path as live data,
+            with their original timestamps, under the source "hrmd" (so the same authorization
+            applies, and a replay of what hrmd stored live, or of the same file twice, stores
+            nothing new).
 
-            Bad lines are reported with their line numbers and skipped; the good ones are
-            still stored, and the exit status is then 65. A progress bar shows on a terminal.
+            Bad trace lines are reported with their line numbers and skipped; the good ones
+            are still stored, and the exit status is then 65. A FIT file's heart_rate records
+            become heart-rate samples (255, FIT's "invalid", never does), its hrv messages RR
+            intervals, its device_info the device. Device-relative FIT times are stored only
+            when the file gives an absolute anchor (timestamp_correlation); otherwise hrmctl
+            says so and exits 65. A truncated or corrupt FIT file is exit 65 with what was
+            read before the damage; --accept-damaged stores that part. A progress bar shows
+            on a terminal.
 
             EXIT STATUS
               0 all stored (or already stored), 65 bad lines or an unreadable format, 66 a
@@ -30,12 +37,15 @@ struct ReplayCommand: ParsableCommand {
             EXAMPLES
               hrmctl replay /var/lib/hrmd/traces/hrmd-20261120T100000.000Z.trace.jsonl
               hrmctl replay --realtime session.trace.jsonl
+              hrmctl replay Morning_Ride.fit
             """)
 
     @OptionGroup var storeOptions: StoreOptions
     @Option(help: ArgumentHelp("Play N times faster than recorded (default: as fast as possible).", valueName: "n"))
     var speed: Double?
     @Flag(help: "Play at the recorded pace (the same as --speed 1).") var realtime = false
+    @Flag(help: "Store what a damaged (truncated or corrupt) FIT file holds before the damage.")
+    var acceptDamaged = false
     @Argument(help: "Recordings to replay.") var files: [String]
 
     func validate() throws {
@@ -63,32 +73,46 @@ struct ReplayCommand: ParsableCommand {
         }
     }
 
-    /// Feeds one file; returns its number of bad lines.
+    /// Feeds one file; returns its number of bad lines (and unusable parts).
     private func replay(_ file: String, into ingestor: inout FrameIngestor) throws(CommandFailure) -> Int {
-        var recording: TraceRecording
-        do {
-            guard try TraceRecording.kind(of: file) == .trace else { throw RecordingError.unknownFormat(path: file) }
-            recording = try TraceRecording(path: file)
-        } catch {
-            throw CommandFailure("\(error)", status: .dataError)
-        }
-        let total = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
-        var progress = ProgressLine(label: (file as NSString).lastPathComponent, total: total)
         var pace = Pace(speed: realtime ? 1 : speed)
         var badLines = 0
-        while let entry = recording.next() {
+        func take(_ entry: RecordingEntry) {
             switch entry {
             case .frame(let frame, _):
                 pace.wait(until: frame.time)
                 ingestor.accept(frame)
             case .badLine(let line, let reason):
                 badLines += 1
-                progress.clear()
                 if badLines <= 50 { printError("\(file):\(line): \(reason)", program: "hrmctl") }
+            case .unusable(let reason):
+                badLines += 1
+                printError("\(file): \(reason)", program: "hrmctl")
             }
-            progress.update(recording.bytesRead)
         }
-        progress.finish()
+        do {
+            switch try TraceRecording.kind(of: file) {
+            case .trace:
+                var recording = try TraceRecording(path: file)
+                let total = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+                var progress = ProgressLine(label: (file as NSString).lastPathComponent, total: total)
+                while let entry = recording.next() {
+                    if case .frame = entry {} else { progress.clear() }
+                    take(entry)
+                    progress.update(recording.bytesRead)
+                }
+                progress.finish()
+            case .fit:
+                let recording = try FITRecording(path: file, acceptingDamage: acceptDamaged)
+                if let damage = recording.damage {
+                    printError("\(file): \(damage); storing what was read before it", program: "hrmctl")
+                }
+                recording.entries.forEach(take)
+            }
+        } catch {
+            if case .unreadable(_, _, true) = error { throw CommandFailure("\(error)", status: .noInput) }
+            throw CommandFailure("\(error)", status: .dataError)
+        }
         if badLines > 50 { printError("\(file): \(badLines - 50) more bad lines", program: "hrmctl") }
         return badLines
     }

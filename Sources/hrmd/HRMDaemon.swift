@@ -36,8 +36,8 @@ struct HRMDaemon: AsyncParsableCommand {
               ble[:AA:BB:CC:DD:EE:FF]  BLE straps through BlueZ (not in this version yet)
               ant[:/dev/ttyUSB0]       ANT+ straps through an ANT USB stick (not yet)
               serial:/dev/ttyACM0[,baud=N]  a serial heart-rate sensor (not yet)
-              replay:FILE              a recorded hrmd trace, played at its recorded pace with
-                                       its original timestamps
+              replay:FILE              a recorded hrmd trace or FIT file, played at its
+                                       recorded pace with its original timestamps
 
             RECORDING
               --record DIR writes every raw frame and lifecycle event to hrmd-trace files

@@ -113,4 +113,41 @@ struct ReplayEndToEndTests {
             environment: harness.environment, in: harness.directory)
         #expect(missing.exitCode == 66)
     }
+
+    static let fitFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("FITDecodingTests/Fixtures").path
+
+    @Test("a FIT file from a watch: every record's heart rate at its UTC time, once")
+    func fitFile() async throws {
+        let harness = try Harness()
+        _ = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate")
+        let fit = "\(Self.fitFixtures)/garmin-edge-820-bike.fit"
+        let first = try await replay(harness, store: harness.store, [fit])
+        #expect(first.exitCode == 0, "\(first.stderr)")
+        let samples = try await harness.samples()
+        let csv = try String(contentsOfFile: "\(Self.fitFixtures)/garmin-edge-820-bike-records.csv", encoding: .utf8)
+        let expected = csv.split(whereSeparator: \.isNewline).dropFirst().compactMap { line -> Double? in
+            let columns = line.split(separator: ",", omittingEmptySubsequences: false)
+            return columns.count > 1 ? Double(columns[1]) : nil
+        }
+        #expect(samples.count == expected.count)
+        #expect(samples.compactMap { $0["value"] as? Double } == expected)
+        #expect(samples.first?["start"] as? String == "2017-06-12T16:10:15.000Z")  // 09:10:15 PDT
+        #expect((samples.first?["device"] as? [String: Any])?["manufacturer"] as? String == "Garmin")
+        let again = try await replay(harness, store: harness.store, [fit])
+        #expect(again.stdout.contains("; 0 samples stored;"))
+    }
+
+    @Test("a truncated FIT file is exit 65 saying what was read; --accept-damaged stores that part")
+    func damagedFIT() async throws {
+        let harness = try Harness()
+        _ = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate")
+        let fit = "\(Self.fitFixtures)/activity-unexpected-eof.fit"
+        let strict = try await replay(harness, store: harness.store, [fit])
+        #expect(strict.exitCode == 65)
+        #expect(strict.stderr.contains("truncated") && strict.stderr.contains("--accept-damaged"))
+        #expect(strict.stderr.split(separator: "\n").count == 1)
+        let accepted = try await replay(harness, store: harness.store, [fit], extra: ["--accept-damaged"])
+        #expect(accepted.exitCode == 0, "\(accepted.stderr)")
+    }
 }

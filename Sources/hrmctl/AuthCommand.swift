@@ -9,11 +9,12 @@ struct AuthCommand: ParsableCommand {
         commandName: "auth",
         abstract: "Grant, revoke and list which sources may store which types.",
         discussion: """
-            As in HealthKit, each source (a program such as "hrmd") needs the user's permission
-            for each type it writes. A source that asked shows as notDetermined until answered.
-            A grant or revoke applies from the source's next write; revoking keeps what is stored.
-            With --read, the answer is about reading instead: a program that reads the store
-            as a source needs it (the user's own hrmctl reads everything).
+            As in HealthKit, each source (a program such as "hrmd") needs the user's
+            permission for each type it writes. A source that asked shows as
+            notDetermined until answered. A grant or revoke applies from the source's
+            next write; revoking keeps what is stored. With --read, the answer is about
+            reading instead: a program that reads the store as a source needs it (the
+            user's own hrmctl reads everything).
             """,
         subcommands: [Grant.self, Revoke.self, List.self]
     )

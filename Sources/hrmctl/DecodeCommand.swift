@@ -9,13 +9,15 @@ struct DecodeCommand: ParsableCommand {
         commandName: "decode",
         abstract: "Decode one raw GATT heart-rate value given in hex.",
         discussion: """
-            HEX may be written 164a0004, "16 4a 00 04", 16:4a:00:04 or 0x164a0004.
-            A value that does not decode is exit 65 with a one-line reason.
+            HEX may be written 164a0004, "16 4a 00 04", 16:4a:00:04 or 0x164a0004. A
+            value that does not decode is exit 65 with a one-line reason.
 
             JSON for 2a37:
-              {"heartRate":85,"sensorContact":"detected","energyExpended":50,"rrIntervals":[0.0322265625]}
-            energyExpended is in kJ (null when absent); rrIntervals in seconds (raw / 1024),
-            oldest first; sensorContact is unsupported, notDetected or detected.
+              {"heartRate":85,"sensorContact":"detected","energyExpended":50,
+               "rrIntervals":[0.0322265625]}
+            energyExpended is in kJ (null when absent); rrIntervals in seconds
+            (raw / 1024), oldest first; sensorContact is unsupported, notDetected
+            or detected.
             JSON for 2a38: {"sensorLocation":"chest"}
 
             EXAMPLES

@@ -8,15 +8,15 @@ struct HRMCtl: ParsableCommand {
         commandName: "hrmctl",
         abstract: "Inspect and manage the heart-rate store that hrmd writes.",
         discussion: """
-            The store is --store PATH, else $HRMD_STORE, else the "store" of the configuration
-            file (--config FILE, else /etc/hrmd/hrmd.conf when it exists), else
-            /var/lib/hrmd/hrmd.sqlite.
+            The store is --store PATH, else $HRMD_STORE, else the "store" of the
+            configuration file (--config FILE, else /etc/hrmd/hrmd.conf when it exists),
+            else /var/lib/hrmd/hrmd.sqlite.
 
             EXIT STATUS
-              0 success (also for an empty range), 64 usage error (bad flag, unknown type or
-              incompatible unit), 65 malformed input data, 66 the store or an input file is
-              missing, 69 the system store is unavailable, 73 the store cannot be created,
-              77 permission denied, 1 anything else.
+              0 success (also for an empty range), 64 usage error (bad flag, unknown
+              type or incompatible unit), 65 malformed input data, 66 the store or an
+              input file is missing, 69 the system store is unavailable, 73 the store
+              cannot be created, 77 permission denied, 1 anything else.
 
             EXAMPLES
               hrmctl auth grant hrmd heart-rate

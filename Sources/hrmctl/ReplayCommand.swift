@@ -15,24 +15,25 @@ struct ReplayCommand: ParsableCommand {
         abstract: "Store the samples of recorded traces and FIT files, through the same path as live data.",
         discussion: """
             Each FILE is an hrmd trace (written by hrmd --record, CONTRACT.md) or a FIT
-            activity file from a watch or bike computer, told apart by their content. Their
-            frames go through the same decode → convert → authorize → store path as live data,
-            with their original timestamps, under the source "hrmd" (so the same authorization
-            applies, and a replay of what hrmd stored live, or of the same file twice, stores
-            nothing new).
+            activity file from a watch or bike computer, told apart by their content.
+            Their frames go through the same decode → convert → authorize → store path
+            as live data, with their original timestamps, under the source "hrmd" (so
+            the same authorization applies, and a replay of what hrmd stored live, or of
+            the same file twice, stores nothing new).
 
-            Bad trace lines are reported with their line numbers and skipped; the good ones
-            are still stored, and the exit status is then 65. A FIT file's heart_rate records
-            become heart-rate samples (255, FIT's "invalid", never does), its hrv messages RR
-            intervals, its device_info the device. Device-relative FIT times are stored only
-            when the file gives an absolute anchor (timestamp_correlation); otherwise hrmctl
-            says so and exits 65. A truncated or corrupt FIT file is exit 65 with what was
-            read before the damage; --accept-damaged stores that part. A progress bar shows
-            on a terminal.
+            Bad trace lines are reported with their line numbers and skipped; the good
+            ones are still stored, and the exit status is then 65. A FIT file's
+            heart_rate records become heart-rate samples (255, FIT's "invalid", never
+            does), its hrv messages RR intervals, its device_info the device. Device-
+            relative FIT times are stored only when the file gives an absolute anchor
+            (timestamp_correlation); otherwise hrmctl says so and exits 65. A truncated
+            or corrupt FIT file is exit 65 with what was read before the damage;
+            --accept-damaged stores that part. A progress bar shows on a terminal.
 
             EXIT STATUS
-              0 all stored (or already stored), 65 bad lines or an unreadable format, 66 a
-              file or the store is missing, 77 hrmd may not store heart-rate, 1 anything else.
+              0 all stored (or already stored), 65 bad lines or an unreadable format, 66
+              a file or the store is missing, 77 hrmd may not store heart-rate, 1
+              anything else.
 
             EXAMPLES
               hrmctl replay /var/lib/hrmd/traces/hrmd-20261120T100000.000Z.trace.jsonl

@@ -11,13 +11,15 @@ struct SamplesCommand: ParsableCommand {
         commandName: "samples",
         abstract: "Print stored samples, oldest first.",
         discussion: """
-            WHEN is an RFC 3339 time (2026-11-20T10:00:00Z) or an age: 90s, 15m, 2h, 7d ago.
-            A sample is in the range when it starts at or after --since and before --until.
-            Tables show local time; JSON and CSV show UTC with milliseconds.
+            WHEN is an RFC 3339 time (2026-11-20T10:00:00Z) or an age: 90s, 15m, 2h, 7d
+            ago. A sample is in the range when it starts at or after --since and before
+            --until. Tables show local time; JSON and CSV show UTC with milliseconds.
 
             JSON (--output json) prints one object per line, like journalctl -o json:
-              {"type":"heart-rate","start":"…","end":"…","value":72,"unit":"count/min",
-               "source":"hrmd","device":{"name":…,"identifier":…},"metadata":{"sensorLocation":"chest"}}
+              {"type":"heart-rate","start":"…","end":"…","value":72,
+               "unit":"count/min","source":"hrmd",
+               "device":{"name":…,"identifier":…},
+               "metadata":{"sensorLocation":"chest"}}
             metadata leaves out what is unknown.
 
             EXAMPLES

@@ -18,36 +18,42 @@ struct HRMDaemon: AsyncParsableCommand {
         abstract: "Record heart rate from chest straps into the shared health store.",
         discussion: """
             hrmd runs in the foreground (systemd runs it as a service). It reads Heart Rate
-            Measurements from the sensors named with --sensor (or in the configuration file),
-            tags each sample with the sensor's body location, and writes the samples to the
-            store, but only the types its source "hrmd" is authorized to share. Until then it
-            logs the command that grants them, for example:
+            Measurements from the sensors named with --sensor (or in the configuration
+            file), tags each sample with the sensor's body location, and writes the
+            samples to the store, but only the types its source "hrmd" is authorized to
+            share. Until then it logs the command that grants them, for example:
 
               hrmctl auth grant hrmd heart-rate
 
-            and starts storing within a second of the grant, without a restart. A revoke stops
-            storage from the next write. SIGTERM or SIGINT writes what is pending and exits 0.
+            and starts storing within a second of the grant, without a restart. A revoke
+            stops storage from the next write. SIGTERM or SIGINT writes what is pending
+            and exits 0.
 
             SENSORS (--sensor SPEC, repeatable)
-              mock[:key=value,…]       the built-in mock strap; keys: bpm (resting, 30…220),
-                                       hz (notifications per second), rr (on|off), location
-                                       (other|chest|wrist|finger|hand|earLobe|foot), seed,
-                                       id (device name, default mock-N), contact-loss (0…1)
-              ble[:AA:BB:CC:DD:EE:FF]  BLE straps through BlueZ (not in this version yet)
+              mock[:key=value,…]       the built-in mock strap; keys: bpm (resting,
+                                       30…220), hz (notifications per second), rr
+                                       (on|off), location
+                                       (other|chest|wrist|finger|hand|earLobe|foot),
+                                       seed, id (device name, default mock-N),
+                                       contact-loss (0…1)
+              ble[:AA:BB:CC:DD:EE:FF]  BLE straps through BlueZ (not in this version
+                                       yet)
               ant[:/dev/ttyUSB0]       ANT+ straps through an ANT USB stick (not yet)
               serial:/dev/ttyACM0[,baud=N]  a serial heart-rate sensor (not yet)
               replay:FILE              a recorded hrmd trace or FIT file, played at its
                                        recorded pace with its original timestamps
 
             RECORDING
-              --record DIR writes every raw frame and lifecycle event to hrmd-trace files
-              (JSON Lines, CONTRACT.md) named hrmd-<start time>.trace.jsonl, a new file every
-              64 MiB. A line is whole or absent; a full disk is logged and never stops ingest.
+              --record DIR writes every raw frame and lifecycle event to hrmd-trace
+              files (JSON Lines, CONTRACT.md) named hrmd-<start time>.trace.jsonl, a new
+              file every 64 MiB. A line is whole or absent; a full disk is logged and
+              never stops ingest.
               "hrmctl replay FILE" or --sensor replay:FILE plays a recording back.
 
             STORE
               --store PATH, else $HRMD_STORE, else the configuration's "store", else
-              /var/lib/hrmd/hrmd.sqlite. The file is created when missing (its directory is not).
+              /var/lib/hrmd/hrmd.sqlite. The file is created when missing (its directory
+              is not).
 
             CONFIGURATION
               --config FILE, else /etc/hrmd/hrmd.conf when it exists. INI format:
@@ -58,12 +64,13 @@ struct HRMDaemon: AsyncParsableCommand {
                 log-level = info
                 [locations]
                 AA:BB:CC:DD:EE:FF = chest   (wins over what the sensor reports)
-              An unknown key or a bad value is a start-up error naming the file, line and key.
+              An unknown key or a bad value is a start-up error naming the file, line
+              and key.
 
             EXIT STATUS
-              0 success, 64 usage error, 66 configuration file missing, 69 a needed service
-              or the system store is unavailable, 73 the store cannot be created, 77
-              permission denied, 1 anything else.
+              0 success, 64 usage error, 66 configuration file missing, 69 a needed
+              service or the system store is unavailable, 73 the store cannot be
+              created, 77 permission denied, 1 anything else.
 
             EXAMPLES
               hrmd --store ./hr.sqlite --sensor mock --duration 10

@@ -25,7 +25,10 @@ struct HRMCtl: ParsableCommand {
               hrmctl decode 164a0004
             """,
         version: HRMVersion.current,
-        subcommands: [AuthCommand.self, SamplesCommand.self, ReplayCommand.self, DecodeCommand.self, TypesCommand.self]
+        subcommands: [
+            AuthCommand.self, SamplesCommand.self, StatsCommand.self, ExportCommand.self, DevicesCommand.self,
+            SourcesCommand.self, ReplayCommand.self, DecodeCommand.self, TypesCommand.self,
+        ]
     )
 }
 

@@ -28,17 +28,14 @@ struct SamplesCommand: ParsableCommand {
             """)
 
     @OptionGroup var storeOptions: StoreOptions
-    @Option(help: ArgumentHelp("The sample type (see hrmctl types).", valueName: "type")) var type: String = "heart-rate"
-    @Option(help: ArgumentHelp("Only samples that start at or after WHEN.", valueName: "when")) var since: String?
-    @Option(help: ArgumentHelp("Only samples that start before WHEN.", valueName: "when")) var until: String?
-    @Option(help: ArgumentHelp("Show values in this unit, e.g. count/s (must fit the type).", valueName: "unit")) var unit: String?
+    @OptionGroup var range: RangeOptions
     @Option(help: "table, json (one object per line) or csv.") var output: OutputFormat = .table
 
-    func validate() throws { _ = try resolved() }
+    func validate() throws { _ = try range.resolved() }
 
     func run() throws {
         try reportingFailures {
-            let (query, displayUnit) = try resolved()
+            let (query, displayUnit) = try range.resolved()
             let store = try storeOptions.location.open(.existingOnly)
             let printer = SamplePrinter(format: output, unit: displayUnit)
             var count = 0
@@ -53,31 +50,5 @@ struct SamplesCommand: ParsableCommand {
                 if output == .table { print("no samples") } else { printError("no samples", program: "hrmctl") }
             }
         }
-    }
-
-    private func resolved() throws(ValidationError) -> (SampleQuery, HealthUnit) {
-        guard let sampleType = SampleType(identifier: type) else {
-            throw ValidationError("unknown type '\(type)' (known: \(SampleType.all.map(\.identifier).joined(separator: ", ")))")
-        }
-        var displayUnit = sampleType.canonicalUnit
-        if let unit {
-            do { displayUnit = try HealthUnit(from: unit) } catch { throw ValidationError("--unit: \(error)") }
-            guard displayUnit.isCompatible(with: sampleType.canonicalUnit) else {
-                throw ValidationError("unit \(unit) is not compatible with \(sampleType.identifier) (\(sampleType.canonicalUnit.unitString))")
-            }
-        }
-        let now = Timestamp.now()
-        func time(_ text: String?, _ flag: String) throws(ValidationError) -> Timestamp? {
-            guard let text else { return nil }
-            guard let time = TimeExpression.parse(text, now: now) else {
-                throw ValidationError("\(flag) '\(text)' is not \(TimeExpression.expected)")
-            }
-            return time
-        }
-        let query = SampleQuery(type: sampleType, since: try time(since, "--since"), until: try time(until, "--until"))
-        if let start = query.since, let end = query.until, end < start {
-            throw ValidationError("--until (\(end)) is before --since (\(start))")
-        }
-        return (query, displayUnit)
     }
 }

@@ -1,0 +1,220 @@
+@preconcurrency import Glibc
+import ArgumentParser
+import CLISupport
+import Foundation
+import HealthStore
+import HealthUnits
+import JSONLines
+import Timestamps
+
+/// `hrmctl export`: stored samples in formats other tools read.
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export stored samples as CSV, JSON Lines, FHIR R4 or Open mHealth.",
+        discussion: """
+            csv and jsonl are the shapes of "hrmctl samples" (UTC, milliseconds). fhir is one
+            FHIR R4 Bundle (type collection) of vital-signs heart-rate Observations: LOINC
+            8867-4, UCUM /min, the device, and the body site (SNOMED CT) when known. omh is
+            one Open mHealth heart-rate 2.0 data point per line. fhir and omh take heart-rate
+            only.
+
+            EXAMPLES
+              hrmctl export --format fhir --since 1d --output today.fhir.json
+              hrmctl export --format csv --type rr-interval --since 2h
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case csv, jsonl, fhir, omh }
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var range: RangeOptions
+    @Option(help: "csv, jsonl, fhir or omh.") var format: Format
+    @Option(help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file")) var output: String?
+
+    func validate() throws {
+        let (query, _) = try range.resolved()
+        if (format == .fhir || format == .omh) && query.type != .heartRate {
+            throw ValidationError("--format \(format.rawValue) exports heart-rate only")
+        }
+    }
+
+    func run() throws {
+        try reportingFailures {
+            let (query, unit) = try range.resolved()
+            let store = try storeOptions.location.open(.existingOnly)
+            let sink = try LineSink(path: output)
+            let writer: any SampleExportWriter = switch format {
+            case .csv: CSVExport(unit: unit)
+            case .jsonl: JSONLinesExport(unit: unit)
+            case .fhir: FHIRBundleExport()
+            case .omh: OpenMHealthExport()
+            }
+            var count = 0
+            writer.begin(sink)
+            try storeFailure {
+                try store.enumerateSamples(query) { stored in
+                    writer.write(stored, first: count == 0, to: sink)
+                    count += 1
+                }
+            }
+            writer.end(sink)
+            try sink.close()
+            if count == 0 { printError("no samples", program: "hrmctl") }
+        }
+    }
+}
+
+/// Where export lines go: standard output or a file.
+final class LineSink {
+    private let file: UnsafeMutablePointer<FILE>
+    private let path: String?
+
+    init(path: String?) throws(CommandFailure) {
+        self.path = path
+        if let path {
+            guard let file = fopen(path, "we") else {
+                throw CommandFailure("cannot create \(path): \(String(cString: strerror(errno)))", status: .cannotCreate)
+            }
+            self.file = file
+        } else {
+            file = stdout
+        }
+    }
+
+    func write(_ text: String) { fputs(text, file) }
+
+    func close() throws(CommandFailure) {
+        guard let path else {
+            fflush(file)
+            return
+        }
+        let failed = fflush(file) != 0 || ferror(file) != 0
+        fclose(file)
+        if failed { throw CommandFailure("cannot write \(path): \(String(cString: strerror(errno)))", status: .cannotCreate) }
+    }
+}
+
+/// One export format.
+protocol SampleExportWriter {
+    func begin(_ sink: LineSink)
+    func write(_ stored: StoredSample, first: Bool, to sink: LineSink)
+    func end(_ sink: LineSink)
+}
+
+struct CSVExport: SampleExportWriter {
+    let unit: HealthUnit
+    func begin(_ sink: LineSink) { sink.write("type,start,end,value,unit,source,device,device_name,sensorLocation\n") }
+    func write(_ stored: StoredSample, first: Bool, to sink: LineSink) {
+        let sample = stored.sample
+        let value = DisplayNumber(value: (try? sample.quantity.doubleValue(for: unit)) ?? .nan)
+        sink.write(csvRow([
+            sample.type.identifier, RFC3339.string(from: sample.start), RFC3339.string(from: sample.end), value.description,
+            unit.unitString, stored.source.name, sample.device?.localIdentifier ?? "", sample.device?.name ?? "",
+            sample.metadata.sensorLocation?.name ?? "",
+        ]) + "\n")
+    }
+    func end(_ sink: LineSink) {}
+}
+
+struct JSONLinesExport: SampleExportWriter {
+    let unit: HealthUnit
+    func begin(_ sink: LineSink) {}
+    func write(_ stored: StoredSample, first: Bool, to sink: LineSink) {
+        let value = DisplayNumber(value: (try? stored.sample.quantity.doubleValue(for: unit)) ?? .nan)
+        sink.write(SampleJSON.line(stored, value: value, unit: unit).serialized + "\n")
+    }
+    func end(_ sink: LineSink) {}
+}
+
+/// One FHIR R4 Bundle (collection) of vital-signs heart-rate Observations, streamed.
+struct FHIRBundleExport: SampleExportWriter {
+    func begin(_ sink: LineSink) {
+        sink.write(#"{"resourceType":"Bundle","type":"collection","timestamp":"\#(RFC3339.string(from: .now()))","entry":["# + "\n")
+    }
+
+    func write(_ stored: StoredSample, first: Bool, to sink: LineSink) {
+        let sample = stored.sample
+        let bpm = DisplayNumber(value: (try? sample.quantity.doubleValue(for: .countPerMinute)) ?? .nan)
+        var observation: [(String, JSONValue)] = [
+            ("resourceType", .string("Observation")),
+            ("id", .string("hrmd-\(stored.id)")),
+            ("meta", .object([("profile", .array([.string("http://hl7.org/fhir/StructureDefinition/heartrate")]))])),
+            ("status", .string("final")),
+            ("category", .array([.object([
+                ("coding", .array([.object([
+                    ("system", .string("http://terminology.hl7.org/CodeSystem/observation-category")),
+                    ("code", .string("vital-signs")), ("display", .string("Vital Signs")),
+                ])])),
+                ("text", .string("Vital Signs")),
+            ])])),
+            ("code", .object([
+                ("coding", .array([.object([
+                    ("system", .string("http://loinc.org")), ("code", .string("8867-4")), ("display", .string("Heart rate")),
+                ])])),
+                ("text", .string("Heart rate")),
+            ])),
+            ("effectiveDateTime", .string(RFC3339.string(from: sample.start))),
+            ("valueQuantity", .object([
+                ("value", bpm.json), ("unit", .string("beats/minute")),
+                ("system", .string("http://unitsofmeasure.org")), ("code", .string("/min")),
+            ])),
+        ]
+        if let device = sample.device {
+            let name = device.name.map { "\($0) (\(device.localIdentifier))" } ?? device.localIdentifier
+            observation.append(("device", .object([("display", .string(name))])))
+        }
+        if let location = sample.metadata.sensorLocation, location != .other {
+            var site: [(String, JSONValue)] = []
+            if let (code, display) = Self.snomed(location) {
+                site.append(("coding", .array([.object([
+                    ("system", .string("http://snomed.info/sct")), ("code", .string(code)), ("display", .string(display)),
+                ])])))
+            }
+            site.append(("text", .string(location.name)))
+            observation.append(("bodySite", .object(site)))
+        }
+        let entry = JSONValue.object([("fullUrl", .string("urn:uuid:\(UUID().uuidString.lowercased())")), ("resource", .object(observation))])
+        sink.write((first ? "" : ",\n") + entry.serialized)
+    }
+
+    func end(_ sink: LineSink) { sink.write("\n]}\n") }
+
+    /// SNOMED CT body structures for the sensor locations that have a clear one.
+    static func snomed(_ location: HeartRateSensorLocation) -> (String, String)? {
+        switch location {
+        case .chest: ("51185008", "Thoracic structure")
+        case .wrist: ("8205005", "Wrist region structure")
+        case .finger: ("7569003", "Finger structure")
+        case .hand: ("85562004", "Hand structure")
+        case .foot: ("56459004", "Foot structure")
+        case .earLobe, .other: nil
+        }
+    }
+}
+
+/// Open mHealth heart-rate 2.0 data points, one per line.
+struct OpenMHealthExport: SampleExportWriter {
+    func begin(_ sink: LineSink) {}
+
+    func write(_ stored: StoredSample, first: Bool, to sink: LineSink) {
+        let sample = stored.sample
+        let bpm = DisplayNumber(value: (try? sample.quantity.doubleValue(for: .countPerMinute)) ?? .nan)
+        let point = JSONValue.object([
+            ("header", .object([
+                ("id", .string("hrmd-\(stored.id)")),
+                ("creation_date_time", .string(RFC3339.string(from: sample.start))),
+                ("schema_id", .object([("namespace", .string("omh")), ("name", .string("heart-rate")), ("version", .string("2.0"))])),
+                ("acquisition_provenance", .object([
+                    ("source_name", .string(stored.source.name)), ("modality", .string("sensed")),
+                ])),
+            ])),
+            ("body", .object([
+                ("heart_rate", .object([("value", bpm.json), ("unit", .string("beats/min"))])),
+                ("effective_time_frame", .object([("date_time", .string(RFC3339.string(from: sample.start)))])),
+            ])),
+        ])
+        sink.write(point.serialized + "\n")
+    }
+
+    func end(_ sink: LineSink) {}
+}

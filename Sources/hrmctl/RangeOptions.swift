@@ -1,0 +1,39 @@
+import ArgumentParser
+import CLISupport
+import HealthStore
+import HealthUnits
+import Timestamps
+
+/// The type, time range and unit that samples, stats and export share.
+struct RangeOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The sample type (see hrmctl types).", valueName: "type")) var type: String = "heart-rate"
+    @Option(help: ArgumentHelp("From WHEN: RFC 3339 or an age such as 90s, 15m, 2h, 7d.", valueName: "when")) var since: String?
+    @Option(help: ArgumentHelp("Until WHEN (exclusive).", valueName: "when")) var until: String?
+    @Option(help: ArgumentHelp("Show values in this unit, e.g. count/s (must fit the type).", valueName: "unit")) var unit: String?
+
+    /// The sample type, range and display unit, or a usage error (exit 64).
+    func resolved(now: Timestamp = .now()) throws(ValidationError) -> (query: SampleQuery, unit: HealthUnit) {
+        guard let sampleType = SampleType(identifier: type) else {
+            throw ValidationError("unknown type '\(type)' (known: \(SampleType.all.map(\.identifier).joined(separator: ", ")))")
+        }
+        var displayUnit = sampleType.canonicalUnit
+        if let unit {
+            do { displayUnit = try HealthUnit(from: unit) } catch { throw ValidationError("--unit: \(error)") }
+            guard displayUnit.isCompatible(with: sampleType.canonicalUnit) else {
+                throw ValidationError("unit \(unit) is not compatible with \(sampleType.identifier) (\(sampleType.canonicalUnit.unitString))")
+            }
+        }
+        func time(_ text: String?, _ flag: String) throws(ValidationError) -> Timestamp? {
+            guard let text else { return nil }
+            guard let time = TimeExpression.parse(text, now: now) else {
+                throw ValidationError("\(flag) '\(text)' is not \(TimeExpression.expected)")
+            }
+            return time
+        }
+        let query = SampleQuery(type: sampleType, since: try time(since, "--since"), until: try time(until, "--until"))
+        if let start = query.since, let end = query.until, end < start {
+            throw ValidationError("--until (\(end)) is before --since (\(start))")
+        }
+        return (query, displayUnit)
+    }
+}

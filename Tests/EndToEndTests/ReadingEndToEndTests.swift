@@ -1,0 +1,96 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("hrmctl stats, export, devices and sources")
+struct ReadingEndToEndTests {
+    /// A store holding 150 heart-rate samples, one a second from 10:00:00Z, values 60 + i % 30,
+    /// from one chest strap.
+    func populated() async throws -> Harness {
+        let harness = try Harness()
+        _ = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate")
+        var lines = [#"{"format":"hrmd-trace","version":1}"#,
+                     #"{"t":"2026-11-20T09:59:59.000Z","transport":"ble","device":"AA:BB:CC:DD:EE:FF","kind":"read","characteristic":"2a38","value":"01"}"#]
+        for index in 0..<150 {
+            let hex = String(format: "06%02x", 60 + index % 30)
+            let time = String(format: "2026-11-20T10:%02d:%02d.000Z", index / 60, index % 60)
+            lines.append(#"{"t":"\#(time)","transport":"ble","device":"AA:BB:CC:DD:EE:FF","kind":"notify","characteristic":"2a37","value":"\#(hex)"}"#)
+        }
+        let trace = harness.directory.file("known.trace.jsonl")
+        try lines.joined(separator: "\n").write(toFile: trace, atomically: true, encoding: .utf8)
+        let replay = try await harness.hrmctl(["replay", "--store", harness.store, trace], withStore: false)
+        #expect(replay.exitCode == 0, "\(replay.stderr)")
+        return harness
+    }
+
+    func jsonLines(_ text: String) -> [[String: Any]] {
+        text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    @Test("stats --by 1m: one object per non-empty bucket with count, min, avg, max and unit")
+    func stats() async throws {
+        let harness = try await populated()
+        let result = try await harness.hrmctl(["stats", "--by", "1m", "--output", "json", "--store", harness.store], withStore: false)
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        let buckets = jsonLines(result.stdout)
+        #expect(buckets.map { $0["count"] as? Int } == [60, 60, 30])
+        #expect(buckets.first?["start"] as? String == "2026-11-20T10:00:00.000Z")
+        #expect(buckets.first?["end"] as? String == "2026-11-20T10:01:00.000Z")
+        #expect(buckets.allSatisfy { $0["min"] as? Double == 60 && $0["max"] as? Double == 89 && $0["unit"] as? String == "count/min" })
+        #expect(buckets.allSatisfy { $0["avg"] as? Double == 74.5 })
+        let perSecond = try await harness.hrmctl(["stats", "--by", "1h", "--unit", "count/s", "--output", "json", "--store", harness.store], withStore: false)
+        let hour = try #require(jsonLines(perSecond.stdout).first)
+        #expect(hour["count"] as? Int == 150 && hour["min"] as? Double == 1 && hour["unit"] as? String == "count/s")
+        let empty = try await harness.hrmctl(["stats", "--by", "1d", "--since", "2020-01-01T00:00:00Z", "--until", "2020-01-02T00:00:00Z", "--store", harness.store], withStore: false)
+        #expect(empty.exitCode == 0 && empty.stdout.contains("no samples"))
+        let bad = try await harness.hrmctl(["stats", "--by", "2m", "--store", harness.store], withStore: false)
+        #expect(bad.exitCode == 64)
+    }
+
+    @Test("export: csv, jsonl, one FHIR R4 Bundle of LOINC 8867-4 Observations, Open mHealth lines")
+    func export() async throws {
+        let harness = try await populated()
+        func export(_ format: String, _ extra: [String] = []) async throws -> CommandResult {
+            try await harness.hrmctl(["export", "--format", format, "--store", harness.store] + extra, withStore: false)
+        }
+        #expect(try await export("csv").stdout.split(separator: "\n").count == 151)
+        #expect(jsonLines(try await export("jsonl").stdout).count == 150)
+
+        let file = harness.directory.file("bundle.json")
+        let fhir = try await export("fhir", ["--output", file])
+        #expect(fhir.exitCode == 0 && fhir.stdout.isEmpty)
+        let bundle = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
+        #expect(bundle["resourceType"] as? String == "Bundle" && bundle["type"] as? String == "collection")
+        let entries = try #require(bundle["entry"] as? [[String: Any]])
+        #expect(entries.count == 150)
+        let observation = try #require(entries.first?["resource"] as? [String: Any])
+        let coding = ((observation["code"] as? [String: Any])?["coding"] as? [[String: Any]])?.first
+        #expect(coding?["system"] as? String == "http://loinc.org" && coding?["code"] as? String == "8867-4")
+        let quantity = observation["valueQuantity"] as? [String: Any]
+        #expect(quantity?["code"] as? String == "/min" && quantity?["system"] as? String == "http://unitsofmeasure.org")
+        #expect(quantity?["value"] as? Double == 60)
+        #expect(observation["effectiveDateTime"] as? String == "2026-11-20T10:00:00.000Z")
+        #expect(((observation["bodySite"] as? [String: Any])?["text"]) as? String == "chest")
+
+        let omh = jsonLines(try await export("omh").stdout)
+        #expect(omh.count == 150)
+        let schema = (omh.first?["header"] as? [String: Any])?["schema_id"] as? [String: Any]
+        #expect(schema?["name"] as? String == "heart-rate" && schema?["version"] as? String == "2.0")
+
+        #expect(try await export("fhir", ["--type", "rr-interval"]).exitCode == 64)
+        #expect(try await export("csv", ["--output", harness.directory.file("no/such/dir.csv")]).exitCode == 73)
+    }
+
+    @Test("devices and sources say what wrote what")
+    func inventory() async throws {
+        let harness = try await populated()
+        let devices = jsonLines(try await harness.hrmctl(["devices", "--output", "json", "--store", harness.store], withStore: false).stdout)
+        #expect(devices.count == 1)
+        #expect(devices.first?["identifier"] as? String == "AA:BB:CC:DD:EE:FF")
+        #expect(devices.first?["location"] as? String == "chest")
+        #expect(devices.first?["samples"] as? Int == 150)
+        #expect(devices.first?["lastSeen"] as? String == "2026-11-20T10:02:29.000Z")
+        let sources = jsonLines(try await harness.hrmctl(["sources", "--output", "json", "--store", harness.store], withStore: false).stdout)
+        #expect(sources.first?["source"] as? String == "hrmd" && sources.first?["samples"] as? Int == 150)
+    }
+}

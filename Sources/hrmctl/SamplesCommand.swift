@@ -29,13 +29,24 @@ struct SamplesCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var range: RangeOptions
+    @Option(help: ArgumentHelp("Only this device (its identifier, see hrmctl devices).", valueName: "id")) var device: String?
+    @Option(help: ArgumentHelp("Only this source (see hrmctl sources).", valueName: "name")) var source: String?
+    @Option(help: ArgumentHelp("At most this many samples.", valueName: "n")) var limit: Int?
+    @Flag(help: "Newest first.") var reverse = false
     @Option(help: "table, json (one object per line) or csv.") var output: OutputFormat = .table
 
-    func validate() throws { _ = try range.resolved() }
+    func validate() throws {
+        _ = try range.resolved()
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+    }
 
     func run() throws {
         try reportingFailures {
-            let (query, displayUnit) = try range.resolved()
+            var (query, displayUnit) = try range.resolved()
+            query.device = device
+            query.source = source
+            query.limit = limit
+            query.newestFirst = reverse
             let store = try storeOptions.location.open(.existingOnly)
             let printer = SamplePrinter(format: output, unit: displayUnit)
             var count = 0

@@ -93,4 +93,32 @@ struct ReadingEndToEndTests {
         let sources = jsonLines(try await harness.hrmctl(["sources", "--output", "json", "--store", harness.store], withStore: false).stdout)
         #expect(sources.first?["source"] as? String == "hrmd" && sources.first?["samples"] as? Int == 150)
     }
+
+    @Test("samples --device, --source, --limit, --reverse")
+    func sampleFilters() async throws {
+        let harness = try await populated()
+        func samples(_ extra: [String]) async throws -> [[String: Any]] {
+            jsonLines(try await harness.hrmctl(["samples", "--output", "json", "--store", harness.store] + extra, withStore: false).stdout)
+        }
+        let newest = try await samples(["--limit", "2", "--reverse"])
+        #expect(newest.map { $0["start"] as? String } == ["2026-11-20T10:02:29.000Z", "2026-11-20T10:02:28.000Z"])
+        #expect(try await samples(["--device", "AA:BB:CC:DD:EE:FF"]).count == 150)
+        #expect(try await samples(["--device", "11:22:33:44:55:66"]).isEmpty)
+        #expect(try await samples(["--source", "someone-else"]).isEmpty)
+    }
+
+    @Test("delete: a source's range goes, others stay; without a terminal --yes is required")
+    func delete() async throws {
+        let harness = try await populated()
+        let range = ["--since", "2026-11-20T10:01:00Z", "--until", "2026-11-20T10:02:00Z"]
+        let refused = try await harness.hrmctl(["delete", "--source", "hrmd", "--store", harness.store] + range, withStore: false)
+        #expect(refused.exitCode == 64)
+        #expect(refused.stderr.contains("--yes"))
+        let other = try await harness.hrmctl(["delete", "--source", "nobody", "--yes", "--store", harness.store] + range, withStore: false)
+        #expect(other.stdout.contains("no samples"))
+        let deleted = try await harness.hrmctl(["delete", "--source", "hrmd", "--yes", "--store", harness.store] + range, withStore: false)
+        #expect(deleted.exitCode == 0)
+        #expect(deleted.stdout.contains("deleted 60 heart-rate samples of hrmd"))
+        #expect(try await harness.samples().count == 90)
+    }
 }

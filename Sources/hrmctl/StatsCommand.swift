@@ -10,9 +10,9 @@ import Timestamps
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Summarize stored samples per minute, hour or day.",
+        abstract: "Summarize stored samples per minute, hour or day; HRV; time in zones.",
         discussion: """
-            Like HealthKit's statistics collection query: one line per non-empty bucket,
+            --by: like HealthKit's statistics collection query, one line per non-empty bucket,
             oldest first, with the count, minimum, average and maximum (and the sum, for
             cumulative types such as active-energy-burned). 1m, 5m and 1h buckets are
             aligned to the clock in UTC; 1d buckets are calendar days in the local time
@@ -22,8 +22,15 @@ struct StatsCommand: ParsableCommand {
               {"start":"…","end":"…","count":60,"min":61,"avg":72.4,"max":90,
                "unit":"count/min"}
 
+            --hrv: heart-rate variability over the range from the stored RR intervals:
+            mean NN, SDNN, and RMSSD over adjacent beats only (ms).
+            --zones --max-hr N: time in zones 0 (below 50 % of N) and 1–5 (50–60, 60–70,
+            70–80, 80–90, 90 % and above); a sample lasts until the next one, at most 5 s.
+
             EXAMPLES
               hrmctl stats --by 1h --since 1d
+              hrmctl stats --hrv --since 10m
+              hrmctl stats --zones --max-hr 185 --since 2h
               hrmctl stats --by 1d --since 7d --output json
             """)
 
@@ -42,15 +49,32 @@ struct StatsCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var range: RangeOptions
-    @Option(help: "Bucket size: 1m, 5m, 1h or 1d.") var by: Bucket
+    @Option(help: "Bucket size: 1m, 5m, 1h or 1d.") var by: Bucket?
+    @Flag(help: "Heart-rate variability over the range from RR intervals: mean NN, SDNN, RMSSD.") var hrv = false
+    @Flag(help: "Time in heart-rate zones over the range (needs --max-hr).") var zones = false
+    @Option(name: .customLong("max-hr"), help: ArgumentHelp("Maximum heart rate for --zones, count/min.", valueName: "bpm"))
+    var maxHeartRate: Double?
     @Option(help: "table, json (one object per line) or csv.") var output: OutputFormat = .table
 
-    func validate() throws { _ = try range.resolved() }
+    func validate() throws {
+        _ = try range.resolved()
+        guard [by != nil, hrv, zones].filter({ $0 }).count == 1 else {
+            throw ValidationError("choose one of --by 1m|5m|1h|1d, --hrv or --zones")
+        }
+        if zones {
+            guard let maxHeartRate, (100...250).contains(maxHeartRate) else {
+                throw ValidationError("--zones needs --max-hr between 100 and 250")
+            }
+        }
+    }
 
     func run() throws {
         try reportingFailures {
             let (query, unit) = try range.resolved()
             let store = try storeOptions.location.open(.existingOnly)
+            if hrv { return try printVariability(store: store, query: query) }
+            if zones { return try printZones(store: store, query: query) }
+            guard let by else { return }
             let buckets = try storeFailure {
                 try store.statistics(of: query.type, by: by.statisticsBucket, since: query.since, until: query.until)
             }
@@ -95,6 +119,65 @@ struct StatsCommand: ParsableCommand {
                     ] + (cumulative ? [shown(bucket.sum).description] : []) + [unit.unitString]
                 })
             }
+        }
+    }
+
+    private func printVariability(store: HealthStore, query: SampleQuery) throws {
+        var beats = query
+        beats.type = .rrInterval
+        let intervals = try storeFailure { try store.samples(beats).map(\.sample) }
+        guard let variability = HeartRateVariability(intervals: intervals) else {
+            if output == .table { print("no samples") } else { printError("no samples", program: "hrmctl") }
+            return
+        }
+        let rows: [(String, Double?)] = [
+            ("meanNN", variability.meanNN), ("sdnn", variability.sdnn), ("rmssd", variability.rmssd),
+        ]
+        switch output {
+        case .json:
+            printJSONLine(.object(
+                [("beats", .number(Double(variability.beats)))]
+                    + rows.map { ($0.0, $0.1.map { DisplayNumber(value: $0).json } ?? .null) } + [("unit", .string("ms"))]))
+        case .csv:
+            print("beats,meanNN,sdnn,rmssd,unit")
+            print(csvRow([String(variability.beats)] + rows.map { $0.1.map { DisplayNumber(value: $0).description } ?? "" } + ["ms"]))
+        case .table:
+            printTable(
+                header: ["BEATS", "MEAN NN", "SDNN", "RMSSD", "UNIT"],
+                rows: [[String(variability.beats)] + rows.map { $0.1.map { String(format: "%.1f", $0) } ?? "-" } + ["ms"]])
+        }
+    }
+
+    private func printZones(store: HealthStore, query: SampleQuery) throws {
+        var rates = query
+        rates.type = .heartRate
+        let samples = try storeFailure { try store.samples(rates).map(\.sample) }
+        guard !samples.isEmpty, let maxHeartRate else {
+            if output == .table { print("no samples") } else { printError("no samples", program: "hrmctl") }
+            return
+        }
+        let result = HeartRateZones(samples: samples, maximumHeartRate: maxHeartRate)
+        func bound(_ value: Double) -> JSONValue { value.isFinite ? .number(value.rounded()) : .null }
+        switch output {
+        case .json:
+            for zone in result.zones {
+                printJSONLine(.object([
+                    ("zone", .number(Double(zone.number))), ("lower", bound(zone.lower)), ("upper", bound(zone.upper)),
+                    ("seconds", DisplayNumber(value: zone.seconds).json), ("unit", .string("count/min")),
+                ]))
+            }
+        case .csv:
+            print("zone,lower,upper,seconds")
+            for zone in result.zones {
+                print(csvRow([String(zone.number), String(Int(zone.lower.rounded())), zone.upper.isFinite ? String(Int(zone.upper.rounded())) : "", DisplayNumber(value: zone.seconds).description]))
+            }
+        case .table:
+            let total = max(1, result.zones.reduce(0) { $0 + $1.seconds })
+            printTable(header: ["ZONE", "COUNT/MIN", "TIME", "SHARE"], rows: result.zones.map { zone in
+                let range = zone.upper.isFinite ? "\(Int(zone.lower.rounded()))–\(Int(zone.upper.rounded()))" : "≥\(Int(zone.lower.rounded()))"
+                let minutes = Int(zone.seconds) / 60, seconds = Int(zone.seconds) % 60
+                return [String(zone.number), range, String(format: "%d:%02d", minutes, seconds), String(format: "%.0f%%", zone.seconds / total * 100)]
+            })
         }
     }
 }

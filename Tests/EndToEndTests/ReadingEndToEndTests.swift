@@ -121,4 +121,41 @@ struct ReadingEndToEndTests {
         #expect(deleted.stdout.contains("deleted 60 heart-rate samples of hrmd"))
         #expect(try await harness.samples().count == 90)
     }
+
+    @Test("stats --zones: time in each zone of a maximum heart rate")
+    func zones() async throws {
+        let harness = try await populated()
+        let result = try await harness.hrmctl(["stats", "--zones", "--max-hr", "100", "--output", "json", "--store", harness.store], withStore: false)
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        let seconds = jsonLines(result.stdout).map { $0["seconds"] as? Double }
+        #expect(seconds == [0, 0, 50, 50, 50, 0])
+        let missing = try await harness.hrmctl(["stats", "--zones", "--store", harness.store], withStore: false)
+        #expect(missing.exitCode == 64)
+        let both = try await harness.hrmctl(["stats", "--hrv", "--by", "1m", "--store", harness.store], withStore: false)
+        #expect(both.exitCode == 64)
+    }
+
+    @Test("stats --hrv: mean NN, SDNN and RMSSD from stored RR intervals")
+    func variability() async throws {
+        let harness = try Harness()
+        _ = try await harness.hrmctl("auth", "grant", "hrmd", "rr-interval")
+        // One beat a second, alternating 1000 and 1048 (1/1024 s): 976.5625 and 1023.4375 ms.
+        var lines = [#"{"format":"hrmd-trace","version":1}"#]
+        for index in 0..<60 {
+            let raw = index % 2 == 0 ? 1000 : 1048
+            let hex = String(format: "103c%02x%02x", raw & 0xFF, raw >> 8)
+            let time = String(format: "2026-11-20T10:%02d:%02d.000Z", index / 60, index % 60)
+            lines.append(#"{"t":"\#(time)","transport":"ble","device":"AA:BB:CC:DD:EE:FF","kind":"notify","characteristic":"2a37","value":"\#(hex)"}"#)
+        }
+        let trace = harness.directory.file("beats.trace.jsonl")
+        try lines.joined(separator: "\n").write(toFile: trace, atomically: true, encoding: .utf8)
+        _ = try await harness.hrmctl(["replay", "--store", harness.store, trace], withStore: false)
+        let result = try await harness.hrmctl(["stats", "--hrv", "--output", "json", "--store", harness.store], withStore: false)
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        let hrv = try #require(jsonLines(result.stdout).first)
+        #expect(hrv["beats"] as? Int == 60)
+        #expect(abs((hrv["meanNN"] as? Double ?? 0) - 1000) < 1e-6)
+        #expect(abs((hrv["rmssd"] as? Double ?? 0) - 46.875) < 1e-6)
+        #expect(abs((hrv["sdnn"] as? Double ?? 0) - 23.6348) < 1e-3)
+    }
 }

@@ -1,0 +1,82 @@
+import Timestamps
+
+/// Heart-rate variability of a run of beats (the time-domain measures of the Task Force of
+/// the ESC/NASPE, 1996).
+public struct HeartRateVariability: Sendable, Hashable {
+    /// Beats (RR intervals) used.
+    public var beats: Int
+    /// Mean of the RR intervals, milliseconds.
+    public var meanNN: Double
+    /// Standard deviation of the RR intervals, milliseconds.
+    public var sdnn: Double
+    /// Root mean square of successive differences, over adjacent beats only, milliseconds;
+    /// nil when no two beats are adjacent.
+    public var rmssd: Double?
+
+    /// The variability of `intervals` (RR samples in time order). Successive differences are
+    /// taken only between beats of one device that follow each other: the later one starts
+    /// within half an interval of where the earlier one ends (beat times placed from
+    /// notification times jitter by tens of milliseconds; a missed beat or lost contact
+    /// leaves a gap of a whole interval or more, which does not count).
+    public init?(intervals: [QuantitySample]) {
+        let values = intervals.compactMap { try? $0.quantity.doubleValue(for: .millisecond) }
+        guard !values.isEmpty else { return nil }
+        let mean = values.reduce(0, +) / Double(values.count)
+        let variance = values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(max(1, values.count - 1))
+        beats = values.count
+        meanNN = mean
+        sdnn = variance.squareRoot()
+        var squares = 0.0
+        var pairs = 0
+        for index in intervals.indices.dropFirst() {
+            let gap = Double(abs(intervals[index].start.microsecondsSinceEpoch - intervals[index - 1].end.microsecondsSinceEpoch)) / 1000
+            guard gap < 0.5 * min(values[index], values[index - 1]),
+                  intervals[index].device?.localIdentifier == intervals[index - 1].device?.localIdentifier
+            else { continue }
+            let difference = values[index] - values[index - 1]
+            squares += difference * difference
+            pairs += 1
+        }
+        rmssd = pairs > 0 ? (squares / Double(pairs)).squareRoot() : nil
+    }
+}
+
+/// Time spent in heart-rate zones, as fractions of a maximum heart rate.
+public struct HeartRateZones: Sendable, Hashable {
+    /// One zone: [lower, upper) count/min and the seconds spent in it.
+    public struct Zone: Sendable, Hashable {
+        public var number: Int
+        public var lower: Double
+        public var upper: Double
+        public var seconds: Double
+    }
+
+    /// Zone 0 is below 50 % of the maximum; zones 1–5 are 50–60, 60–70, 70–80, 80–90 and
+    /// 90–100 %; above the maximum counts in zone 5.
+    public var zones: [Zone]
+
+    /// The longest a sample is taken to last when the next one is further away (lost contact).
+    public static let maximumGap = 5.0
+
+    /// Each heart-rate sample lasts until the next one of the same device (at most
+    /// `maximumGap` seconds).
+    public init(samples: [QuantitySample], maximumHeartRate: Double) {
+        let fractions = [0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+        zones = (0..<6).map { index in
+            Zone(number: index, lower: fractions[index] * maximumHeartRate,
+                 upper: index == 5 ? .infinity : fractions[index + 1] * maximumHeartRate, seconds: 0)
+        }
+        var byDevice: [String: [QuantitySample]] = [:]
+        for sample in samples { byDevice[sample.device?.localIdentifier ?? "", default: []].append(sample) }
+        for run in byDevice.values {
+            for (index, sample) in run.enumerated() {
+                guard let bpm = try? sample.quantity.doubleValue(for: .countPerMinute) else { continue }
+                let duration = index + 1 < run.count
+                    ? min(Self.maximumGap, run[index + 1].start.secondsSinceEpoch - sample.start.secondsSinceEpoch)
+                    : 1
+                let zone = zones.lastIndex { bpm >= $0.lower } ?? 0
+                zones[zone].seconds += max(0, duration)
+            }
+        }
+    }
+}

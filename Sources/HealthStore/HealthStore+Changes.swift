@@ -54,6 +54,11 @@ extension HealthStore {
         }
     }
 
+    /// The anchor of the newest change: pass it to `changes` to hear only of what comes next.
+    public func currentAnchor() throws(HealthStoreError) -> Int64 {
+        try read { db in try AnchorSequence(db).last }
+    }
+
     /// Deletes the samples of `type` written by `source` that start in [since, until), leaving
     /// tombstones; a source deletes only its own samples, as in HealthKit. Returns the count.
     @discardableResult

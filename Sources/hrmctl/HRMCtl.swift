@@ -27,7 +27,8 @@ struct HRMCtl: ParsableCommand {
         version: HRMVersion.current,
         subcommands: [
             AuthCommand.self, SamplesCommand.self, StatsCommand.self, ExportCommand.self, DevicesCommand.self,
-            SourcesCommand.self, DeleteCommand.self, ReplayCommand.self, DecodeCommand.self, TypesCommand.self,
+            SourcesCommand.self, WatchCommand.self, PlotCommand.self, DeleteCommand.self, ReplayCommand.self,
+            DecodeCommand.self, TypesCommand.self,
         ]
     )
 }

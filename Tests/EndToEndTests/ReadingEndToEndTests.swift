@@ -158,4 +158,38 @@ struct ReadingEndToEndTests {
         #expect(abs((hrv["rmssd"] as? Double ?? 0) - 46.875) < 1e-6)
         #expect(abs((hrv["sdnn"] as? Double ?? 0) - 23.6348) < 1e-3)
     }
+
+    @Test("watch follows what another process stores, and only what comes after it starts")
+    func watch() async throws {
+        let harness = try await populated()
+        let watcher = try ChildProcess(
+            BuiltProducts.hrmctl, ["watch", "--output", "json", "--interval", "0.1", "--duration", "4", "--store", harness.store],
+            environment: harness.environment, outputDirectory: harness.directory.path)
+        try await Task.sleep(for: .seconds(1))
+        let trace = harness.directory.file("later.trace.jsonl")
+        try [#"{"format":"hrmd-trace","version":1}"#,
+             #"{"t":"2026-11-20T11:00:00.000Z","transport":"ble","device":"AA:BB:CC:DD:EE:FF","kind":"notify","characteristic":"2a37","value":"0677"}"#,
+             #"{"t":"2026-11-20T11:00:01.000Z","transport":"ble","device":"AA:BB:CC:DD:EE:FF","kind":"notify","characteristic":"2a37","value":"0678"}"#,
+        ].joined(separator: "\n").write(toFile: trace, atomically: true, encoding: .utf8)
+        _ = try await harness.hrmctl(["replay", "--store", harness.store, trace], withStore: false)
+        #expect(try await watcher.wait(timeout: .seconds(20)) == .exited(0), "\(watcher.standardError)")
+        let seen = jsonLines(watcher.standardOutput)
+        #expect(seen.map { $0["value"] as? Double } == [119, 120])
+    }
+
+    @Test("plot draws the range in the terminal and as SVG")
+    func plot() async throws {
+        let harness = try await populated()
+        let text = try await harness.hrmctl(["plot", "--width", "30", "--height", "6", "--store", harness.store], withStore: false)
+        #expect(text.exitCode == 0)
+        #expect(text.stdout.contains("│") && text.stdout.contains("150 samples"))
+        #expect(text.stdout.split(separator: "\n").count == 9)
+        let file = harness.directory.file("hr.svg")
+        let svg = try await harness.hrmctl(["plot", "--svg", file, "--store", harness.store], withStore: false)
+        #expect(svg.exitCode == 0)
+        let picture = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(picture.hasPrefix("<svg") && picture.contains("<polyline"))
+        let points = picture.components(separatedBy: "points=\"").last?.split(separator: "\"").first?.split(separator: " ")
+        #expect(points?.count == 150)
+    }
 }

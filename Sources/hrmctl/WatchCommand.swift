@@ -1,0 +1,76 @@
+@preconcurrency import Glibc
+import ArgumentParser
+import CLISupport
+import Foundation
+import HealthStore
+import HealthUnits
+import JSONLines
+import Timestamps
+
+/// `hrmctl watch`: follows new samples as hrmd stores them.
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Follow new samples as they are stored, with a live line and a sparkline.",
+        discussion: """
+            Polls the store for changes after the newest one (an anchored query; the store
+            is shared with hrmd, which writes from another process) every --interval
+            seconds. On a terminal it keeps one live line: the latest value, its device, and
+            a sparkline of the last 30. Otherwise, and with --output json, it prints one line
+            per new sample (the JSON of "hrmctl samples"), for scripts. Ctrl-C ends it;
+            --duration ends it after that many seconds.
+
+            EXAMPLES
+              hrmctl watch
+              hrmctl watch --output json | jq .value
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case live, table, json }
+
+    @OptionGroup var storeOptions: StoreOptions
+    @Option(help: ArgumentHelp("The sample type (see hrmctl types).", valueName: "type")) var type: String = "heart-rate"
+    @Option(help: ArgumentHelp("Only this device.", valueName: "id")) var device: String?
+    @Option(help: "live (a terminal line), table (a line per sample) or json. Default: live on a terminal, else table.")
+    var output: Format?
+    @Option(help: ArgumentHelp("Seconds between polls.", valueName: "seconds")) var interval: Double = 0.5
+    @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds")) var duration: Double?
+
+    func validate() throws {
+        guard SampleType(identifier: type) != nil else { throw ValidationError("unknown type '\(type)'") }
+        guard interval >= 0.05, interval <= 60 else { throw ValidationError("--interval must be 0.05…60 seconds") }
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
+    }
+
+    func run() throws {
+        try reportingFailures {
+            guard let sampleType = SampleType(identifier: type) else { return }
+            let store = try storeOptions.location.open(.existingOnly)
+            let format = output ?? (isatty(STDOUT_FILENO) == 1 ? .live : .table)
+            let printer = SamplePrinter(format: format == .json ? .json : .table, unit: sampleType.canonicalUnit)
+            var anchor = try storeFailure { try store.currentAnchor() }
+            var recent: [Double] = []
+            let deadline = duration.map { ContinuousClock.now.advanced(by: .seconds($0)) }
+            if format == .table { printer.printHeader() }
+            setvbuf(stdout, nil, _IOLBF, 0)
+            while deadline.map({ ContinuousClock.now < $0 }) ?? true {
+                let changes = try storeFailure { try store.changes(of: sampleType, since: anchor, limit: 10_000) }
+                anchor = changes.anchor
+                for stored in changes.added where device == nil || stored.sample.device?.localIdentifier == device {
+                    let value = stored.sample.canonicalValue
+                    recent = Array((recent + [value]).suffix(30))
+                    switch format {
+                    case .live:
+                        let name = stored.sample.device?.localIdentifier ?? "-"
+                        let line = "♥ \(DisplayNumber(value: value)) \(sampleType.canonicalUnit.unitString)  \(name)  \(Sparkline.render(recent))  \(RFC3339.string(from: stored.sample.start, fractionDigits: 0))"
+                        print("\r\u{1B}[K" + line, terminator: "")
+                        fflush(stdout)
+                    case .table, .json:
+                        printer.print(stored)
+                    }
+                }
+                if changes.added.count < 10_000 { usleep(useconds_t(interval * 1_000_000)) }
+            }
+            if format == .live { print("") }
+        }
+    }
+}

@@ -30,11 +30,11 @@ extension HealthStore {
                 db,
                 sql: """
                     SELECT \(SampleRow.columns) FROM sample s
-                    JOIN source src ON src.id = s.sourceId LEFT JOIN device d ON d.id = s.deviceId
                     WHERE s.id > ? AND s.typeId = ? ORDER BY s.id LIMIT ?
                     """,
                 arguments: [anchor, type.storageID, limit])
-            let added = try addedRows.map { try SampleRow.decode($0, type: type) }
+            var decoder = SampleRow()
+            let added = try addedRows.map { try decoder.decode($0, type: type, db) }
             let deleted = try Row.fetchAll(
                 db,
                 sql: """
@@ -93,7 +93,9 @@ extension HealthStore {
         guard count > 0 else { return 0 }
         sequence.last += Int64(count)
         try sequence.save(db)
-        try db.execute(sql: "DELETE FROM sample WHERE \(condition)", arguments: arguments)
+        try MinuteRollups.recompute(where: condition, arguments: arguments, db) {
+            try db.execute(sql: "DELETE FROM sample WHERE \(condition)", arguments: arguments)
+        }
         return count
     }
 }

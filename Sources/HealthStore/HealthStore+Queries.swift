@@ -58,17 +58,16 @@ extension HealthStore {
             _ = arguments.append(contentsOf: [until.microsecondsSinceEpoch])
         }
         if let source = query.source {
-            conditions.append("src.name = ?")
+            conditions.append("s.sourceId = (SELECT id FROM source WHERE name = ?)")
             _ = arguments.append(contentsOf: [source])
         }
         if let device = query.device {
-            conditions.append("d.localIdentifier = ?")
+            conditions.append("s.deviceId = (SELECT id FROM device WHERE localIdentifier = ?)")
             _ = arguments.append(contentsOf: [device])
         }
         let order = query.newestFirst ? "DESC" : "ASC"
         var sql = """
             SELECT \(SampleRow.columns) FROM sample s
-            JOIN source src ON src.id = s.sourceId LEFT JOIN device d ON d.id = s.deviceId
             WHERE \(conditions.joined(separator: " AND ")) ORDER BY s.start \(order), s.id \(order)
             """
         if let limit = query.limit {
@@ -79,8 +78,9 @@ extension HealthStore {
             if let reader = query.reader, try Self.readStatus(source: reader, type: query.type, db) != .sharingAuthorized {
                 throw HealthStoreError.readNotAuthorized(source: reader, type: query.type.identifier)
             }
+            var decoder = SampleRow()
             let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-            while let row = try rows.next() { try body(SampleRow.decode(row, type: query.type)) }
+            while let row = try rows.next() { try body(decoder.decode(row, type: query.type, db)) }
         }
     }
 
@@ -92,21 +92,20 @@ extension HealthStore {
     }
 }
 
-/// The one place that knows how a sample row maps to a `StoredSample`.
-enum SampleRow {
+/// The one place that knows how a sample row maps to a `StoredSample`. It reads each source
+/// and device once per query and reuses them for the rows that share them.
+struct SampleRow {
     static let columns = """
         s.id, s.start, s."end", s.value, s.sensorLocation, s.sensorContact, s.metadata,
-        s.syncIdentifier, s.syncVersion, src.name, src.version, d.localIdentifier, d.name,
-        d.manufacturer, d.model, d.hardwareVersion, d.firmwareVersion, d.softwareVersion
+        s.syncIdentifier, s.syncVersion, s.sourceId, s.deviceId
         """
 
-    static func decode(_ row: Row, type: SampleType) throws -> StoredSample {
-        var device: HealthDevice?
-        if let identifier: String = row[11] {
-            device = HealthDevice(
-                localIdentifier: identifier, name: row[12], manufacturer: row[13], model: row[14],
-                hardwareVersion: row[15], firmwareVersion: row[16], softwareVersion: row[17])
-        }
+    private var sources: [Int64: HealthSource] = [:]
+    private var devices: [Int64: HealthDevice] = [:]
+
+    mutating func decode(_ row: Row, type: SampleType, _ db: Database) throws -> StoredSample {
+        let sourceID: Int64 = row[9]
+        let deviceID: Int64? = row[10]
         var extra: [String: String] = [:]
         if let json: String = row[6] {
             extra = (try? JSONDecoder().decode([String: String].self, from: Data(json.utf8))) ?? [:]
@@ -117,10 +116,34 @@ enum SampleRow {
             sensorLocation: location.flatMap(HeartRateSensorLocation.init(rawValue:)),
             sensorContact: contact.map { $0 != 0 },
             syncIdentifier: row[7], syncVersion: row[8], extra: extra)
-        let sample = try QuantitySample(
-            type: type, quantity: Quantity(unit: type.canonicalUnit, doubleValue: row[3]),
+        let sample = QuantitySample(
+            stored: type, value: row[3],
             start: Timestamp(microsecondsSinceEpoch: row[1]), end: Timestamp(microsecondsSinceEpoch: row[2]),
-            device: device, metadata: metadata)
-        return StoredSample(id: row[0], source: HealthSource(name: row[9], version: row[10]), sample: sample)
+            device: try deviceID.map { try device($0, db) }, metadata: metadata)
+        return StoredSample(id: row[0], source: try source(sourceID, db), sample: sample)
+    }
+
+    private mutating func source(_ id: Int64, _ db: Database) throws -> HealthSource {
+        if let known = sources[id] { return known }
+        let row = try Row.fetchOne(db, sql: "SELECT name, version FROM source WHERE id = ?", arguments: [id])
+        let source = HealthSource(name: row?[0] ?? "unknown", version: row?[1])
+        sources[id] = source
+        return source
+    }
+
+    private mutating func device(_ id: Int64, _ db: Database) throws -> HealthDevice {
+        if let known = devices[id] { return known }
+        let row = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT localIdentifier, name, manufacturer, model, hardwareVersion, firmwareVersion, softwareVersion
+                FROM device WHERE id = ?
+                """,
+            arguments: [id])
+        let device = HealthDevice(
+            localIdentifier: row?[0] ?? "unknown", name: row?[1], manufacturer: row?[2], model: row?[3],
+            hardwareVersion: row?[4], firmwareVersion: row?[5], softwareVersion: row?[6])
+        devices[id] = device
+        return device
     }
 }

@@ -47,6 +47,7 @@ private struct SampleWriter {
     let sourceID: Int64
     var report = SaveReport()
     private var anchors: AnchorSequence
+    private var rollups = MinuteRollups()
     private var deviceIDs: [String: Int64] = [:]
     /// The device of the previous sample: batches usually hold long runs of one device.
     private var lastDevice: (device: HealthDevice, id: Int64)?
@@ -69,9 +70,10 @@ private struct SampleWriter {
             """)
     }
 
-    /// Records the anchors this transaction took.
-    func finish() throws {
+    /// Records the anchors this transaction took and the per-minute totals.
+    mutating func finish() throws {
         try anchors.save(db)
+        try rollups.flush(sourceID: sourceID, db)
     }
 
     mutating func save(_ sample: QuantitySample) throws {
@@ -91,6 +93,7 @@ private struct SampleWriter {
                     return
                 }
                 try anchors.save(db)
+                try rollups.flush(sourceID: sourceID, db)
                 _ = try HealthStore.deleteWithTombstones(where: "id = ?", arguments: [row[0] as Int64], db)
                 anchors = try AnchorSequence(db)
                 try insertRow(sample)
@@ -125,6 +128,7 @@ private struct SampleWriter {
         try insert.stepToCompletion(db)
         guard db.changesCount > 0 else { return false }
         anchors.last = id
+        rollups.add(typeID: sample.type.storageID, start: sample.start.microsecondsSinceEpoch, value: sample.canonicalValue)
         return true
     }
 

@@ -24,35 +24,65 @@ public struct StatisticsBucketValue: Sendable, Hashable {
 
 extension HealthStore {
     /// Count, minimum, average, maximum and sum of `type` per bucket over [since, until), one
-    /// value per non-empty bucket, oldest first (HKStatisticsCollectionQuery).
+    /// value per non-empty bucket, oldest first (HKStatisticsCollectionQuery). Whole minutes
+    /// are read from the per-minute rollups kept at write time; only the partial minutes at
+    /// the ends of the range read samples.
     public func statistics(
         of type: SampleType, by bucket: StatisticsBucket, since: Timestamp? = nil, until: Timestamp? = nil, source: String? = nil
     ) throws(HealthStoreError) -> [StatisticsBucketValue] {
-        var conditions = ["s.typeId = ?", "s.start >= ?", "s.start < ?"]
-        var arguments: StatementArguments = [
-            type.storageID, since?.microsecondsSinceEpoch ?? Int64.min, until?.microsecondsSinceEpoch ?? Int64.max,
-        ]
-        if let source {
-            conditions.append("s.sourceId = (SELECT id FROM source WHERE name = ?)")
-            _ = arguments.append(contentsOf: [source])
-        }
-        let key: String
+        let from = since?.microsecondsSinceEpoch ?? Int64.min / 2
+        let to = until?.microsecondsSinceEpoch ?? Int64.max / 2
+        guard from < to else { return [] }
+        // Whole minutes [firstMinute, endMinute) come from the rollups.
+        let firstMinute = from >= 0 ? (from + 59_999_999) / 60_000_000 : from / 60_000_000
+        let endMinute = to >= 0 ? to / 60_000_000 : (to - 59_999_999) / 60_000_000
+        let usesRollups: Bool
         switch bucket {
-        case .seconds(let width):
-            key = "(s.start / 1000000 - ((s.start / 1000000) % \(width) + \(width)) % \(width))"
-        case .localDays:
-            key = "date(s.start / 1000000, 'unixepoch', 'localtime')"
+        case .seconds(let width): usesRollups = width % 60 == 0
+        case .localDays: usesRollups = true
+        }
+        var sourceCondition = ""
+        var sourceArguments: StatementArguments = []
+        if let source {
+            sourceCondition = " AND sourceId = (SELECT id FROM source WHERE name = ?)"
+            sourceArguments = [source]
+        }
+        func key(seconds expression: String) -> String {
+            switch bucket {
+            case .seconds(let width): "(\(expression) - ((\(expression) % \(width)) + \(width)) % \(width))"
+            case .localDays: "date(\(expression), 'unixepoch', 'localtime')"
+            }
+        }
+        var parts: [(sql: String, arguments: StatementArguments)] = []
+        let rawSelect = """
+            SELECT \(key(seconds: "(start / 1000000 - (CASE WHEN start < 0 AND start % 1000000 != 0 THEN 1 ELSE 0 END))")) AS bucket,
+                   COUNT(*) AS n, SUM(value) AS total, MIN(value) AS low, MAX(value) AS high
+            FROM sample WHERE typeId = ? AND start >= ? AND start < ?\(sourceCondition) GROUP BY bucket
+            """
+        if usesRollups && firstMinute < endMinute {
+            parts.append((rawSelect, [type.storageID, from, firstMinute * 60_000_000] + sourceArguments))
+            parts.append((
+                """
+                SELECT \(key(seconds: "(minute * 60)")) AS bucket, SUM(count) AS n, SUM(sum) AS total, MIN(minimum) AS low, MAX(maximum) AS high
+                FROM minuteRollup WHERE typeId = ? AND minute >= ? AND minute < ?\(sourceCondition) GROUP BY bucket
+                """,
+                [type.storageID, firstMinute, endMinute] + sourceArguments))
+            parts.append((rawSelect, [type.storageID, endMinute * 60_000_000, to] + sourceArguments))
+        } else {
+            parts.append((rawSelect, [type.storageID, from, to] + sourceArguments))
         }
         let sql = """
-            SELECT \(key) AS bucket, MIN(s.start), COUNT(*), MIN(s.value), AVG(s.value), MAX(s.value), SUM(s.value)
-            FROM sample s WHERE \(conditions.joined(separator: " AND "))
-            GROUP BY bucket ORDER BY MIN(s.start)
+            SELECT bucket, SUM(n), MIN(low), SUM(total) / SUM(n), MAX(high), SUM(total)
+            FROM (\(parts.map(\.sql).joined(separator: " UNION ALL ")))
+            GROUP BY bucket HAVING SUM(n) > 0 ORDER BY bucket
             """
+        var arguments: StatementArguments = []
+        for part in parts { _ = arguments.append(contentsOf: part.arguments) }
         return try read { db in
             try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
                 let (start, end) = Self.bounds(of: row, bucket: bucket)
                 return StatisticsBucketValue(
-                    start: start, end: end, count: row[2], minimum: row[3], average: row[4], maximum: row[5], sum: row[6])
+                    start: start, end: end, count: row[1], minimum: row[2], average: row[3], maximum: row[4], sum: row[5])
             }
         }
     }

@@ -29,6 +29,16 @@ public struct QuantitySample: Sendable, Hashable {
         self.metadata = metadata
     }
 
+    /// A sample read back from the store: already checked when it was saved.
+    init(stored type: SampleType, value: Double, start: Timestamp, end: Timestamp, device: HealthDevice?, metadata: SampleMetadata) {
+        self.type = type
+        self.quantity = Quantity(unit: type.canonicalUnit, doubleValue: value)
+        self.start = start
+        self.end = end
+        self.device = device
+        self.metadata = metadata
+    }
+
     /// The value in the type's canonical unit (what the store keeps).
     public var canonicalValue: Double {
         // The initializer checked compatibility, so this conversion cannot fail.

@@ -7,11 +7,19 @@ enum Schema {
     static let core = "v1-core"
     /// Sync identifiers with versions, the anchor sequence, and tombstones for deleted samples.
     static let syncAndTombstones = "v2-sync-and-tombstones"
+    /// Per-minute count, sum, minimum and maximum of each type and source, kept at write time.
+    static let minuteRollups = "v3-minute-rollups"
+
+    /// The minute of a microsecond time column, rounded down (also before 1970).
+    static func minute(of column: String) -> String {
+        "((\(column) - ((\(column) % 60000000) + 60000000) % 60000000) / 60000000)"
+    }
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration(core, migrate: createCore)
         migrator.registerMigration(syncAndTombstones, migrate: addSyncAndTombstones)
+        migrator.registerMigration(minuteRollups, migrate: addMinuteRollups)
         return migrator
     }
 
@@ -88,6 +96,25 @@ enum Schema {
                 deletedAt INTEGER NOT NULL
             );
             CREATE INDEX deletedSampleByType ON deletedSample (typeId, anchor);
+            """)
+    }
+
+    private static func addMinuteRollups(_ db: Database) throws {
+        try db.execute(sql: """
+            -- Statistics over long ranges read these instead of every sample.
+            CREATE TABLE minuteRollup (
+                typeId INTEGER NOT NULL,
+                minute INTEGER NOT NULL,
+                sourceId INTEGER NOT NULL,
+                count INTEGER NOT NULL,
+                sum REAL NOT NULL,
+                minimum REAL NOT NULL,
+                maximum REAL NOT NULL,
+                PRIMARY KEY (typeId, minute, sourceId)
+            ) WITHOUT ROWID;
+            INSERT INTO minuteRollup (typeId, minute, sourceId, count, sum, minimum, maximum)
+                SELECT typeId, \(minute(of: "start")), sourceId, COUNT(*), SUM(value), MIN(value), MAX(value)
+                FROM sample GROUP BY 1, 2, 3;
             """)
     }
 

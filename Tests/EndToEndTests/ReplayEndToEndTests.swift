@@ -38,7 +38,11 @@ struct ReplayEndToEndTests {
             let live = try await harness.hrmctl(["samples", "--type", type, "--output", "json"])
             let replayed = try await harness.hrmctl(["samples", "--type", type, "--output", "json", "--store", fresh], withStore: false)
             #expect(!live.stdout.isEmpty)
-            #expect(live.stdout == replayed.stdout, "\(type) differs")
+            let liveLines = live.stdout.split(separator: "\n"), replayedLines = replayed.stdout.split(separator: "\n")
+            let onlyLive = liveLines.filter { !replayedLines.contains($0) }, onlyReplayed = replayedLines.filter { !liveLines.contains($0) }
+            #expect(
+                live.stdout == replayed.stdout,
+                "\(type): \(liveLines.count) live, \(replayedLines.count) replayed; only live: \(onlyLive.prefix(3)); only replayed: \(onlyReplayed.prefix(3))")
         }
         let again = try await replay(harness, store: fresh, traces)
         #expect(again.exitCode == 0)

@@ -53,6 +53,11 @@ public indirect enum JSONValue: Sendable, Equatable {
 
     private static func writeString(_ text: String, to output: inout String) {
         output += "\""
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            output += text
+            output += "\""
+            return
+        }
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""

@@ -119,6 +119,7 @@ let package = Package(
             dependencies: ["SystemdSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "FITDecodingTests", dependencies: ["FITDecoding"], exclude: ["Fixtures"]),
+        .testTarget(name: "JSONLinesTests", dependencies: ["JSONLines"]),
         .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorDecoding", "Timestamps"]),
         .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CLISupport", "SensorDecoding", "Timestamps"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps"]),

@@ -93,7 +93,7 @@ let package = Package(
             dependencies: ["SensorDecoding", "SensorBackends", "HealthStore", "HealthUnits", "Timestamps", "TraceFormat", "TestSupport"]
         ),
         // Child processes and temporary directories for end-to-end tests and benchmarks.
-        .target(name: "TestSupport", path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["FITDecoding"], path: "Tests/Support"),
 
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
         .testTarget(name: "HealthUnitsTests", dependencies: ["HealthUnits"]),
@@ -112,13 +112,13 @@ let package = Package(
         ),
         .testTarget(
             name: "SensorBackendsTests",
-            dependencies: ["SensorBackends", "SensorDecoding", "TraceFormat", "Timestamps", "TestSupport"]
+            dependencies: ["SensorBackends", "SensorDecoding", "TraceFormat", "Timestamps", "TestSupport", "FITDecoding"]
         ),
         .testTarget(
             name: "SystemdSupportTests",
             dependencies: ["SystemdSupport", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "FITDecodingTests", dependencies: ["FITDecoding"], exclude: ["Fixtures"]),
+        .testTarget(name: "FITDecodingTests", dependencies: ["FITDecoding", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "JSONLinesTests", dependencies: ["JSONLines"]),
         .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorDecoding", "Timestamps"]),
         .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CLISupport", "SensorDecoding", "Timestamps"]),

@@ -1,0 +1,80 @@
+import Foundation
+import SensorBackends
+import SensorDecoding
+import TestSupport
+import Testing
+
+@Suite("FIT files as recordings")
+struct FITRecordingTests {
+    let start: UInt32 = 1_100_000_000
+
+    /// A strap's device_info, five records a second apart, and RR beats of 0.75 s.
+    func activity(relative: Bool = false) -> [UInt8] {
+        var builder = FITBuilder()
+        builder.define(local: 0, global: 23, fields: [(0, 1, 0x02), (1, 1, 0x02), (2, 2, 0x84), (3, 4, 0x8C), (4, 2, 0x84)])
+        builder.data(local: 0, [1, 120, 1, 0, 0x39, 0x30, 0, 0, 0x05, 0x0B])  // Garmin strap, serial 12345, product 2821
+        builder.define(local: 1, global: 20, fields: [(253, 4, 0x86), (3, 1, 0x02)])
+        let first = relative ? UInt32(5000) : start
+        for second in 0..<5 { builder.data(local: 1, littleEndian32(first + UInt32(second)) + [UInt8(70 + second)]) }
+        builder.define(local: 2, global: 78, fields: [(0, 10, 0x84)])
+        builder.data(local: 2, [0xEE, 0x02, 0xEE, 0x02, 0xEE, 0x02, 0xEE, 0x02, 0xEE, 0x02])  // 5 × 750 ms
+        return builder.file
+    }
+
+    func write(_ bytes: [UInt8]) throws -> (TemporaryDirectory, String) {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("ride.fit")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return (directory, path)
+    }
+
+    @Test("records become heart-rate frames at their times; hrv beats ride along; device_info names the strap")
+    func frames() throws {
+        let (directory, path) = try write(activity())
+        _ = directory
+        #expect(try TraceRecording.kind(of: path) == .fit)
+        let entries = try FITRecording(path: path).entries
+        let frames = entries.compactMap { entry -> SensorFrame? in
+            if case .frame(let frame, _) = entry { return frame }
+            return nil
+        }
+        #expect(frames.allSatisfy { $0.device == "fit-12345" && $0.transport == .fit })
+        let reads = frames.filter { $0.kind == .read }
+        #expect(reads.contains { $0.characteristic == DeviceInformationField.manufacturerName.characteristic && $0.value == Array("Garmin".utf8) })
+        let notifications = frames.filter { $0.kind == .notify }
+        let measurements = try notifications.map { try HeartRateMeasurement(decoding: $0.value) }
+        #expect(measurements.map(\.heartRate) == [70, 71, 72, 73, 74])
+        #expect(notifications.first?.time.secondsSinceEpoch == Double(Int64(start) + 631_065_600))
+        // Beats end at 0.75, 1.5, 2.25, 3.0, 3.75 s after the first record.
+        #expect(measurements.map(\.rrIntervals.count) == [0, 1, 1, 2, 1])
+        #expect(measurements.flatMap(\.rrIntervals).allSatisfy { $0 == 768 })
+    }
+
+    @Test("device-relative times without an anchor are reported, not stored")
+    func relativeTimes() throws {
+        let (directory, path) = try write(activity(relative: true))
+        _ = directory
+        let entries = try FITRecording(path: path).entries
+        #expect(entries.count == 1)
+        guard case .unusable(let reason) = entries.first else {
+            Issue.record("expected an unusable entry")
+            return
+        }
+        #expect(reason.contains("5 heart-rate records have device-relative times"))
+    }
+
+    @Test("a damaged file says what was read, and gives it up only when asked")
+    func damaged() throws {
+        let bytes = activity()
+        let (directory, path) = try write(Array(bytes.dropLast(9)))
+        _ = directory
+        #expect {
+            try FITRecording(path: path)
+        } throws: { error in
+            "\(error)".contains("heart-rate records were read before it")
+        }
+        let accepted = try FITRecording(path: path, acceptingDamage: true)
+        #expect(accepted.damage != nil)
+        #expect(accepted.entries.contains { if case .frame(let frame, _) = $0 { frame.kind == .notify } else { false } })
+    }
+}

@@ -21,6 +21,8 @@ let package = Package(
         .target(name: "HealthUnits"),
         // Pure: raw sensor frames and their decoders (GATT heart-rate characteristics).
         .target(name: "SensorDecoding", dependencies: ["Timestamps"]),
+        // Pure: ANT serial messages, the HRM receive channel set-up, ANT+ heart-rate pages.
+        .target(name: "ANTDecoding"),
         // Pure: FIT activity files (header, CRCs, definitions, records, hrv, device_info).
         .target(name: "FITDecoding"),
         // Pure: JSON values written with their keys in order, one per line.
@@ -120,6 +122,7 @@ let package = Package(
         ),
         .testTarget(name: "FITDecodingTests", dependencies: ["FITDecoding", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "JSONLinesTests", dependencies: ["JSONLines"]),
+        .testTarget(name: "ANTDecodingTests", dependencies: ["ANTDecoding"]),
         .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorDecoding", "Timestamps"]),
         .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CLISupport", "SensorDecoding", "Timestamps"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps"]),

@@ -1,53 +1,63 @@
-/// Turns a byte stream from an ANT stick into messages, whatever the chunking: bytes may
-/// arrive one at a time or many messages at once. Garbage before a sync byte and messages
-/// whose checksum fails are skipped and counted; decoding resumes at the next sync byte
-/// after the bad one.
+/// Turns the byte stream from an ANT stick into messages, whatever the chunking: bytes may
+/// arrive one at a time, split anywhere, or several messages at once, and the messages come
+/// out the same.
+///
+/// Resynchronisation: bytes before a sync byte are dropped. A sync byte whose length byte is
+/// 0 or above ``ANTMessage/maximumPayloadLength``, or whose frame fails its checksum, is
+/// taken for garbage: that one byte is dropped and the search resumes at the next byte, so
+/// a stray A4 never hides the frame after it. Every byte fed ends up in exactly one of: a
+/// returned message, ``droppedBytes``, or ``bufferedByteCount`` (a frame still arriving).
+/// The zero padding some USB sticks add after messages is counted as dropped.
 public struct ANTFrameDecoder: Sendable {
     private var buffer: [UInt8] = []
-    /// Bytes dropped while looking for a message.
+    /// Bytes skipped while looking for a frame (garbage, false sync bytes, padding).
     public private(set) var droppedBytes = 0
-    /// Messages whose checksum did not match.
+    /// Candidate frames whose checksum did not match (each also drops its sync byte).
     public private(set) var badChecksums = 0
-    /// The longest payload a message may have (ANT's is well under this).
-    public static let maximumPayload = 64
 
+    /// Bytes held back because the frame they start has not fully arrived.
+    public var bufferedByteCount: Int { buffer.count }
+
+    /// A decoder with nothing buffered and nothing counted.
     public init() {}
 
-    /// Adds bytes and returns every whole message they complete, in order.
+    /// Adds `bytes` and returns every whole message they complete, in stream order.
     public mutating func feed(_ bytes: some Collection<UInt8>) -> [ANTMessage] {
         buffer.append(contentsOf: bytes)
         var messages: [ANTMessage] = []
         var start = 0
-        while true {
-            // Find the next sync byte.
-            guard let sync = buffer[start...].firstIndex(of: ANTMessage.sync) else {
-                droppedBytes += buffer.count - start
-                start = buffer.count
-                break
-            }
-            droppedBytes += sync - start
-            start = sync
-            guard buffer.count - start >= 2 else { break }
-            let length = Int(buffer[start + 1])
-            guard length <= Self.maximumPayload else {
-                // Not a real message start: skip this sync byte.
+        while start < buffer.count {
+            guard buffer[start] == ANTMessage.sync else {
                 droppedBytes += 1
                 start += 1
                 continue
             }
-            let total = length + 4
-            guard buffer.count - start >= total else { break }
-            let frame = buffer[start..<(start + total)]
-            if ANTMessage.checksum(frame.dropLast()) == frame.last {
-                messages.append(ANTMessage(id: frame[start + 2], payload: Array(frame[(start + 3)..<(start + 3 + length)])))
-                start += total
-            } else {
+            guard start + 1 < buffer.count else { break }  // the length byte is still to come
+            let length = Int(buffer[start + 1])
+            guard length >= 1, length <= ANTMessage.maximumPayloadLength else {
+                droppedBytes += 1
+                start += 1
+                continue
+            }
+            let end = start + length + ANTMessage.frameOverhead
+            guard end <= buffer.count else { break }  // the rest of the frame is still to come
+            guard ANTMessage.checksum(buffer[start..<(end - 1)]) == buffer[end - 1] else {
                 badChecksums += 1
                 droppedBytes += 1
                 start += 1
+                continue
             }
+            messages.append(ANTMessage(id: buffer[start + 2], payload: Array(buffer[(start + 3)..<(end - 1)])))
+            start = end
         }
-        buffer.removeFirst(start)
+        buffer.removeSubrange(0..<start)
         return messages
+    }
+
+    /// Forgets a partly received frame (after a stick reset or reopening the port), counting
+    /// its bytes as dropped; the counters are kept.
+    public mutating func discardBuffered() {
+        droppedBytes += buffer.count
+        buffer.removeAll()
     }
 }

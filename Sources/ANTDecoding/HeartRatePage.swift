@@ -1,110 +1,107 @@
-/// Why ANT data could not be read; descriptions are one line.
-public enum ANTError: Error, Sendable, Equatable, CustomStringConvertible {
-    case notBroadcast(UInt8)
-    case shortPayload(needed: Int, available: Int)
-
-    public var description: String {
-        switch self {
-        case .notBroadcast(let id): "ANT message 0x\(String(id, radix: 16)) is not broadcast data"
-        case .shortPayload(let needed, let available): "ANT broadcast data needs \(needed) bytes, has \(available)"
-        }
-    }
-}
-
-/// A broadcast data message (0x4E): the channel, 8 data bytes, and — with extended
-/// messages — the sender's device number and type.
-public struct BroadcastData: Sendable, Hashable {
-    public var channel: UInt8
-    public var data: [UInt8]
-    public var deviceNumber: UInt16?
-    public var deviceType: UInt8?
-    public var transmissionType: UInt8?
-
-    public init(_ message: ANTMessage) throws(ANTError) {
-        guard message.id == ANTMessageID.broadcastData else { throw .notBroadcast(message.id) }
-        guard message.payload.count >= 9 else { throw .shortPayload(needed: 9, available: message.payload.count) }
-        channel = message.payload[0]
-        data = Array(message.payload[1...8])
-        // Flagged extended data: 0x80 then device number (LE), device type, transmission type.
-        if message.payload.count >= 14, message.payload[9] & 0x80 != 0 {
-            deviceNumber = UInt16(message.payload[10]) | UInt16(message.payload[11]) << 8
-            deviceType = message.payload[12]
-            transmissionType = message.payload[13]
-        }
-    }
-}
-
-/// One ANT+ heart-rate data page. Bytes 4–7 are the same on every page: the last beat's
-/// time (1/1024 s), the beat count, and the computed heart rate.
+/// One ANT+ heart-rate data page: the 8 data bytes of a strap's broadcast.
+///
+/// Bytes 4–7 mean the same on every page and on legacy straps: the last beat's event time
+/// (1/1024 s, u16 LE, wraps every 64 s), the beat count (wraps at 256) and the computed
+/// heart rate. Byte 0 is the page number (bits 0–6) and the page-change toggle (bit 7);
+/// bytes 1–3 depend on the page. Legacy straps put junk in bytes 0–3, so ``detail`` is only
+/// meaningful once ``PageToggleDetector`` has seen the toggle bit change; ``heartRate``,
+/// ``beatTime`` and ``beatCount`` always are.
 public struct HeartRatePage: Sendable, Hashable {
-    /// What the page-specific bytes 1–3 carry.
+    /// Event-time ticks per second.
+    public static let ticksPerSecond = 1024
+
+    /// What bytes 1–3 carry, by page number.
     public enum Detail: Sendable, Hashable {
+        /// Page 0 (nothing beyond bytes 4–7), page 5, or a page number this module does not read.
         case none
-        /// Page 1: cumulative operating time, seconds (2 s resolution).
+        /// Page 1: cumulative operating time (bytes 1–3, u24 LE, 2 s units), in seconds.
         case operatingTime(seconds: Int)
-        /// Page 2: manufacturer id and the upper 16 bits of the serial number.
+        /// Page 2: manufacturer id (byte 1) and the upper 16 bits of the serial number (bytes 2–3).
         case manufacturer(id: UInt8, serialHigh: UInt16)
-        /// Page 3: hardware, software and model numbers.
+        /// Page 3: hardware version, software version and model number (bytes 1, 2, 3).
         case product(hardware: UInt8, software: UInt8, model: UInt8)
-        /// Page 4: the previous beat's time, 1/1024 s.
+        /// Page 4: the previous beat's event time (bytes 2–3), 1/1024 s.
         case previousBeat(UInt16)
-        /// Page 7: battery level (%), when the strap reports it.
-        case battery(level: UInt8?)
+        /// Page 6: features supported (byte 2) and enabled (byte 3), bit fields.
+        case capabilities(supported: UInt8, enabled: UInt8)
+        /// Page 7: battery level in % (byte 1; nil when 0xFF), voltage in volts (coarse
+        /// byte 3 bits 0–3 plus fractional byte 2 in 1/256 V; nil when coarse is 0xF) and
+        /// status (byte 3 bits 4–6).
+        case battery(level: UInt8?, voltage: Double?, status: BatteryStatus)
     }
 
+    /// Battery status, byte 3 bits 4–6 of page 7 (as openant names them).
+    public enum BatteryStatus: UInt8, Sendable, Hashable {
+        /// 0: not reported (reserved).
+        case unknown = 0
+        /// 1: new.
+        case new = 1
+        /// 2: good.
+        case good = 2
+        /// 3: ok.
+        case ok = 3
+        /// 4: low.
+        case low = 4
+        /// 5: critical.
+        case critical = 5
+        /// 6: charging (reserved in older profiles).
+        case charging = 6
+        /// 7: invalid.
+        case invalid = 7
+    }
+
+    /// Byte 0 bits 0–6 (junk on legacy straps).
     public var pageNumber: UInt8
+    /// Byte 0 bit 7: flips every 4 messages on current straps.
     public var toggle: Bool
+    /// The last beat's event time, 1/1024 s, wrapping every 64 s.
     public var beatTime: UInt16
+    /// Beats so far, wrapping at 256.
     public var beatCount: UInt8
+    /// The strap's computed heart rate, beats per minute (byte 7, on every page).
     public var heartRate: UInt8
+    /// Bytes 1–3 read as ``pageNumber`` says.
     public var detail: Detail
 
+    /// Reads 8 data bytes.
+    ///
+    /// - Throws: ``ANTError/pageLength(_:)`` unless `data` has 8 bytes.
     public init(data: [UInt8]) throws(ANTError) {
-        guard data.count >= 8 else { throw .shortPayload(needed: 8, available: data.count) }
+        guard data.count == 8 else { throw .pageLength(data.count) }
         pageNumber = data[0] & 0x7F
         toggle = data[0] & 0x80 != 0
         beatTime = UInt16(data[4]) | UInt16(data[5]) << 8
         beatCount = data[6]
         heartRate = data[7]
-        switch pageNumber {
-        case 1: detail = .operatingTime(seconds: (Int(data[1]) | Int(data[2]) << 8 | Int(data[3]) << 16) * 2)
-        case 2: detail = .manufacturer(id: data[1], serialHigh: UInt16(data[2]) | UInt16(data[3]) << 8)
-        case 3: detail = .product(hardware: data[1], software: data[2], model: data[3])
-        case 4: detail = .previousBeat(UInt16(data[2]) | UInt16(data[3]) << 8)
-        case 7: detail = .battery(level: data[1] == 0xFF ? nil : data[1])
-        default: detail = .none
-        }
+        detail = Self.detail(page: pageNumber, data[1], data[2], data[3])
     }
-}
 
-/// Turns successive pages of one strap into RR intervals (1/1024 s, oldest first): on a new
-/// beat, page 4's previous-beat time gives the interval directly; otherwise it is the 16-bit
-/// difference of the beat times (which wrap every 64 s), and only when the beat count
-/// advanced by exactly one.
-/// Old straps put junk in the page byte, so page-specific bytes are trusted only once the
-/// toggle bit has been seen to change.
-public struct HeartBeatTracker: Sendable {
-    private var lastCount: UInt8?
-    private var lastTime: UInt16?
-    private var firstToggle: Bool?
-    /// Whether the strap flips the toggle bit (so its page numbers mean something).
-    public private(set) var pagesAreReliable = false
+    /// Reads a broadcast's data bytes.
+    public init(_ broadcast: BroadcastData) throws(ANTError) {
+        try self.init(data: broadcast.data)
+    }
 
-    public init() {}
-
-    public mutating func rrIntervals(for page: HeartRatePage) -> [UInt16] {
-        if let firstToggle, firstToggle != page.toggle { pagesAreReliable = true }
-        if firstToggle == nil { firstToggle = page.toggle }
-        defer {
-            lastCount = page.beatCount
-            lastTime = page.beatTime
+    private static func detail(page: UInt8, _ b1: UInt8, _ b2: UInt8, _ b3: UInt8) -> Detail {
+        let high = UInt16(b2) | UInt16(b3) << 8
+        switch page {
+        case 1:
+            return .operatingTime(seconds: (Int(b1) | Int(b2) << 8 | Int(b3) << 16) * 2)
+        case 2:
+            return .manufacturer(id: b1, serialHigh: high)
+        case 3:
+            return .product(hardware: b1, software: b2, model: b3)
+        case 4:
+            return .previousBeat(high)
+        case 6:
+            return .capabilities(supported: b2, enabled: b3)
+        case 7:
+            let coarse = b3 & 0x0F
+            return .battery(
+                level: b1 == 0xFF ? nil : b1,
+                voltage: coarse == 0x0F ? nil : Double(coarse) + Double(b2) / 256,
+                status: BatteryStatus(rawValue: (b3 >> 4) & 0x07) ?? .unknown)
+        default:
+            return .none
         }
-        guard let lastCount, page.beatCount != lastCount else { return [] }
-        // Page 4 carries the previous beat's time itself: good even after a missed message.
-        if pagesAreReliable, case .previousBeat(let previous) = page.detail {
-            return [page.beatTime &- previous]
-        }
-        guard page.beatCount &- lastCount == 1, let lastTime else { return [] }
-        return [page.beatTime &- lastTime]
     }
 }

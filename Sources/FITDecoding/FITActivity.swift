@@ -1,137 +1,171 @@
-/// The heart-rate content of a FIT activity file (written by watches and bike computers from
-/// chest straps).
+/// Heart-rate content of an activity file (as watches and bike computers write from chest
+/// straps): heart-rate records, RR intervals, devices and the file's creation.
 public struct FITActivity: Sendable, Equatable {
     /// One `record` message with a valid heart rate.
     public struct HeartRateRecord: Sendable, Equatable {
         /// FIT time: seconds since 1989-12-31T00:00:00Z, or device-relative below 0x10000000.
         public var timestamp: UInt32
-        /// Unix seconds, when the time is absolute or the file gives an anchor for it.
+        /// Unix seconds; nil when the time is device-relative and the file gives no
+        /// `timestamp_correlation` to anchor it.
         public var unixSeconds: Int64?
-        /// Beats per minute (255, FIT's "invalid", never appears here).
+        /// Beats per minute (never 255, FIT's "no value").
         public var heartRate: UInt8
+
+        public init(timestamp: UInt32, unixSeconds: Int64?, heartRate: UInt8) {
+            self.timestamp = timestamp
+            self.unixSeconds = unixSeconds
+            self.heartRate = heartRate
+        }
     }
 
-    /// One `device_info` message.
+    /// One `device_info` message: the recording device (index 0) or one of its sensors.
+    /// Fields the message lacks, or holds as FIT's "no value", are nil.
     public struct Device: Sendable, Equatable {
-        public var deviceIndex: UInt8?
-        public var deviceType: UInt8?
+        /// FIT `manufacturer` (1 is Garmin).
         public var manufacturer: UInt16?
+        /// Product number, the manufacturer's.
         public var product: UInt16?
         public var serialNumber: UInt32?
         /// Software version (the field's value / 100).
         public var softwareVersion: Double?
         public var hardwareVersion: UInt8?
+        /// 0 for the device that wrote the file.
+        public var deviceIndex: UInt8?
+        /// Device type, as `sourceType` says to read it: the ANT+ device type (120 is a
+        /// heart-rate monitor) for ANT and ANT+, the BLE device type (1 is heart rate) for
+        /// Bluetooth Low Energy, the device's own numbering for local ones.
+        public var deviceType: UInt8?
+        /// FIT `source_type`: 0 ANT, 1 ANT+, 2 Bluetooth, 3 Bluetooth Low Energy, 4 Wi-Fi, 5 local.
+        public var sourceType: UInt8?
+        /// The ANT device number the sensor transmits with.
+        public var antDeviceNumber: UInt16?
+        /// FIT time of the message.
+        public var timestamp: UInt32?
+
+        public init(
+            manufacturer: UInt16? = nil, product: UInt16? = nil, serialNumber: UInt32? = nil, softwareVersion: Double? = nil,
+            hardwareVersion: UInt8? = nil, deviceIndex: UInt8? = nil, deviceType: UInt8? = nil, sourceType: UInt8? = nil,
+            antDeviceNumber: UInt16? = nil, timestamp: UInt32? = nil
+        ) {
+            self.manufacturer = manufacturer
+            self.product = product
+            self.serialNumber = serialNumber
+            self.softwareVersion = softwareVersion
+            self.hardwareVersion = hardwareVersion
+            self.deviceIndex = deviceIndex
+            self.deviceType = deviceType
+            self.sourceType = sourceType
+            self.antDeviceNumber = antDeviceNumber
+            self.timestamp = timestamp
+        }
+
+        /// Whether this is a heart-rate monitor: ANT+ device type 120 (from an ANT or ANT+
+        /// source, or one not given), or BLE device type 1 from a Bluetooth Low Energy one.
+        public var isHeartRateSensor: Bool {
+            switch sourceType {
+            case nil, FITProfile.SourceType.ant, FITProfile.SourceType.antPlus:
+                deviceType == FITProfile.HeartRateDeviceType.ant
+            case FITProfile.SourceType.bluetoothLowEnergy:
+                deviceType == FITProfile.HeartRateDeviceType.bluetoothLowEnergy
+            default:
+                false
+            }
+        }
     }
 
+    /// Heart-rate records in file order: only `record` messages with a time and a valid
+    /// heart rate.
     public var records: [HeartRateRecord] = []
-    /// RR intervals in seconds from `hrv` messages, in file order.
+    /// RR intervals in seconds, from `hrv` messages, in file order (invalid entries dropped).
     public var rrIntervals: [Double] = []
+    /// Every `device_info` message, in file order (devices write them more than once).
     public var devices: [Device] = []
     /// `file_id.time_created`, FIT time.
     public var fileCreated: UInt32?
+    /// `file_id.type` (4 is an activity).
+    public var fileType: UInt8?
+    /// `file_id.manufacturer` of the device that wrote the file.
+    public var creatorManufacturer: UInt16?
+    /// `file_id.product` of the device that wrote the file.
+    public var creatorProduct: UInt16?
     /// `file_id.serial_number` of the device that wrote the file.
     public var creatorSerial: UInt32?
-    /// Set when the file is damaged: what went wrong. The rest holds what was read before.
+    /// Set when the file is damaged: what went wrong; records hold what was read before.
     public var damage: FITError?
 
-    /// Whether some heart-rate records have device-relative times the file gives no
-    /// absolute anchor for.
+    public init() {}
+
+    /// Whether some records have device-relative times the file gives no anchor for.
     public var hasUnanchoredTimes: Bool { records.contains { $0.unixSeconds == nil } }
 
-    public init() {}
+    /// The first device that is a heart-rate monitor.
+    public var heartRateSensor: Device? { devices.first { $0.isHeartRateSensor } }
 }
 
-/// Decodes FIT files: header and CRCs, definition and data messages in both byte orders,
-/// compressed-timestamp headers, developer fields skipped.
-public enum FITDecoder {
-    /// FIT time 0 in Unix seconds (1989-12-31T00:00:00Z).
-    public static let epochOffset: Int64 = 631_065_600
-    /// FIT times below this are device-relative (seconds since the device powered on).
-    public static let relativeLimit: UInt32 = 0x1000_0000
+/// Builds a `FITActivity` from data messages in file order; the first `file_id` (of
+/// chained files) describes the file.
+struct FITActivityCollector {
+    private var activity = FITActivity()
+    private var anchors = FITTimeAnchors()
+    private var sawFileID = false
 
-    /// Unix seconds of an absolute FIT time; nil for a device-relative one.
-    public static func unixSeconds(fromFIT time: UInt32) -> Int64? {
-        time >= relativeLimit ? Int64(time) + epochOffset : nil
-    }
-
-    /// Decodes a whole file; throws on any damage (bad header, CRC mismatch, truncation).
-    public static func decodeActivity(_ bytes: [UInt8]) throws(FITError) -> FITActivity {
-        let activity = try decodeActivityPartially(bytes)
-        if let damage = activity.damage { throw damage }
-        return activity
-    }
-
-    /// Decodes what can be read: after a valid header it never throws for damage, and
-    /// returns what was read before it with `damage` set.
-    public static func decodeActivityPartially(_ bytes: [UInt8]) throws(FITError) -> FITActivity {
-        guard bytes.count >= 12 else { throw .notAFITFile }
-        let headerSize = Int(bytes[0])
-        guard headerSize == 12 || headerSize == 14, bytes.count >= headerSize, Array(bytes[8..<12]) == Array(".FIT".utf8) else {
-            throw .notAFITFile
-        }
-        if headerSize == 14 {
-            let stored = UInt16(bytes[12]) | UInt16(bytes[13]) << 8
-            if stored != 0 && stored != FITCRC.checksum(bytes[0..<12]) { throw .headerCRCMismatch }
-        }
-        let dataSize = Int(UInt32(bytes[4]) | UInt32(bytes[5]) << 8 | UInt32(bytes[6]) << 16 | UInt32(bytes[7]) << 24)
-        let dataEnd = headerSize + dataSize
-        var activity = FITActivity()
-        var reader = FITRecordReader(bytes: bytes, start: headerSize, end: min(dataEnd, bytes.count))
-        var correlation: Int64?  // absolute − relative seconds, from timestamp_correlation
-        var relativeRecords: [Int] = []
-        do {
-            while let message = try reader.next() {
-                collect(message, into: &activity, correlation: &correlation, relativeRecords: &relativeRecords)
-            }
-        } catch {
-            activity.damage = error
-        }
-        if activity.damage == nil {
-            if bytes.count < dataEnd + 2 {
-                activity.damage = .truncated(atOffset: bytes.count)
-            } else {
-                let stored = UInt16(bytes[dataEnd]) | UInt16(bytes[dataEnd + 1]) << 8
-                let computed = FITCRC.checksum(bytes[0..<dataEnd])
-                if stored != computed { activity.damage = .fileCRCMismatch(expected: stored, actual: computed) }
-            }
-        }
-        if let correlation {
-            for index in relativeRecords {
-                activity.records[index].unixSeconds = Int64(activity.records[index].timestamp) + correlation + epochOffset
-            }
-        }
-        return activity
-    }
-
-    private static func collect(
-        _ message: FITMessage, into activity: inout FITActivity, correlation: inout Int64?, relativeRecords: inout [Int]
-    ) {
-        switch message.global {
-        case 0:  // file_id
-            activity.fileCreated = message.value(4).map { UInt32(truncatingIfNeeded: $0) }
-            activity.creatorSerial = message.value(3).map { UInt32(truncatingIfNeeded: $0) }
-        case 20:  // record
-            guard let time = message.timestamp, let heartRate = message.value(3) else { return }
-            let unix = unixSeconds(fromFIT: time)
-            if unix == nil { relativeRecords.append(activity.records.count) }
-            activity.records.append(.init(timestamp: time, unixSeconds: unix, heartRate: UInt8(truncatingIfNeeded: heartRate)))
-        case 23:  // device_info
-            activity.devices.append(FITActivity.Device(
-                deviceIndex: message.value(0).map { UInt8(truncatingIfNeeded: $0) },
-                deviceType: message.value(1).map { UInt8(truncatingIfNeeded: $0) },
-                manufacturer: message.value(2).map { UInt16(truncatingIfNeeded: $0) },
-                product: message.value(4).map { UInt16(truncatingIfNeeded: $0) },
-                serialNumber: message.value(3).map { UInt32(truncatingIfNeeded: $0) },
-                softwareVersion: message.value(5).map { Double($0) / 100 },
-                hardwareVersion: message.value(6).map { UInt8(truncatingIfNeeded: $0) }))
-        case 78:  // hrv: RR times, 1/1000 s
-            activity.rrIntervals.append(contentsOf: (message.fields[0] ?? []).map { Double($0) / 1000 })
-        case 162:  // timestamp_correlation: timestamp (absolute) and system_timestamp (relative)
-            if let absolute = message.timestamp, absolute >= relativeLimit, let system = message.value(1) {
-                correlation = Int64(absolute) - Int64(system)
+    mutating func add(_ message: FITMessage) {
+        switch message.globalMessage {
+        case FITProfile.FileID.message: addFileID(message)
+        case FITProfile.Record.message: addRecord(message)
+        case FITProfile.DeviceInfo.message: activity.devices.append(device(message))
+        case FITProfile.HRV.message:
+            activity.rrIntervals += message.values(FITProfile.HRV.time).map { Double($0) / FITProfile.HRV.timeScale }
+        case FITProfile.TimestampCorrelation.message:
+            if let absolute = message.timestamp,
+                let system = message.value(FITProfile.TimestampCorrelation.systemTimestamp, as: UInt32.self)
+            {
+                anchors.correlate(absolute: absolute, system: system, fromRecord: activity.records.count)
             }
         default:
             break
         }
+    }
+
+    /// The activity, with device-relative times anchored, and `damage` if any.
+    func finish(damage: FITError?) -> FITActivity {
+        var activity = activity
+        for index in activity.records.indices where activity.records[index].unixSeconds == nil {
+            activity.records[index].unixSeconds = anchors.unixSeconds(of: activity.records[index].timestamp, record: index)
+        }
+        activity.damage = damage
+        return activity
+    }
+
+    private mutating func addFileID(_ message: FITMessage) {
+        guard !sawFileID else { return }
+        sawFileID = true
+        activity.fileType = message.value(FITProfile.FileID.type)
+        activity.creatorManufacturer = message.value(FITProfile.FileID.manufacturer)
+        activity.creatorProduct = message.value(FITProfile.FileID.product)
+        activity.creatorSerial = message.value(FITProfile.FileID.serialNumber)
+        activity.fileCreated = message.value(FITProfile.FileID.timeCreated)
+    }
+
+    private mutating func addRecord(_ message: FITMessage) {
+        guard let time = message.timestamp, let heartRate = message.value(FITProfile.Record.heartRate, as: UInt8.self) else {
+            return
+        }
+        activity.records.append(.init(timestamp: time, unixSeconds: FITDecoder.unixSeconds(fromFIT: time), heartRate: heartRate))
+    }
+
+    private func device(_ message: FITMessage) -> FITActivity.Device {
+        typealias Field = FITProfile.DeviceInfo
+        return FITActivity.Device(
+            manufacturer: message.value(Field.manufacturer),
+            product: message.value(Field.product),
+            serialNumber: message.value(Field.serialNumber),
+            softwareVersion: message.value(Field.softwareVersion, as: UInt16.self).map { Double($0) / Field.softwareVersionScale },
+            hardwareVersion: message.value(Field.hardwareVersion),
+            deviceIndex: message.value(Field.deviceIndex),
+            deviceType: message.value(Field.deviceType),
+            sourceType: message.value(Field.sourceType),
+            antDeviceNumber: message.value(Field.antDeviceNumber),
+            timestamp: message.timestamp)
     }
 }

@@ -163,9 +163,11 @@ struct ReadingEndToEndTests {
     func watch() async throws {
         let harness = try await populated()
         let watcher = try ChildProcess(
-            BuiltProducts.hrmctl, ["watch", "--output", "json", "--interval", "0.1", "--duration", "4", "--store", harness.store],
+            BuiltProducts.hrmctl, ["watch", "--output", "json", "--interval", "0.1", "--duration", "8", "--store", harness.store],
             environment: harness.environment, outputDirectory: harness.directory.path)
-        try await Task.sleep(for: .seconds(1))
+        // The watcher takes its starting anchor right after it opens the store; wait for the open.
+        try await harness.eventually("the watcher has opened the store") { hasOpen(harness.store, pid: watcher.pid) }
+        try await Task.sleep(for: .seconds(0.5))
         let trace = harness.directory.file("later.trace.jsonl")
         try [#"{"format":"hrmd-trace","version":1}"#,
              #"{"t":"2026-11-20T11:00:00.000Z","transport":"ble","device":"AA:BB:CC:DD:EE:FF","kind":"notify","characteristic":"2a37","value":"0677"}"#,
@@ -192,4 +194,14 @@ struct ReadingEndToEndTests {
         let points = picture.components(separatedBy: "points=\"").last?.split(separator: "\"").first?.split(separator: " ")
         #expect(points?.count == 150)
     }
+}
+
+/// Whether process `pid` holds `path` open (one of its /proc fd links points at it).
+private func hasOpen(_ path: String, pid: pid_t) -> Bool {
+    guard let resolved = realpath(path, nil) else { return false }
+    defer { free(resolved) }
+    let target = String(cString: resolved)
+    let directory = "/proc/\(pid)/fd"
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    return entries.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\($0)")) == target }
 }

@@ -9,6 +9,8 @@ enum Schema {
     static let syncAndTombstones = "v2-sync-and-tombstones"
     /// Per-minute count, sum, minimum and maximum of each type and source, kept at write time.
     static let minuteRollups = "v3-minute-rollups"
+    /// What each sensor is doing now, as the recording daemon last said.
+    static let sensorActivity = "v4-sensor-activity"
 
     /// The minute of a microsecond time column, rounded down (also before 1970).
     static func minute(of column: String) -> String {
@@ -20,6 +22,7 @@ enum Schema {
         migrator.registerMigration(core, migrate: createCore)
         migrator.registerMigration(syncAndTombstones, migrate: addSyncAndTombstones)
         migrator.registerMigration(minuteRollups, migrate: addMinuteRollups)
+        migrator.registerMigration(sensorActivity, migrate: addSensorActivity)
         return migrator
     }
 
@@ -115,6 +118,25 @@ enum Schema {
             INSERT INTO minuteRollup (typeId, minute, sourceId, count, sum, minimum, maximum)
                 SELECT typeId, \(minute(of: "start")), sourceId, COUNT(*), SUM(value), MIN(value), MAX(value)
                 FROM sample GROUP BY 1, 2, 3;
+            """)
+    }
+
+    private static func addSensorActivity(_ db: Database) throws {
+        try db.execute(sql: """
+            -- Live state, not health data: the recording daemon replaces it every few seconds,
+            -- so a reader can tell a stale row (the daemon stopped) by updatedAt.
+            CREATE TABLE sensorActivity (
+                identifier TEXT PRIMARY KEY CHECK (identifier <> ''),
+                transport TEXT NOT NULL,
+                state TEXT NOT NULL,
+                detail TEXT,
+                since INTEGER NOT NULL,
+                battery INTEGER CHECK (battery BETWEEN 0 AND 100),
+                lastFrame INTEGER,
+                frames INTEGER NOT NULL CHECK (frames >= 0),
+                skipped INTEGER NOT NULL CHECK (skipped >= 0),
+                updatedAt INTEGER NOT NULL
+            ) WITHOUT ROWID;
             """)
     }
 

@@ -8,6 +8,7 @@ import Synchronization
 public final class FrameInbox: Sendable {
     enum Input: Sendable {
         case frame(SensorFrame)
+        case status(SensorStatus)
         case tick
         case locationOverrides([SensorID: HeartRateSensorLocation])
     }
@@ -29,6 +30,11 @@ public final class FrameInbox: Sendable {
         case .dropped, .terminated: refused.add(1, ordering: .relaxed); return false
         @unknown default: return false
         }
+    }
+
+    /// Queues a backend's report of a sensor's state, in order with its frames.
+    public func report(_ status: SensorStatus) {
+        continuation.yield(.status(status))
     }
 
     /// Frames refused so far because the queue was full or closed.

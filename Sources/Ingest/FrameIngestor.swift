@@ -49,13 +49,18 @@ public struct FrameIngestor {
         interpreter.locationOverrides = overrides
     }
 
-    /// Takes one frame; writes when the batch is full.
-    public mutating func accept(_ frame: SensorFrame) {
+    /// The battery level `device` last reported, in percent.
+    public func batteryLevel(of device: SensorID) -> Int? { interpreter.profiles[device]?.battery }
+
+    /// Takes one frame; writes when the batch is full. Returns how many skips it caused.
+    @discardableResult
+    public mutating func accept(_ frame: SensorFrame) -> Int {
         counters.frames += 1
         let skipped = interpreter.interpret(frame, into: &pending)
         for reason in skipped { skips.record(reason, device: frame.device) }
         counters.skipped += skipped.count
         if pending.count >= settings.maxBatch { flush() }
+        return skipped.count
     }
 
     /// Writes the pending batch (and logs skip summaries when due).

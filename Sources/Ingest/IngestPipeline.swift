@@ -3,6 +3,7 @@ import Logging
 import SensorDecoding
 import ServiceLifecycle
 import Synchronization
+import Timestamps
 
 /// The live ingest pipeline: backends submit frames to its `inbox`; one task feeds them to a
 /// `FrameIngestor` and flushes on a tick. On graceful shutdown it drains the inbox, flushes,
@@ -33,7 +34,21 @@ public final class IngestPipeline: Service, Sendable {
 
     public func run() async {
         var ingestor = FrameIngestor(store: store, settings: settings, logger: logger)
+        var activity = SensorActivityBoard()
+        var activityWriteFailing = false
         ingestor.announce()
+        /// Writes the sensors' rows when they changed or the heartbeat is due; a failure is logged once.
+        func publishActivity(force: Bool = false) {
+            let now = Timestamp.now()
+            guard force || activity.due(at: now) else { return }
+            do {
+                try store.replaceSensorActivity(activity.rows(at: now, battery: { [ingestor] in ingestor.batteryLevel(of: $0) }))
+                activityWriteFailing = false
+            } catch {
+                if !activityWriteFailing { logger.warning("cannot record the sensors' state in the store: \(error)") }
+                activityWriteFailing = true
+            }
+        }
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 group.addTask { [inbox, settings] in
@@ -42,10 +57,15 @@ public final class IngestPipeline: Service, Sendable {
                 for await input in inbox.inputs {
                     switch input {
                     case .frame(let frame):
-                        ingestor.accept(frame)
+                        activity.count(frame, skipped: ingestor.accept(frame))
+                    case .status(let status):
+                        activity.note(status)
                     case .tick:
                         ingestor.flush()
-                        onTick(ingestor.counters)
+                        publishActivity()
+                        var counters = ingestor.counters
+                        counters.streamingSensors = activity.streamingCount
+                        onTick(counters)
                     case .locationOverrides(let overrides):
                         ingestor.updateLocationOverrides(overrides)
                     }
@@ -58,6 +78,8 @@ public final class IngestPipeline: Service, Sendable {
             inbox.finish()
         }
         ingestor.finish()
+        activity.stopAll(at: .now(), reason: "hrmd stopped")
+        publishActivity(force: true)
         let final = ingestor.counters
         counters.withLock { $0 = final }
         logger.info(

@@ -42,5 +42,7 @@ public struct IngestCounters: Sendable, Equatable {
     /// Samples dropped because the store stayed unwritable past the retry buffer.
     public var lost = 0
     public var pending = 0
+    /// Sensors streaming now (live pipeline only).
+    public var streamingSensors = 0
     public init() {}
 }

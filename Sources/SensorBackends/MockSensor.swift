@@ -3,8 +3,9 @@ import Timestamps
 
 /// The built-in mock chest strap: a seeded, realistic heart (see `HeartSimulator`) behind the
 /// same frames a BLE strap sends. On start it "connects" and answers the reads a real
-/// connection makes (Body Sensor Location, Device Name, Device Information), then notifies
-/// encoded Heart Rate Measurements `hz` times a second until cancelled.
+/// connection makes (Body Sensor Location, Device Name, Device Information, Battery Level),
+/// then notifies encoded Heart Rate Measurements `hz` times a second until cancelled. Its
+/// battery starts at 95 % and loses 1 % every ten minutes, notified when it changes.
 public struct MockSensor: SensorBackend {
     /// How one mock strap behaves.
     public struct Settings: Sendable, Hashable {
@@ -44,12 +45,19 @@ public struct MockSensor: SensorBackend {
         func frame(_ kind: FrameKind, _ characteristic: CharacteristicID? = nil, _ value: [UInt8] = []) -> SensorFrame {
             SensorFrame(time: .now(), transport: .mock, device: id, kind: kind, characteristic: characteristic, value: value)
         }
+        sink.report(SensorStatus(transport: .mock, device: id, state: .connecting))
         sink.send(frame(.connected))
         sink.send(frame(.read, .bodySensorLocation, settings.location.encoded()))
         for (field, text) in deviceInformation {
             sink.send(frame(.read, field.characteristic, Array(text.utf8)))
         }
-        defer { sink.send(frame(.disconnected)) }
+        var battery = Self.batteryLevel(afterSeconds: 0)
+        sink.send(frame(.read, .batteryLevel, [battery]))
+        sink.report(SensorStatus(transport: .mock, device: id, state: .streaming))
+        defer {
+            sink.send(frame(.disconnected))
+            sink.report(SensorStatus(transport: .mock, device: id, state: .stopped(reason: "the mock was stopped")))
+        }
 
         let clock = ContinuousClock()
         let start = clock.now
@@ -70,7 +78,17 @@ public struct MockSensor: SensorBackend {
                 energyExpended: reading.energyExpendedKJ,
                 rrIntervals: settings.emitsRRIntervals ? reading.rrIntervals : [])
             sink.send(frame(.notify, .heartRateMeasurement, measurement.encoded()))
+            let level = Self.batteryLevel(afterSeconds: elapsed)
+            if level != battery {
+                battery = level
+                sink.send(frame(.notify, .batteryLevel, [battery]))
+            }
         }
+    }
+
+    /// The mock battery's level after running `seconds`.
+    static func batteryLevel(afterSeconds seconds: Double) -> UInt8 {
+        UInt8(max(5, 95 - Int(seconds / 600)))
     }
 
     private var simulatorSettings: HeartSimulatorSettings {

@@ -166,10 +166,12 @@ struct HRMDaemon: AsyncParsableCommand {
                 locationOverrides: Self.locations(configuration)),
             logger: logger,
             onTick: { reporter.tick($0) })
-        let sink = FrameSink { [inbox = pipeline.inbox, recorder] frame in
-            inbox.submit(frame)
-            recorder?.record(frame)
-        }
+        let sink = FrameSink(
+            { [inbox = pipeline.inbox, recorder] frame in
+                inbox.submit(frame)
+                recorder?.record(frame)
+            },
+            status: { [inbox = pipeline.inbox] status in inbox.report(status) })
         let supervisor = SensorSupervisor(initial: plans, sink: sink, logger: logger)
         let reload: @Sendable () async -> Void = { [config, sensorSpecs, inbox = pipeline.inbox] in
             do {

@@ -28,7 +28,7 @@ final class StatusReporter: Sendable {
     var line: String {
         state.withLock { state in
             let counters = state.counters
-            return "\(state.sensors) sensor(s); \(counters.frames) frames; \(counters.stored) samples stored; \(counters.denied) not authorized; \(counters.skipped) skipped"
+            return "\(state.sensors) sensor(s), \(counters.streamingSensors) streaming; \(counters.frames) frames; \(counters.stored) samples stored; \(counters.denied) not authorized; \(counters.skipped) skipped"
         }
     }
 

@@ -93,6 +93,33 @@ struct DaemonEndToEndTests {
         #expect(daemon.standardError.contains("\(stored) samples stored"), "the final log line counts what the store holds")
     }
 
+    @Test("hrmctl devices shows each sensor's state and battery while hrmd runs, and stopped after")
+    func devicesShowLiveState() async throws {
+        let harness = try Harness()
+        _ = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate")
+        let daemon = try harness.startDaemon(["--sensor", "mock:hz=4,id=left", "--sensor", "mock:hz=4,id=right"])
+        func devices() async throws -> [[String: Any]] {
+            let result = try await harness.hrmctl(["devices", "--output", "json", "--store", harness.store], withStore: false)
+            return result.stdout.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        }
+        try await harness.eventually("both sensors are streaming", limit: .seconds(30)) {
+            let rows = try await devices()
+            return rows.count == 2 && rows.allSatisfy { $0["state"] as? String == "streaming" && ($0["samples"] as? Int ?? 0) > 0 }
+        }
+        let streaming = try await devices()
+        #expect(streaming.map { $0["identifier"] as? String } == ["left", "right"])
+        #expect(streaming.allSatisfy { $0["battery"] as? Int == 95 && $0["transport"] as? String == "mock" })
+        let table = try await harness.hrmctl(["devices", "--store", harness.store], withStore: false)
+        #expect(table.stdout.contains("STATE") && table.stdout.contains("streaming") && table.stdout.contains("95%"))
+
+        daemon.send(SIGTERM)
+        #expect(try await daemon.wait(timeout: .seconds(15)) == .exited(0), "\(daemon.standardError)")
+        let stopped = try await devices()
+        #expect(stopped.count == 2 && stopped.allSatisfy { $0["state"] as? String == "stopped" })
+    }
+
     @Test("--duration ends the daemon on its own with exit 0 and the last batch written")
     func durationEndsCleanly() async throws {
         let harness = try Harness()

@@ -99,7 +99,7 @@ let package = Package(
 
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
         .testTarget(name: "HealthUnitsTests", dependencies: ["HealthUnits"]),
-        .testTarget(name: "SensorDecodingTests", dependencies: ["SensorDecoding"]),
+        .testTarget(name: "SensorDecodingTests", dependencies: ["SensorDecoding", "TestSupport"]),
         .testTarget(
             name: "HealthStoreTests",
             dependencies: ["HealthStore", "HealthUnits", "Timestamps", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]

@@ -1,4 +1,5 @@
 @testable import FITDecoding
+import TestSupport
 import Testing
 
 @Suite("FIT CRC and base types")

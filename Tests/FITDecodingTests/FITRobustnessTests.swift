@@ -1,3 +1,4 @@
+import TestSupport
 import FITDecoding
 import Testing
 
@@ -47,7 +48,7 @@ struct FITRobustnessTests {
     func randomRecords() throws {
         var generator = SplitMix64(seed: 0x0F17)
         for _ in 0..<2000 {
-            var builder = SyntheticFIT()
+            var builder = FITBuilder()
             let count = Int(generator.next() % 200)
             builder.raw((0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
             let file = builder.file()
@@ -55,20 +56,5 @@ struct FITRobustnessTests {
             let cut = Int(generator.next() % UInt64(file.count))
             _ = try? FITDecoder.decodeActivityPartially(Array(file.prefix(cut)))
         }
-    }
-}
-
-/// A small deterministic random number generator (SplitMix64).
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,10 +1,11 @@
+import TestSupport
 import FITDecoding
 import Testing
 
 /// Files built here, one structure at a time.
 @Suite("Synthetic FIT files")
 struct FITSyntheticTests {
-    typealias Field = SyntheticFIT.Field
+    typealias Field = FITBuilder.Field
     /// 2024-11-09T10:13:20Z in FIT time; its low five bits are 0.
     let start: UInt32 = 1_100_000_000
     let recordFields: [Field] = [.timestamp, .uint8(3)]
@@ -16,7 +17,7 @@ struct FITSyntheticTests {
         func file(bigEndian: Bool) -> [UInt8] {
             let u16 = bigEndian ? be16 : le16
             let u32 = bigEndian ? be32 : le32
-            var builder = SyntheticFIT()
+            var builder = FITBuilder()
             builder.define(local: 0, global: 20, bigEndian: bigEndian, fields: recordFields)
             builder.data(local: 0, u32(start) + [71])
             builder.define(
@@ -41,7 +42,7 @@ struct FITSyntheticTests {
 
     @Test("compressed-timestamp headers count on from the last full timestamp, rolling over every 32 s")
     func compressedTimestamps() throws {
-        var builder = SyntheticFIT()
+        var builder = FITBuilder()
         let base = start + 28  // low five bits: 28
         builder.define(local: 0, global: 20, fields: recordFields)
         builder.data(local: 0, le32(base) + [60])
@@ -60,7 +61,7 @@ struct FITSyntheticTests {
 
     @Test("a compressed header before any full timestamp has no time: its record is skipped")
     func compressedWithoutBase() throws {
-        var builder = SyntheticFIT()
+        var builder = FITBuilder()
         builder.define(local: 2, global: 20, fields: [.uint8(3)])
         builder.compressed(local: 2, timeOffset: 5, [70])
         builder.define(local: 0, global: 20, fields: recordFields)
@@ -73,7 +74,7 @@ struct FITSyntheticTests {
 
     @Test("developer fields are skipped by their sizes")
     func developerFields() throws {
-        var builder = SyntheticFIT()
+        var builder = FITBuilder()
         builder.define(local: 0, global: 207, fields: [.uint8(3)])  // developer_data_id: ignored
         builder.data(local: 0, [0])
         builder.define(
@@ -89,7 +90,7 @@ struct FITSyntheticTests {
 
     @Test("heart_rate 255 (no value), and records without a heart rate or a time, are skipped")
     func invalidHeartRate() throws {
-        var builder = SyntheticFIT()
+        var builder = FITBuilder()
         builder.define(local: 0, global: 20, fields: recordFields)
         builder.data(local: 0, le32(start) + [255])
         builder.data(local: 0, le32(start + 1) + [90])
@@ -102,7 +103,7 @@ struct FITSyntheticTests {
 
     @Test("device-relative times decode, with no Unix time when nothing anchors them")
     func deviceRelative() throws {
-        var builder = SyntheticFIT()
+        var builder = FITBuilder()
         builder.define(local: 0, global: 20, fields: recordFields)
         builder.data(local: 0, le32(5000) + [60])
         builder.data(local: 0, le32(0x0FFF_FFFF) + [61])
@@ -116,7 +117,7 @@ struct FITSyntheticTests {
 
     @Test("timestamp_correlation anchors device-relative times, from where it stands (the first also before)")
     func correlated() throws {
-        var builder = SyntheticFIT()
+        var builder = FITBuilder()
         builder.define(local: 0, global: 20, fields: recordFields)
         builder.define(local: 1, global: 162, fields: [.timestamp, .uint32(1)])
         builder.data(local: 0, le32(900) + [60])
@@ -132,7 +133,7 @@ struct FITSyntheticTests {
 
     @Test("hrv arrays become RR intervals in seconds, without their no-value padding")
     func hrv() throws {
-        var builder = SyntheticFIT()
+        var builder = FITBuilder()
         builder.define(local: 0, global: 78, fields: [.uint16(0, count: 5)])
         builder.data(local: 0, le16(800) + le16(850) + le16(0xFFFF) + le16(0xFFFF) + le16(0xFFFF))
         builder.data(local: 0, le16(900) + le16(0xFFFF) + le16(1200) + le16(0xFFFF) + le16(0xFFFF))
@@ -153,7 +154,7 @@ struct FITSyntheticTests {
 
     @Test("a corrupted file CRC: strict decoding throws both CRCs, partial keeps every record")
     func corruptedCRC() throws {
-        var builder = SyntheticFIT()
+        var builder = FITBuilder()
         builder.define(local: 0, global: 20, fields: recordFields)
         for second in 0..<3 { builder.data(local: 0, le32(start + UInt32(second)) + [UInt8(100 + second)]) }
         var bytes = builder.file()
@@ -168,7 +169,7 @@ struct FITSyntheticTests {
 
     @Test("headers: 12 bytes, a CRC of 0, extra bytes are fine; a wrong header CRC is not")
     func headers() throws {
-        var builder = SyntheticFIT()
+        var builder = FITBuilder()
         builder.define(local: 0, global: 20, fields: recordFields)
         builder.data(local: 0, le32(start) + [77])
         for file in [builder.file(headerSize: 12), builder.file(headerCRC: 0), builder.file(headerSize: 16)] {
@@ -184,14 +185,14 @@ struct FITSyntheticTests {
 
     @Test("bytes that are not a FIT file")
     func notFIT() {
-        var fitWithoutSignature = SyntheticFIT().file()
+        var fitWithoutSignature = FITBuilder().file()
         fitWithoutSignature[11] = UInt8(ascii: "X")
-        var headerSize13 = SyntheticFIT().file(headerSize: 12)
+        var headerSize13 = FITBuilder().file(headerSize: 12)
         headerSize13[0] = 13
-        var headerSize10 = SyntheticFIT().file(headerSize: 12)
+        var headerSize10 = FITBuilder().file(headerSize: 12)
         headerSize10[0] = 10
         let cases: [[UInt8]] = [
-            [], Array("{\"format\":\"hrmd-trace\"}\n".utf8), Array(SyntheticFIT().file().prefix(11)), fitWithoutSignature,
+            [], Array("{\"format\":\"hrmd-trace\"}\n".utf8), Array(FITBuilder().file().prefix(11)), fitWithoutSignature,
             headerSize13, headerSize10,
         ]
         for bytes in cases {
@@ -202,7 +203,7 @@ struct FITSyntheticTests {
 
     @Test("a data message with no definition is damage at its offset; what came before is kept")
     func undefinedLocalMessage() throws {
-        var builder = SyntheticFIT()
+        var builder = FITBuilder()
         builder.define(local: 0, global: 20, fields: recordFields)
         builder.data(local: 0, le32(start) + [70])  // header 14 + definition 12: bytes 26..<32
         builder.data(local: 3, [1, 2, 3])
@@ -216,7 +217,7 @@ struct FITSyntheticTests {
 
     @Test("a definition with an architecture other than 0 or 1 is malformed")
     func malformedDefinition() throws {
-        var builder = SyntheticFIT()
+        var builder = FITBuilder()
         builder.define(local: 0, global: 20, fields: recordFields)
         builder.raw([0x41, 0, 7, 20, 0, 0])
         let partial = try FITDecoder.decodeActivityPartially(builder.file())
@@ -225,7 +226,7 @@ struct FITSyntheticTests {
 
     @Test("odd field sizes read as no value, size 0 is nothing, and neither shifts later fields")
     func oddFieldSizes() throws {
-        var builder = SyntheticFIT()
+        var builder = FITBuilder()
         builder.define(
             local: 0, global: 20,
             fields: [.timestamp, Field(number: 2, size: 3, baseType: 0x84), Field(number: 5, size: 0, baseType: 0x86), .uint8(3)])
@@ -238,7 +239,7 @@ struct FITSyntheticTests {
 
     @Test("a record running past the data size the header announces is truncation there")
     func recordPastDataSize() throws {
-        var builder = SyntheticFIT()
+        var builder = FITBuilder()
         builder.define(local: 0, global: 20, fields: recordFields)
         builder.data(local: 0, le32(start) + [70])
         builder.data(local: 0, le32(start + 1) + [71])
@@ -252,7 +253,7 @@ struct FITSyntheticTests {
     @Test("chained files are read one after the other; the first file_id describes them")
     func chained() throws {
         func file(created: UInt32, heartRate: UInt8, at time: UInt32) -> [UInt8] {
-            var builder = SyntheticFIT()
+            var builder = FITBuilder()
             builder.define(local: 0, global: 0, fields: [.enumeration(0), .uint32(4)])
             builder.data(local: 0, [4] + le32(created))
             builder.define(local: 0, global: 20, fields: recordFields)  // redefines local 0

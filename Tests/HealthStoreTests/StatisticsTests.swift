@@ -1,3 +1,4 @@
+import TestSupport
 import GRDB
 import HealthUnits
 import Testing
@@ -36,7 +37,7 @@ struct StatisticsTests {
     @Test("rollups agree with the samples after saves, deletions and replacements, on unaligned ranges")
     func rollupsAgree() throws {
         let store = try Fixture.authorizedStore()
-        var generator = SplitMixForTests(seed: 5)
+        var generator = SplitMix64(seed: 5)
         var samples: [QuantitySample] = []
         for index in 0..<2000 {
             let offset = Double(index) * 0.7 + Double(generator.next() % 1000) / 2000
@@ -71,18 +72,5 @@ struct StatisticsTests {
         let buckets = try store.statistics(of: .heartRate, by: .seconds(60))
         #expect(buckets.map(\.count) == [20, 60, 40])  // 1_795_000_000 s is 40 s into a minute
         #expect(buckets.allSatisfy { $0.minimum == 60 && $0.maximum == 69 })
-    }
-}
-
-/// A small deterministic generator for store tests.
-struct SplitMixForTests: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

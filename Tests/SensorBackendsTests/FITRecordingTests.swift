@@ -11,14 +11,14 @@ struct FITRecordingTests {
     /// A strap's device_info, five records a second apart, and RR beats of 0.75 s.
     func activity(relative: Bool = false) -> [UInt8] {
         var builder = FITBuilder()
-        builder.define(local: 0, global: 23, fields: [(0, 1, 0x02), (1, 1, 0x02), (2, 2, 0x84), (3, 4, 0x8C), (4, 2, 0x84)])
+        builder.define(local: 0, global: 23, fields: [.uint8(0), .uint8(1), .uint16(2), .uint32z(3), .uint16(4)])
         builder.data(local: 0, [1, 120, 1, 0, 0x39, 0x30, 0, 0, 0x05, 0x0B])  // Garmin strap, serial 12345, product 2821
-        builder.define(local: 1, global: 20, fields: [(253, 4, 0x86), (3, 1, 0x02)])
+        builder.define(local: 1, global: 20, fields: [.timestamp, .uint8(3)])
         let first = relative ? UInt32(5000) : start
-        for second in 0..<5 { builder.data(local: 1, littleEndian32(first + UInt32(second)) + [UInt8(70 + second)]) }
-        builder.define(local: 2, global: 78, fields: [(0, 10, 0x84)])
+        for second in 0..<5 { builder.data(local: 1, le32(first + UInt32(second)) + [UInt8(70 + second)]) }
+        builder.define(local: 2, global: 78, fields: [.uint16(0, count: 5)])
         builder.data(local: 2, [0xEE, 0x02, 0xEE, 0x02, 0xEE, 0x02, 0xEE, 0x02, 0xEE, 0x02])  // 5 × 750 ms
-        return builder.file
+        return builder.file()
     }
 
     func write(_ bytes: [UInt8]) throws -> (TemporaryDirectory, String) {

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @Suite("Seeded generator used by the round-trip tests")

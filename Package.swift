@@ -60,6 +60,13 @@ let package = Package(
             name: "SystemdSupport",
             dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")]
         ),
+        // libudev: device enumeration and the hot-plug monitor.
+        .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        // ANT sticks and serial sensors found through udev, at start-up and when plugged in.
+        .target(
+            name: "DeviceDiscovery",
+            dependencies: ["CUdev", "SensorBackends", "SensorDecoding", .product(name: "Logging", package: "swift-log")]
+        ),
         // Pure: the configuration file and sensor specifications.
         .target(name: "HRMConfiguration", dependencies: ["SensorDecoding"]),
         // What both executables share: exit codes, store location, time ranges, output.
@@ -74,7 +81,7 @@ let package = Package(
             name: "hrmd",
             dependencies: [
                 "CLISupport", "HRMConfiguration", "Ingest", "SensorBackends", "SensorDecoding", "HealthStore", "Timestamps",
-                "SystemdSupport",
+                "SystemdSupport", "DeviceDiscovery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -122,6 +129,10 @@ let package = Package(
         ),
         .testTarget(name: "FITDecodingTests", dependencies: ["FITDecoding", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "JSONLinesTests", dependencies: ["JSONLines"]),
+        .testTarget(
+            name: "DeviceDiscoveryTests",
+            dependencies: ["DeviceDiscovery", "SensorBackends", "SensorDecoding", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "ANTDecodingTests", dependencies: ["ANTDecoding"]),
         .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorDecoding", "Timestamps"]),
         .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CLISupport", "SensorDecoding", "Timestamps"]),

@@ -1,0 +1,169 @@
+import DeviceDiscovery
+import Logging
+import SensorBackends
+import SensorDecoding
+import Synchronization
+import Testing
+
+/// Device events the test sends by hand.
+final class ScriptedEvents: HotplugEventSource {
+    private let stream: AsyncStream<HotplugEvent>
+    private let continuation: AsyncStream<HotplugEvent>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream<HotplugEvent>.makeStream()
+    }
+
+    func events() throws -> AsyncStream<HotplugEvent> { stream }
+    func send(_ event: HotplugEvent) { continuation.yield(event) }
+}
+
+/// The statuses the backend reported, in order.
+final class StatusLog: Sendable {
+    private let entries = Mutex<[SensorStatus]>([])
+    func append(_ status: SensorStatus) { entries.withLock { $0.append(status) } }
+    var all: [SensorStatus] { entries.withLock { $0 } }
+}
+
+/// What the fake child backends did, in order.
+final class ChildLog: Sendable {
+    private let entries = Mutex<[String]>([])
+    func append(_ entry: String) { entries.withLock { $0.append(entry) } }
+    var all: [String] { entries.withLock { $0 } }
+}
+
+/// A child backend that runs until cancelled and notes its start and stop.
+struct RecordingChild: SensorBackend {
+    let device: HotplugDevice
+    let log: ChildLog
+    var name: String { "child:\(device.devnode)" }
+
+    func run(into sink: FrameSink) async throws {
+        log.append("start \(device.devnode)")
+        defer { log.append("stop \(device.devnode)") }
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}
+
+/// Runs `HotplugSensors` over scripted events for one test; everything bounded.
+struct HotplugFixture {
+    let events = ScriptedEvents()
+    let children = ChildLog()
+    let statuses = StatusLog()
+
+    func backend(kind: HotplugSensorKind = .ant) -> HotplugSensors {
+        HotplugSensors(kind: kind, source: events, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })) { [children] device in
+            RecordingChild(device: device, log: children)
+        }
+    }
+
+    var sink: FrameSink {
+        FrameSink({ _ in }, status: { [statuses] status in statuses.append(status) })
+    }
+
+    /// Waits at most two seconds for `condition`; records an issue when it never holds.
+    func eventually(_ what: Comment, _ condition: () -> Bool) async {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(2))
+        while ContinuousClock.now < deadline {
+            if condition() { return }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        Issue.record("timed out waiting: \(what)")
+    }
+
+    /// Gives the backend a moment to (wrongly) react.
+    func settle() async { try? await Task.sleep(for: .milliseconds(100)) }
+}
+
+func device(_ name: String, kind: HotplugSensorKind = .ant) -> HotplugDevice {
+    HotplugDevice(devnode: "/dev/\(name)", syspath: "/sys/class/tty/\(name)", kind: kind)
+}
+
+@Suite struct HotplugSensorsTests {
+    @Test func servesEachPresentDeviceAndStopsThemAllWhenCancelled() async throws {
+        let fixture = HotplugFixture()
+        let run = Task { [fixture] in try await fixture.backend().run(into: fixture.sink) }
+        fixture.events.send(.added(device("ttyUSB0")))
+        fixture.events.send(.added(device("ttyUSB1")))
+        fixture.events.send(.initialScanFinished)
+        await fixture.eventually("both sticks served") { fixture.children.all.count == 2 }
+        #expect(Set(fixture.children.all) == ["start /dev/ttyUSB0", "start /dev/ttyUSB1"])
+        run.cancel()
+        try await run.value
+        #expect(Set(fixture.children.all.suffix(2)) == ["stop /dev/ttyUSB0", "stop /dev/ttyUSB1"])
+        #expect(fixture.statuses.all.isEmpty)
+    }
+
+    @Test func aDeviceAlreadyServedIsNotStartedTwice() async throws {
+        let fixture = HotplugFixture()
+        let run = Task { [fixture] in try await fixture.backend().run(into: fixture.sink) }
+        fixture.events.send(.added(device("ttyUSB0")))
+        fixture.events.send(.initialScanFinished)
+        fixture.events.send(.added(device("ttyUSB0")))  // the monitor saw it during the scan
+        await fixture.eventually("the stick served") { !fixture.children.all.isEmpty }
+        await fixture.settle()
+        #expect(fixture.children.all == ["start /dev/ttyUSB0"])
+        run.cancel()
+        try await run.value
+    }
+
+    @Test func unpluggingStopsTheChildAndReplugStartsANewOne() async throws {
+        let fixture = HotplugFixture()
+        let run = Task { [fixture] in try await fixture.backend().run(into: fixture.sink) }
+        fixture.events.send(.initialScanFinished)
+        fixture.events.send(.added(device("ttyUSB0")))
+        await fixture.eventually("served") { fixture.children.all == ["start /dev/ttyUSB0"] }
+        fixture.events.send(.removed(syspath: "/sys/class/tty/ttyUSB0"))
+        await fixture.eventually("released") { fixture.children.all.last == "stop /dev/ttyUSB0" }
+        fixture.events.send(.added(device("ttyUSB0")))
+        await fixture.eventually("served again") { fixture.children.all.count == 3 }
+        #expect(fixture.children.all == ["start /dev/ttyUSB0", "stop /dev/ttyUSB0", "start /dev/ttyUSB0"])
+        run.cancel()
+        try await run.value
+    }
+
+    @Test func waitsWithAReasonWhileNothingIsPluggedIn() async throws {
+        let fixture = HotplugFixture()
+        let run = Task { [fixture] in try await fixture.backend().run(into: fixture.sink) }
+        fixture.events.send(.initialScanFinished)
+        await fixture.eventually("a waiting status") { !fixture.statuses.all.isEmpty }
+        let first = try #require(fixture.statuses.all.first)
+        #expect(first.state == .waiting(reason: "no ANT stick plugged in"))
+        #expect(first.transport == .ant)
+        #expect(first.device == "ant")
+        fixture.events.send(.added(device("ttyUSB0")))
+        fixture.events.send(.removed(syspath: "/sys/class/tty/ttyUSB0"))
+        await fixture.eventually("waiting again after the unplug") { fixture.statuses.all.count == 2 }
+        run.cancel()
+        try await run.value
+    }
+
+    @Test func onlyDevicesOfItsKindAreServed() async throws {
+        let fixture = HotplugFixture()
+        let run = Task { [fixture] in try await fixture.backend(kind: .serial).run(into: fixture.sink) }
+        fixture.events.send(.added(device("ttyUSB0", kind: .ant)))
+        fixture.events.send(.added(device("ttyACM0", kind: .serial)))
+        fixture.events.send(.initialScanFinished)
+        await fixture.eventually("the serial sensor served") { !fixture.children.all.isEmpty }
+        await fixture.settle()
+        #expect(fixture.children.all == ["start /dev/ttyACM0"])
+        #expect(fixture.statuses.all.isEmpty)
+        run.cancel()
+        try await run.value
+    }
+
+    @Test func removingAnUnservedDeviceChangesNothing() async throws {
+        let fixture = HotplugFixture()
+        let run = Task { [fixture] in try await fixture.backend().run(into: fixture.sink) }
+        fixture.events.send(.added(device("ttyUSB0")))
+        fixture.events.send(.initialScanFinished)
+        fixture.events.send(.removed(syspath: "/sys/class/tty/ttyS0"))
+        await fixture.eventually("served") { !fixture.children.all.isEmpty }
+        await fixture.settle()
+        #expect(fixture.children.all == ["start /dev/ttyUSB0"])
+        run.cancel()
+        try await run.value
+    }
+}

@@ -8,12 +8,13 @@ public enum SensorSpec: Sendable, Hashable, CustomStringConvertible {
     case ble(address: String?)
     /// ANT+ straps through an ANT USB stick: one tty, or nil for every stick udev finds.
     case ant(tty: String?)
-    /// A serial heart-rate sensor speaking the line protocol.
-    case serial(path: String, baud: Int?)
+    /// A serial heart-rate sensor speaking the line protocol: one device path, or nil for every
+    /// sensor udev marks `HRMD_SENSOR=serial`.
+    case serial(path: String?, baud: Int?)
     /// A recorded trace or FIT file played as if live.
     case replay(path: String)
 
-    /// Parses `mock[:key=value,…]`, `ble[:ADDRESS]`, `ant[:TTY]`, `serial:PATH[,baud=N]`,
+    /// Parses `mock[:key=value,…]`, `ble[:ADDRESS]`, `ant[:TTY]`, `serial[:PATH[,baud=N]]`,
     /// `replay:FILE`.
     public init(parsing text: String) throws(ConfigurationError) {
         let trimmed = text.trimmingWhitespace()
@@ -32,8 +33,9 @@ public enum SensorSpec: Sendable, Hashable, CustomStringConvertible {
             guard tty.hasPrefix("/") else { throw .invalidSensor(spec: trimmed, message: "the ANT stick must be a device path such as /dev/ttyUSB0") }
             self = .ant(tty: tty)
         case "serial":
-            guard let argument, !argument.isEmpty else {
-                throw .invalidSensor(spec: trimmed, message: "serial needs a device path: serial:/dev/ttyACM0[,baud=N]")
+            guard let argument else { self = .serial(path: nil, baud: nil); return }
+            guard !argument.isEmpty else {
+                throw .invalidSensor(spec: trimmed, message: "serial needs a device path: serial:/dev/ttyACM0[,baud=N], or bare serial for every sensor udev finds")
             }
             let parts = argument.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             var baud: Int?
@@ -58,7 +60,8 @@ public enum SensorSpec: Sendable, Hashable, CustomStringConvertible {
         case .mock(let options): options.specDescription
         case .ble(let address): address.map { "ble:\($0)" } ?? "ble"
         case .ant(let tty): tty.map { "ant:\($0)" } ?? "ant"
-        case .serial(let path, let baud): baud.map { "serial:\(path),baud=\($0)" } ?? "serial:\(path)"
+        case .serial(nil, _): "serial"
+        case .serial(let path?, let baud): baud.map { "serial:\(path),baud=\($0)" } ?? "serial:\(path)"
         case .replay(let path): "replay:\(path)"
         }
     }

@@ -13,6 +13,7 @@ struct SensorSpecTests {
         #expect(try SensorSpec(parsing: "ant") == .ant(tty: nil))
         #expect(try SensorSpec(parsing: "ant:/dev/ttyUSB0") == .ant(tty: "/dev/ttyUSB0"))
         #expect(try SensorSpec(parsing: "serial:/dev/ttyACM0,baud=9600") == .serial(path: "/dev/ttyACM0", baud: 9600))
+        #expect(try SensorSpec(parsing: "serial") == .serial(path: nil, baud: nil))
         #expect(try SensorSpec(parsing: "replay:/tmp/a.jsonl") == .replay(path: "/tmp/a.jsonl"))
     }
 
@@ -26,6 +27,11 @@ struct SensorSpecTests {
         #expect(options.seed == 9 && options.id == "left" && options.contactLoss == 0)
         guard case .mock(let defaults) = try SensorSpec(parsing: "mock") else { return }
         #expect(defaults.location == .chest && defaults.hz == 1 && defaults.rr)
+    }
+
+    @Test("udev-found sensors print back as they parse", arguments: ["ant", "serial", "serial:/dev/ttyACM0,baud=9600", "ant:/dev/ttyUSB0"])
+    func hotplugSpecsRoundTrip(spec: String) throws {
+        #expect(try SensorSpec(parsing: spec).description == spec)
     }
 
     @Test("bad specifications are typed errors", arguments: [

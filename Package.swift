@@ -101,6 +101,8 @@ let package = Package(
             name: "hrmbench",
             dependencies: ["SensorDecoding", "SensorBackends", "HealthStore", "HealthUnits", "Timestamps", "TraceFormat", "TestSupport"]
         ),
+        // Prints what udev discovery sees; the umockdev tests drive it.
+        .executableTarget(name: "hotplug-probe", dependencies: ["DeviceDiscovery"], path: "Tests/HotplugProbe"),
         // Child processes and temporary directories for end-to-end tests and benchmarks.
         .target(name: "TestSupport", dependencies: ["FITDecoding"], path: "Tests/Support"),
 

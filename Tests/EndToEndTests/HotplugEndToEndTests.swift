@@ -1,0 +1,42 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// udev discovery and hot-plug against fake devices: `Tests/udev/hotplug-driver.py` builds a
+/// umockdev testbed, starts the real program inside it and plugs tty devices in and out.
+@Suite("udev hot-plug end to end", .serialized)
+struct HotplugEndToEndTests {
+    static let wrapper = "/usr/bin/umockdev-wrapper"
+    static let python = "/usr/bin/python3"
+    static let driver = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("udev/hotplug-driver.py").path
+
+    /// Runs one driver scenario; records why when it cannot run or fails.
+    static func drive(_ arguments: [String], in harness: Harness, timeout: Duration = .seconds(90)) async throws -> CommandResult? {
+        guard FileManager.default.isExecutableFile(atPath: wrapper) else {
+            Issue.record("umockdev-wrapper is missing: install umockdev and gir1.2-umockdev-1.0 (make deps)")
+            return nil
+        }
+        let result = try await ChildProcess.run(
+            wrapper, [python, driver] + arguments, environment: harness.environment, in: harness.directory, timeout: timeout)
+        #expect(result.exitCode == 0, "driver: \(result.stderr)\n\(result.stdout)")
+        return result
+    }
+
+    @Test("start-up finds marked sticks and Dynastream sticks without rules; the monitor sees add and remove")
+    func discoveryAndMonitor() async throws {
+        let harness = try Harness()
+        guard let result = try await Self.drive(["discovery", BuiltProducts.path(of: "hotplug-probe")], in: harness) else { return }
+        let ttyUSB0 = "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-1/1-1:1.0/ttyUSB0/tty/ttyUSB0"
+        #expect(result.stdout.split(separator: "\n").map(String.init) == [
+            "added ant /dev/ttyUSB0 0fcf:1008 baud=115200",
+            "added ant /dev/ttyUSB1 0fcf:1004 baud=115200",
+            "scanned",
+            "added serial /dev/ttyACM0 -:- baud=9600",
+            "removed \(ttyUSB0)",
+            "added ant /dev/ttyUSB0 0fcf:1008 baud=115200",
+            "ttyUSB2 ignored",
+        ])
+    }
+}

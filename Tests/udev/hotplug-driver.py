@@ -1,0 +1,197 @@
+#!/usr/bin/python3
+"""Plays udev for hrmd's hot-plug tests: fake tty devices in a umockdev testbed, plugged in
+and out while the real program runs.
+
+Run it under umockdev-wrapper (LD_PRELOAD) so the program it starts sees the testbed:
+
+  umockdev-wrapper /usr/bin/python3 hotplug-driver.py discovery PROBE
+  umockdev-wrapper /usr/bin/python3 hotplug-driver.py serial HRMD STORE LOGFILE
+
+It prints what happened, one line per step, and exits 0; on a step that did not happen in
+time it says which on stderr and exits 1. Every wait is bounded.
+"""
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+
+import gi
+
+gi.require_version("UMockdev", "1.0")
+from gi.repository import UMockdev  # noqa: E402
+
+STEP_TIMEOUT = 10.0
+
+
+class StepFailed(Exception):
+    pass
+
+
+class Bench:
+    """A umockdev testbed with tty devices that can be plugged and unplugged."""
+
+    def __init__(self):
+        self.testbed = UMockdev.Testbed.new()
+        self.syspaths = {}
+
+    @property
+    def environment(self):
+        return dict(os.environ, UMOCKDEV_DIR=self.testbed.get_root_dir())
+
+    def plug(self, name, **properties):
+        """Adds /dev/NAME (a pty) with these udev properties; a running testbed sends 'add'."""
+        devpath = "/devices/pci0000:00/0000:00:14.0/usb1/1-1/1-1:1.0/%s/tty/%s" % (name, name)
+        lines = ["P: " + devpath, "N: " + name, "E: SUBSYSTEM=tty", "E: DEVNAME=/dev/" + name]
+        lines += ["E: %s=%s" % item for item in properties.items()]
+        if not self.testbed.add_from_string("\n".join(lines) + "\n"):
+            raise StepFailed("umockdev refused " + name)
+        self.syspaths[name] = "/sys" + devpath
+
+    def unplug(self, name):
+        """Sends 'remove'. The device stays in the testbed (umockdev cannot make a node of the
+        same name twice), so its pty stays open and `replug` can bring it back."""
+        self.testbed.uevent(self.syspaths[name], "remove")
+
+    def replug(self, name):
+        """Sends 'add' again for an unplugged device."""
+        self.testbed.uevent(self.syspaths[name], "add")
+
+    def terminal(self, name):
+        """The pty end that plays the device."""
+        return self.testbed.get_dev_fd("/dev/" + name)
+
+
+class LineReader:
+    """Lines of a child's stdout, waited for with a bound."""
+
+    def __init__(self, stream):
+        self.fd = stream.fileno()
+        self.buffer = b""
+        self.lines = []
+
+    def wait_for(self, text, timeout=STEP_TIMEOUT):
+        deadline = time.monotonic() + timeout
+        while True:
+            for line in self.lines:
+                if text in line:
+                    self.lines.remove(line)
+                    return line
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise StepFailed("no line with %r in %.0f s" % (text, timeout))
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if ready:
+                chunk = os.read(self.fd, 4096)
+                if not chunk:
+                    raise StepFailed("the program ended before printing %r" % text)
+                self.buffer += chunk
+                *complete, self.buffer = self.buffer.split(b"\n")
+                self.lines += [line.decode() for line in complete]
+
+
+class LogFile:
+    """A log file a child writes, waited on for a line."""
+
+    def __init__(self, path):
+        self.path = path
+        self.seen = 0
+
+    def wait_for(self, text, timeout=STEP_TIMEOUT):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with open(self.path, errors="replace") as log:
+                lines = log.read().splitlines()
+            for index in range(self.seen, len(lines)):
+                if text in lines[index]:
+                    self.seen = index + 1
+                    return lines[index]
+            time.sleep(0.05)
+        raise StepFailed("no log line with %r in %.0f s" % (text, timeout))
+
+
+def say(text):
+    print(text, flush=True)
+
+
+def discovery(probe):
+    """Start-up enumeration and the monitor, seen through hotplug-probe."""
+    bench = Bench()
+    bench.plug("ttyUSB0", ID_VENDOR_ID="0fcf", ID_MODEL_ID="1008", HRMD_SENSOR="ant", ID_SERIAL_SHORT="123")
+    bench.plug("ttyUSB1", ID_VENDOR_ID="0fcf", ID_MODEL_ID="1004")  # no rules installed
+    bench.plug("ttyUSB2", ID_VENDOR_ID="2341", ID_MODEL_ID="0043")  # nobody's sensor
+    child = subprocess.Popen([probe, "30"], env=bench.environment, stdout=subprocess.PIPE)
+    try:
+        out = LineReader(child.stdout)
+        say(out.wait_for("added ant /dev/ttyUSB0"))
+        say(out.wait_for("added ant /dev/ttyUSB1"))
+        say(out.wait_for("scanned"))
+        bench.plug("ttyACM0", HRMD_SENSOR="serial", HRMD_BAUD="9600")
+        say(out.wait_for("added serial /dev/ttyACM0"))
+        bench.unplug("ttyUSB0")
+        say(out.wait_for("removed /sys/devices/pci0000:00/0000:00:14.0/usb1/1-1/1-1:1.0/ttyUSB0/tty/ttyUSB0"))
+        bench.replug("ttyUSB0")
+        say(out.wait_for("added ant /dev/ttyUSB0 0fcf:1008"))
+        strays = [line for line in out.lines if "ttyUSB2" in line]
+        say("ttyUSB2 " + ("reported: " + " | ".join(strays) if strays else "ignored"))
+    finally:
+        child.kill()
+        child.wait(timeout=5)
+
+
+def feed(bench, name, text, seconds):
+    """Writes `text` lines to the device end of /dev/NAME for `seconds`, a few a second."""
+    terminal = bench.terminal(name)
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        os.write(terminal, text.encode() + b"\r\n")
+        time.sleep(0.2)
+
+
+def serial(hrmd, store, log_path):
+    """hrmd --sensor serial: a sensor present at start-up streams, is released when unplugged
+    and taken again when plugged back in."""
+    bench = Bench()
+    bench.plug("ttyACM0", HRMD_SENSOR="serial", ID_VENDOR_ID="2341", ID_MODEL_ID="0043")
+    with open(log_path, "w") as log:
+        child = subprocess.Popen(
+            [hrmd, "--store", store, "--sensor", "serial", "--log-level", "debug"],
+            env=bench.environment, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        log = LogFile(log_path)
+        say(log.wait_for("serial sensor /dev/ttyACM0 added"))
+        feed(bench, "ttyACM0", "HR 72", 2.5)
+        say("fed HR 72")
+        bench.unplug("ttyACM0")
+        say(log.wait_for("serial sensor /dev/ttyACM0 removed"))
+        bench.replug("ttyACM0")
+        say(log.wait_for("serial sensor /dev/ttyACM0 added"))
+        feed(bench, "ttyACM0", "HR 81 RR 741", 2.5)
+        say("fed HR 81")
+        child.send_signal(signal.SIGTERM)
+        try:
+            status = child.wait(timeout=STEP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise StepFailed("hrmd did not stop within %.0f s of SIGTERM" % STEP_TIMEOUT)
+        say("hrmd exit %d" % status)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(timeout=5)
+
+
+def main(arguments):
+    scenarios = {"discovery": discovery, "serial": serial}
+    if not arguments or arguments[0] not in scenarios:
+        sys.exit("usage: hotplug-driver.py discovery PROBE | serial HRMD STORE LOGFILE")
+    try:
+        scenarios[arguments[0]](*arguments[1:])
+    except StepFailed as failure:
+        print("hotplug-driver: " + str(failure), file=sys.stderr, flush=True)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -4,10 +4,12 @@ import SensorDecoding
 
 /// Serves every device of one kind udev finds, for as long as it is plugged in: one child
 /// backend per device (made by `makeBackend`), started when the device appears and cancelled
-/// when it goes. A device already served is not started twice. With none plugged in it
-/// reports `.waiting`.
+/// when it goes. A device already served is not started twice, and devices configured by
+/// path elsewhere are left to their own backend. With none plugged in it reports `.waiting`.
 public struct HotplugSensors: SensorBackend {
     public let kind: HotplugSensorKind
+    /// Device nodes (or hrmd symlinks) served by a backend of their own.
+    public let excludedPaths: Set<String>
     private let source: any HotplugEventSource
     private let logger: Logger
     private let makeBackend: @Sendable (HotplugDevice) -> any SensorBackend
@@ -16,10 +18,11 @@ public struct HotplugSensors: SensorBackend {
     public var name: String { kind.rawValue }
 
     public init(
-        kind: HotplugSensorKind, source: any HotplugEventSource = UdevHotplugEvents(), logger: Logger,
-        makeBackend: @escaping @Sendable (HotplugDevice) -> any SensorBackend
+        kind: HotplugSensorKind, excluding excludedPaths: Set<String> = [], source: any HotplugEventSource = UdevHotplugEvents(),
+        logger: Logger, makeBackend: @escaping @Sendable (HotplugDevice) -> any SensorBackend
     ) {
         self.kind = kind
+        self.excludedPaths = excludedPaths
         self.source = source
         self.logger = logger
         self.makeBackend = makeBackend
@@ -56,7 +59,7 @@ public struct HotplugSensors: SensorBackend {
             for await item in inputs {
                 switch item {
                 case .device(.added(let device)):
-                    guard device.kind == kind, served[device.syspath] == nil else { continue }
+                    guard device.kind == kind, served[device.syspath] == nil, !isExcluded(device) else { continue }
                     generation += 1
                     let (stop, stopper) = AsyncStream<Never>.makeStream()
                     served[device.syspath] = Served(device: device, generation: generation, stop: stopper)
@@ -102,6 +105,10 @@ public struct HotplugSensors: SensorBackend {
             await serving.next()
             serving.cancelAll()
         }
+    }
+
+    private func isExcluded(_ device: HotplugDevice) -> Bool {
+        excludedPaths.contains(device.devnode) || device.symlink.map(excludedPaths.contains) == true
     }
 
     private var transport: SensorTransport {

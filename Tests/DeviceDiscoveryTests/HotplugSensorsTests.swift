@@ -53,8 +53,8 @@ struct HotplugFixture {
     let children = ChildLog()
     let statuses = StatusLog()
 
-    func backend(kind: HotplugSensorKind = .ant) -> HotplugSensors {
-        HotplugSensors(kind: kind, source: events, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })) { [children] device in
+    func backend(kind: HotplugSensorKind = .ant, excluding excluded: Set<String> = []) -> HotplugSensors {
+        HotplugSensors(kind: kind, excluding: excluded, source: events, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })) { [children] device in
             RecordingChild(device: device, log: children)
         }
     }
@@ -163,6 +163,19 @@ func device(_ name: String, kind: HotplugSensorKind = .ant) -> HotplugDevice {
         await fixture.eventually("served") { !fixture.children.all.isEmpty }
         await fixture.settle()
         #expect(fixture.children.all == ["start /dev/ttyUSB0"])
+        run.cancel()
+        try await run.value
+    }
+
+    @Test func aDeviceConfiguredByPathIsLeftToItsOwnBackend() async throws {
+        let fixture = HotplugFixture()
+        let run = Task { [fixture] in try await fixture.backend(excluding: ["/dev/ttyUSB0"]).run(into: fixture.sink) }
+        fixture.events.send(.added(device("ttyUSB0")))
+        fixture.events.send(.added(device("ttyUSB1")))
+        fixture.events.send(.initialScanFinished)
+        await fixture.eventually("the other stick served") { !fixture.children.all.isEmpty }
+        await fixture.settle()
+        #expect(fixture.children.all == ["start /dev/ttyUSB1"])
         run.cancel()
         try await run.value
     }

@@ -38,7 +38,13 @@ enum SensorFactory {
                     throw CommandFailure("\(error)", status: .dataError)
                 }
                 backends.append(ReplaySensor(path: path, speed: 1, logger: logger))
-            case .ble, .ant, .serial:
+            case .ant(let tty?):
+                guard seen.insert("ant:\(tty)").inserted else { continue }
+                backends.append(ANTStickSensor(settings: .init(path: tty), logger: logger))
+            case .serial(let path, let baud):
+                guard seen.insert("serial:\(path)").inserted else { continue }
+                backends.append(SerialLineSensor(settings: .init(path: path, baud: baud ?? 115_200), logger: logger))
+            case .ble, .ant(nil):
                 throw CommandFailure(
                     "the sensor '\(spec)' needs a backend this version of hrmd does not have yet; use --sensor mock",
                     status: .unavailable)

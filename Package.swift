@@ -96,7 +96,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "hrmbench",
-            dependencies: ["SensorDecoding", "SensorBackends", "HealthStore", "HealthUnits", "Timestamps", "TraceFormat", "TestSupport"]
+            dependencies: [
+                "SensorDecoding", "SensorBackends", "HealthStore", "HealthUnits", "Timestamps", "TraceFormat", "TestSupport", "ANTDecoding",
+            ]
         ),
         // Child processes and temporary directories for end-to-end tests and benchmarks.
         .target(name: "TestSupport", dependencies: ["FITDecoding", "ANTDecoding"], path: "Tests/Support"),

@@ -38,10 +38,17 @@ struct HRMDaemon: AsyncParsableCommand {
                                        contact-loss (0…1)
               ble[:AA:BB:CC:DD:EE:FF]  BLE straps through BlueZ (not in this version
                                        yet)
-              ant[:/dev/ttyUSB0]       ANT+ straps through an ANT USB stick (not yet)
-              serial:/dev/ttyACM0[,baud=N]  a serial heart-rate sensor (not yet)
+              ant:/dev/ttyUSB0         ANT+ straps through the ANT USB stick on that
+                                       tty (up to 8 straps, each its own device
+                                       ant-<device number>; 115200 baud). ANT+ has no
+                                       body location: set one under [locations]
+              serial:/dev/ttyACM0[,baud=N]  a serial heart-rate sensor sending lines
+                                       "HR <bpm> [RR <ms>…] [BATT <percent>]"
+                                       (default 115200 baud); device serial-<tty>
               replay:FILE              a recorded hrmd trace or FIT file, played at its
                                        recorded pace with its original timestamps
+              A tty that is missing, busy or unplugged is retried with backoff
+              (1 s doubling to 60 s) until it works; it never stops hrmd.
 
             RECORDING
               --record DIR writes every raw frame and lifecycle event to hrmd-trace

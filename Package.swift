@@ -131,7 +131,7 @@ let package = Package(
         ),
         .testTarget(name: "FITDecodingTests", dependencies: ["FITDecoding", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "JSONLinesTests", dependencies: ["JSONLines"]),
-        .testTarget(name: "ANTDecodingTests", dependencies: ["ANTDecoding"]),
+        .testTarget(name: "ANTDecodingTests", dependencies: ["ANTDecoding", "TestSupport"]),
         .testTarget(name: "SerialPortTests", dependencies: ["SerialPort", "TestSupport"]),
         .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorDecoding", "Timestamps"]),
         .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CLISupport", "SensorDecoding", "Timestamps"]),

@@ -39,7 +39,7 @@ let package = Package(
             ]
         ),
         // Serial ports done right: raw termios, O_NOCTTY, TIOCEXCL, non-blocking reads on a thread of their own.
-        .target(name: "SerialPort", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
+        .target(name: "SerialPort", dependencies: ["Timestamps", .product(name: "SystemPackage", package: "swift-system")]),
         // Sensor backends behind one small interface; they emit raw frames and know no store.
         .target(
             name: "SensorBackends",

@@ -73,8 +73,8 @@ public struct ANTStickSensor: SensorBackend {
         do {
             try perform(controller.start(at: .now()))
             for try await chunk in port.chunks(idleTick: tickInterval) {
-                let now = Timestamp.now()
-                for message in decoder.feed(chunk) {
+                let now = chunk.time
+                for message in decoder.feed(chunk.bytes) {
                     try perform(try controller.receive(message, at: now))
                 }
                 try perform(try controller.tick(at: now))

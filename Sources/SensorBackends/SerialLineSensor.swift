@@ -52,9 +52,9 @@ public struct SerialLineSensor: SensorBackend {
             if streaming { sink.send(SensorFrame(time: .now(), transport: .serial, device: id, kind: .disconnected)) }
         }
         for try await chunk in port.chunks() {
-            let now = Timestamp.now()
+            let now = chunk.time
             let overlong = framer.overlongLines
-            for line in framer.feed(chunk) where !line.isEmpty {
+            for line in framer.feed(chunk.bytes) where !line.isEmpty {
                 if !streaming {
                     streaming = true
                     logger.info("\(port.path) is sending lines")

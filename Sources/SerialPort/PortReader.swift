@@ -1,9 +1,25 @@
 import Foundation
 import Glibc
 import SystemPackage
+import Timestamps
+
+/// Bytes read from a serial port, stamped with when they were read: a consumer that runs
+/// late (a busy machine) still knows when each byte arrived.
+public struct SerialChunk: Sendable, Hashable {
+    /// The bytes of one `read(2)`; empty for an idle tick.
+    public var bytes: [UInt8]
+    /// When they were read (or when the idle tick fired).
+    public var time: Timestamp
+
+    public init(bytes: [UInt8], time: Timestamp) {
+        self.bytes = bytes
+        self.time = time
+    }
+}
 
 extension SerialPort {
-    /// The bytes arriving on the port, in chunks as `read(2)` returns them.
+    /// The bytes arriving on the port, in chunks as `read(2)` returns them, each stamped with
+    /// the time it was read.
     ///
     /// A thread of its own polls the port and a wake-up pipe, so waiting never occupies the
     /// cooperative pool. The stream finishes when the consumer stops iterating (task
@@ -12,8 +28,8 @@ extension SerialPort {
     /// file) or ``SerialPortError/read(path:_:)`` for any other failure. With an `idleTick`,
     /// an empty chunk arrives whenever the port stays quiet that long, so a consumer can check
     /// its timeouts without a timer of its own.
-    public func chunks(maximumLength: Int = 4096, idleTick: Duration? = nil) -> AsyncThrowingStream<[UInt8], any Error> {
-        let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+    public func chunks(maximumLength: Int = 4096, idleTick: Duration? = nil) -> AsyncThrowingStream<SerialChunk, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<SerialChunk, any Error>.makeStream()
         let wakeUp: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
         do {
             wakeUp = try FileDescriptor.pipe()
@@ -43,7 +59,7 @@ extension SerialPort {
 
     /// Reads until the wake-up pipe is written or the port fails.
     private func pump(
-        into continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation, wakeUp: FileDescriptor, maximumLength: Int,
+        into continuation: AsyncThrowingStream<SerialChunk, any Error>.Continuation, wakeUp: FileDescriptor, maximumLength: Int,
         idleTick: Duration?
     ) throws(SerialPortError) {
         let timeout = idleTick.map { Int32($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1
@@ -61,7 +77,7 @@ extension SerialPort {
                 throw .read(path: path, Errno(rawValue: errno))
             }
             if ready == 0 {
-                if case .terminated = continuation.yield([]) { return }
+                if case .terminated = continuation.yield(SerialChunk(bytes: [], time: .now())) { return }
                 continue
             }
             if entries[1].revents != 0 { return }
@@ -81,7 +97,7 @@ extension SerialPort {
                 throw .read(path: path, (error as? Errno) ?? .ioError)
             }
             guard count > 0 else { throw .hangup(path: path) }
-            if case .terminated = continuation.yield(Array(buffer[..<count])) { return }
+            if case .terminated = continuation.yield(SerialChunk(bytes: Array(buffer[..<count]), time: .now())) { return }
         }
     }
 }

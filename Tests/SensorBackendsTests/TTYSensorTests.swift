@@ -21,7 +21,7 @@ struct TTYSensorTests {
         let sensor = ANTStickSensor(settings: .init(path: terminal.devicePath, channels: 3), logger: logger)
         let streamed = await withTaskGroup(of: Bool.self) { group in
             group.addTask { try? await sensor.run(into: collector.sink); return false }
-            let streamed = await collector.wait { frames in
+            let streamed = await collector.wait(limit: .seconds(60)) { frames in
                 Set(frames.filter { $0.kind == .notify }.map(\.device)).count == 2
                     && frames.filter { $0.kind == .notify }.count >= 20
             }
@@ -50,7 +50,7 @@ struct TTYSensorTests {
         let sensor = ANTStickSensor(settings: .init(path: terminal.devicePath), logger: logger)
         let backedOff = await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await sensor.run(into: collector.sink) }
-            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            let deadline = ContinuousClock.now.advanced(by: .seconds(60))
             while ContinuousClock.now < deadline {
                 if collector.statuses.contains(where: { $0.state.name == "backing-off" }) { break }
                 try? await Task.sleep(for: .milliseconds(50))
@@ -72,14 +72,14 @@ struct TTYSensorTests {
         let ok = await withTaskGroup(of: Bool.self) { group in
             group.addTask { try? await sensor.run(into: collector.sink); return false }
             // Once the port is open (and its stale input flushed), write split lines.
-            let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+            let deadline = ContinuousClock.now.advanced(by: .seconds(30))
             while ContinuousClock.now < deadline, !collector.statuses.contains(where: { $0.state == .searching }) {
                 try? await Task.sleep(for: .milliseconds(10))
             }
             terminal.write(Array("HR 7".utf8))
             try? await Task.sleep(for: .milliseconds(30))
             terminal.write(Array("2 RR 833\nHR 73\r\n".utf8))
-            let first = await collector.wait { $0.filter { $0.kind == .notify }.count >= 2 }
+            let first = await collector.wait(limit: .seconds(30)) { $0.filter { $0.kind == .notify }.count >= 2 }
             group.cancelAll()
             return first
         }
@@ -99,14 +99,14 @@ struct TTYSensorTests {
         let sensor = SerialLineSensor(settings: .init(path: path, id: "serial-test"), logger: logger)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await sensor.run(into: collector.sink) }
-            let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+            let deadline = ContinuousClock.now.advanced(by: .seconds(30))
             while ContinuousClock.now < deadline, !collector.statuses.contains(where: { $0.state == .searching }) {
                 try? await Task.sleep(for: .milliseconds(10))
             }
             terminal?.write(Array("HR 80\n".utf8))
-            _ = await collector.wait { $0.contains { $0.kind == .notify } }
+            _ = await collector.wait(limit: .seconds(30)) { $0.contains { $0.kind == .notify } }
             terminal = nil
-            _ = await collector.wait { _ in collector.statuses.contains { $0.state.name == "backing-off" } }
+            _ = await collector.wait(limit: .seconds(30)) { _ in collector.statuses.contains { $0.state.name == "backing-off" } }
             group.cancelAll()
         }
         #expect(collector.frames.map(\.kind) == [.connected, .notify, .disconnected], "statuses: \(collector.statuses.map(\.state))")
@@ -120,7 +120,7 @@ struct TTYSensorTests {
         let sensor = SerialLineSensor(settings: .init(path: "/dev/hrmd-missing-tty"), logger: logger)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await sensor.run(into: collector.sink) }
-            let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+            let deadline = ContinuousClock.now.advanced(by: .seconds(30))
             while ContinuousClock.now < deadline, collector.statuses.isEmpty { try? await Task.sleep(for: .milliseconds(20)) }
             group.cancelAll()
         }

@@ -8,12 +8,12 @@ import Testing
 @Suite("serial port on a real pty")
 struct SerialPortTests {
     /// Reads from the stream until `count` bytes arrived, or fails after `limit`.
-    private func collect(_ stream: AsyncThrowingStream<[UInt8], any Error>, count: Int, limit: Duration = .seconds(5)) async throws -> [UInt8] {
+    private func collect(_ stream: AsyncThrowingStream<SerialChunk, any Error>, count: Int, limit: Duration = .seconds(5)) async throws -> [UInt8] {
         try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
             group.addTask {
                 var bytes: [UInt8] = []
                 for try await chunk in stream {
-                    bytes += chunk
+                    bytes += chunk.bytes
                     if bytes.count >= count { return bytes }
                 }
                 return bytes
@@ -50,7 +50,7 @@ struct SerialPortTests {
         let port = try SerialPort(path: terminal.devicePath, baud: 9600)
         var ticks = 0
         for try await chunk in port.chunks(idleTick: .milliseconds(20)) {
-            #expect(chunk.isEmpty)
+            #expect(chunk.bytes.isEmpty)
             ticks += 1
             if ticks == 3 { break }
         }
@@ -68,14 +68,27 @@ struct SerialPortTests {
         }
     }
 
-    @Test("cancelling the reader ends it promptly")
+    @Test("cancelling the reader ends it, and the port's descriptor is closed once it is gone")
     func cancellation() async throws {
         let terminal = try PseudoTerminal()
-        let port = try SerialPort(path: terminal.devicePath, baud: 115_200)
-        let started = ContinuousClock.now
-        let received = try await collect(port.chunks(), count: 1, limit: .milliseconds(200))
+        /// Descriptors of this process open on the pty (the test's own slave is one).
+        func openOnDevice() -> Int {
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            return descriptors.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == terminal.devicePath }.count
+        }
+        let before = openOnDevice()
+        var port: SerialPort? = try SerialPort(path: terminal.devicePath, baud: 115_200)
+        #expect(openOnDevice() == before + 1)
+        let received = try await collect(port!.chunks(), count: 1, limit: .milliseconds(200))
         #expect(received.isEmpty)
-        #expect(ContinuousClock.now - started < .seconds(3))
+        port = nil
+        // The reader thread lets go of the port when it stops; then the descriptor is closed.
+        var closed = false
+        for _ in 0..<500 where !closed {
+            closed = openOnDevice() == before
+            if !closed { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(closed, "the reader thread still holds the port")
     }
 
     @Test("opening fails with the call and its errno")

@@ -49,20 +49,26 @@ public final class PseudoTerminal: @unchecked Sendable {
         slave = -1
     }
 
-    /// Writes all of `bytes` to the master (the program reads them), waiting while the pty is full.
-    public func write(_ bytes: [UInt8]) {
+    /// Writes `bytes` to the master (the program reads them). While the pty is full (nobody
+    /// reads) it waits up to a second in all, then drops the rest, as a radio would: a test
+    /// device never blocks its own thread for long.
+    @discardableResult
+    public func write(_ bytes: [UInt8]) -> Bool {
         var offset = 0
+        var waits = 0
         while offset < bytes.count {
             let count = bytes[offset...].withUnsafeBytes { Glibc.write(master, $0.baseAddress, $0.count) }
             if count > 0 {
                 offset += count
-            } else if errno == EAGAIN || errno == EINTR {
+            } else if (errno == EAGAIN || errno == EINTR), waits < 20 {
+                waits += 1
                 var entry = pollfd(fd: master, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&entry, 1, 100)
+                _ = poll(&entry, 1, 50)
             } else {
-                return
+                return false
             }
         }
+        return true
     }
 
     /// Waits up to `milliseconds` for bytes the program wrote; empty on timeout or hang-up.

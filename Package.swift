@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
     ],
     targets: [
         // Pure: exact UTC timestamps, RFC 3339, and the time ranges users type.
@@ -37,18 +38,21 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
+        // Serial ports done right: raw termios, O_NOCTTY, TIOCEXCL, non-blocking reads on a thread of their own.
+        .target(name: "SerialPort", dependencies: ["Timestamps", .product(name: "SystemPackage", package: "swift-system")]),
         // Sensor backends behind one small interface; they emit raw frames and know no store.
         .target(
             name: "SensorBackends",
             dependencies: [
-                "SensorDecoding", "Timestamps", "TraceFormat", "FITDecoding", .product(name: "Logging", package: "swift-log"),
+                "SensorDecoding", "Timestamps", "TraceFormat", "FITDecoding", "ANTDecoding", "SerialPort",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // frames → decode → quantities → policy → authorize → batched writes.
         .target(
             name: "Ingest",
             dependencies: [
-                "SensorDecoding", "HealthUnits", "HealthStore", "Timestamps",
+                "SensorDecoding", "ANTDecoding", "HealthUnits", "HealthStore", "Timestamps",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -99,12 +103,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "hrmbench",
-            dependencies: ["SensorDecoding", "SensorBackends", "HealthStore", "HealthUnits", "Timestamps", "TraceFormat", "TestSupport"]
+            dependencies: [
+                "SensorDecoding", "SensorBackends", "HealthStore", "HealthUnits", "Timestamps", "TraceFormat", "TestSupport", "ANTDecoding",
+            ]
         ),
         // Prints what udev discovery sees; the umockdev tests drive it.
         .executableTarget(name: "hotplug-probe", dependencies: ["DeviceDiscovery"], path: "Tests/HotplugProbe"),
         // Child processes and temporary directories for end-to-end tests and benchmarks.
-        .target(name: "TestSupport", dependencies: ["FITDecoding"], path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["FITDecoding", "ANTDecoding"], path: "Tests/Support"),
 
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
         .testTarget(name: "HealthUnitsTests", dependencies: ["HealthUnits"]),
@@ -116,14 +122,17 @@ let package = Package(
         .testTarget(
             name: "IngestTests",
             dependencies: [
-                "Ingest", "SensorBackends", "SensorDecoding", "HealthStore", "HealthUnits", "Timestamps", "TestSupport",
+                "Ingest", "SensorBackends", "SensorDecoding", "ANTDecoding", "HealthStore", "HealthUnits", "Timestamps", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(
             name: "SensorBackendsTests",
-            dependencies: ["SensorBackends", "SensorDecoding", "TraceFormat", "Timestamps", "TestSupport", "FITDecoding"]
+            dependencies: [
+                "SensorBackends", "SensorDecoding", "TraceFormat", "Timestamps", "TestSupport", "FITDecoding", "ANTDecoding", "SerialPort",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "SystemdSupportTests",
@@ -135,7 +144,8 @@ let package = Package(
             name: "DeviceDiscoveryTests",
             dependencies: ["DeviceDiscovery", "SensorBackends", "SensorDecoding", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "ANTDecodingTests", dependencies: ["ANTDecoding"]),
+        .testTarget(name: "ANTDecodingTests", dependencies: ["ANTDecoding", "TestSupport"]),
+        .testTarget(name: "SerialPortTests", dependencies: ["SerialPort", "TestSupport"]),
         .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorDecoding", "Timestamps"]),
         .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CLISupport", "SensorDecoding", "Timestamps"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps"]),

@@ -1,3 +1,4 @@
+import ANTDecoding
 import HealthStore
 import HealthUnits
 import SensorDecoding
@@ -40,6 +41,10 @@ struct FrameInterpreter {
         /// The last Energy Expended reading and when it arrived, to turn the cumulative
         /// counter into interval samples.
         var lastEnergy: (kilojoules: UInt16, time: Timestamp)?
+        /// ANT+: the beats seen so far (RR intervals, whether pages are trusted).
+        var antBeats = HeartBeatTracker()
+        /// ANT+: the beat count of the last page, so a heart-rate sample is stored once per beat.
+        var antLastBeatCount: UInt8?
     }
 
     /// Locations that win over what the sensor reports (from the configuration).
@@ -51,17 +56,21 @@ struct FrameInterpreter {
     }
 
     mutating func interpret(_ frame: SensorFrame, result: inout Interpretation) {
-        guard frame.transport == .ble || frame.transport == .mock || frame.transport == .fit else {
-            result.skips.append(.unsupportedTransport(frame.transport.rawValue))
-            return
-        }
         var profile = profiles[frame.device] ?? DeviceProfile(device: HealthDevice(localIdentifier: frame.device.rawValue))
         defer { profiles[frame.device] = profile }
+        switch frame.transport {
+        case .ble, .mock, .fit: interpretGATT(frame, profile: &profile, result: &result)
+        case .ant: interpretANT(frame, profile: &profile, result: &result)
+        case .serial: interpretSerialLine(frame, profile: &profile, result: &result)
+        }
+    }
+
+    private func interpretGATT(_ frame: SensorFrame, profile: inout DeviceProfile, result: inout Interpretation) {
         switch (frame.kind, frame.characteristic) {
         case (.notify, .heartRateMeasurement?):
             do {
                 let measurement = try HeartRateMeasurement(decoding: frame.value)
-                samples(from: measurement, at: frame.time, profile: &profile, into: &result)
+                samples(from: Reading(measurement), at: frame.time, profile: &profile, into: &result)
             } catch {
                 result.skips.append(.malformed("\(error)"))
             }
@@ -90,10 +99,29 @@ struct FrameInterpreter {
         }
     }
 
-    private func samples(
-        from measurement: HeartRateMeasurement, at time: Timestamp, profile: inout DeviceProfile,
-        into result: inout Interpretation
-    ) {
+    /// One heart-rate reading, whatever transport it came through.
+    struct Reading {
+        var heartRate: Int
+        var sensorContact: SensorContact = .unsupported
+        var energyExpended: UInt16?
+        /// RR intervals in seconds, oldest first; the last ends at the frame's time.
+        var rrIntervals: [Double] = []
+
+        init(heartRate: Int, sensorContact: SensorContact = .unsupported, rrIntervals: [Double] = []) {
+            self.heartRate = heartRate
+            self.sensorContact = sensorContact
+            self.rrIntervals = rrIntervals
+        }
+
+        init(_ measurement: HeartRateMeasurement) {
+            heartRate = Int(measurement.heartRate)
+            sensorContact = measurement.sensorContact
+            energyExpended = measurement.energyExpended
+            rrIntervals = measurement.rrIntervals.map { Double($0) / 1024 }
+        }
+    }
+
+    func samples(from measurement: Reading, at time: Timestamp, profile: inout DeviceProfile, into result: inout Interpretation) {
         let metadata = SampleMetadata(
             sensorLocation: locationOverrides[SensorID(profile.device.localIdentifier)] ?? profile.reportedLocation,
             sensorContact: measurement.sensorContact == .unsupported ? nil : measurement.sensorContact == .detected)
@@ -127,12 +155,11 @@ struct FrameInterpreter {
         // RR intervals are oldest first and the last one ends at (about) the frame's time:
         // walk back from the frame to place each beat.
         var end = time
-        for raw in measurement.rrIntervals.reversed() {
-            guard raw > 0 else {
+        for seconds in measurement.rrIntervals.reversed() {
+            guard seconds > 0 else {
                 result.skips.append(.emptyRRInterval)
                 continue
             }
-            let seconds = Double(raw) / 1024
             let start = end.advanced(bySeconds: -seconds)
             if let sample = try? QuantitySample(
                 type: .rrInterval, quantity: Quantity(unit: .second, doubleValue: seconds),

@@ -12,6 +12,7 @@ var bulkSaveSeconds: Double?
 if wants("store") { bulkSaveSeconds = try await StoreBenchmark(scratch: scratch).run() }
 if wants("replay") { try await ReplayBenchmark(scratch: scratch, bulkSaveSeconds: bulkSaveSeconds).run() }
 if wants("daemon") { try await DaemonBenchmark(scratch: scratch).run() }
+if wants("ant") { try await ANTBenchmark(scratch: scratch).run() }
 if wants("year") { try await YearBenchmark(scratch: scratch).run() }
 
 try? FileManager.default.removeItem(atPath: scratch.directory.path)

@@ -38,10 +38,22 @@ struct HRMDaemon: AsyncParsableCommand {
                                        contact-loss (0…1)
               ble[:AA:BB:CC:DD:EE:FF]  BLE straps through BlueZ (not in this version
                                        yet)
-              ant[:/dev/ttyUSB0]       ANT+ straps through an ANT USB stick (not yet)
-              serial:/dev/ttyACM0[,baud=N]  a serial heart-rate sensor (not yet)
+              ant:/dev/ttyUSB0         ANT+ straps through the ANT USB stick on that
+                                       tty (up to 8 straps, each its own device
+                                       ant-<device number>; 115200 baud). ANT+ has no
+                                       body location: set one under [locations]
+              serial:/dev/ttyACM0[,baud=N]  a serial heart-rate sensor sending lines
+                                       "HR <bpm> [RR <ms>…] [BATT <percent>]"
+                                       (default 115200 baud); device serial-<tty>
+              ant                      every ANT stick udev finds, now and when
+                                       plugged in (HRMD_SENSOR=ant, or a Dynastream
+                                       stick 0fcf:1008/1009/1004)
+              serial                   every serial sensor udev marks
+                                       HRMD_SENSOR=serial (baud from HRMD_BAUD)
               replay:FILE              a recorded hrmd trace or FIT file, played at its
                                        recorded pace with its original timestamps
+              A tty that is missing, busy or unplugged is retried with backoff
+              (1 s doubling to 60 s) until it works; it never stops hrmd.
 
             RECORDING
               --record DIR writes every raw frame and lifecycle event to hrmd-trace

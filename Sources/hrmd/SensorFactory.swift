@@ -1,4 +1,5 @@
 import CLISupport
+import DeviceDiscovery
 import Foundation
 import HRMConfiguration
 import Logging
@@ -38,12 +39,42 @@ enum SensorFactory {
                     throw CommandFailure("\(error)", status: .dataError)
                 }
                 backends.append(ReplaySensor(path: path, speed: 1, logger: logger))
-            case .ble, .ant, .serial:
+            case .ant(let tty?):
+                guard seen.insert("ant:\(tty)").inserted else { continue }
+                backends.append(ANTStickSensor(settings: .init(path: tty), logger: logger))
+            case .serial(let path?, let baud):
+                guard seen.insert("serial:\(path)").inserted else { continue }
+                backends.append(SerialLineSensor(settings: .init(path: path, baud: baud ?? 115_200), logger: logger))
+            case .ant(nil):
+                guard seen.insert("ant").inserted else { continue }
+                backends.append(HotplugSensors(kind: .ant, excluding: configuredPaths(specs), logger: logger) { device in
+                    ANTStickSensor(settings: .init(path: device.devnode, baud: device.baud ?? 115_200), logger: logger)
+                })
+            case .serial(nil, _):
+                guard seen.insert("serial").inserted else { continue }
+                backends.append(HotplugSensors(kind: .serial, excluding: configuredPaths(specs), logger: logger) { device in
+                    SerialLineSensor(settings: .init(path: device.devnode, baud: device.baud ?? 115_200), logger: logger)
+                })
+            case .ble:
                 throw CommandFailure(
                     "the sensor '\(spec)' needs a backend this version of hrmd does not have yet; use --sensor mock",
                     status: .unavailable)
             }
         }
         return backends
+    }
+
+    /// The ttys named by path (`ant:/dev/…`, `serial:/dev/…`), symlinks resolved: udev-found
+    /// devices leave these to their own backend.
+    private static func configuredPaths(_ specs: [SensorSpec]) -> Set<String> {
+        var paths = Set<String>()
+        for spec in specs {
+            switch spec {
+            case .ant(let tty?): paths.insert(tty)
+            case .serial(let path?, _): paths.insert(path)
+            default: continue
+            }
+        }
+        return paths.union(paths.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path })
     }
 }

@@ -1,4 +1,5 @@
 import ANTDecoding
+import TestSupport
 import Testing
 
 /// What a decoder made of a whole stream.
@@ -63,7 +64,7 @@ func verifyEveryChunking(_ bytes: [UInt8], expecting expected: DecodeOutcome, so
             }
         }
     }
-    var generator = SeededGenerator(seed: UInt64(bytes.count))
+    var generator = SplitMix64(seed: UInt64(bytes.count))
     for trial in 0..<20 {
         var cuts: [Int] = []
         var offset = 0
@@ -172,7 +173,7 @@ struct ANTFrameDecoderTests {
 
     @Test("every byte is accounted for: in a message, dropped, or buffered")
     func accounting() {
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix64(seed: 7)
         let garbage = (0..<500).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let input = garbage + Self.bytes + garbage + [0xA4, 0x09, 0x4E]
         let outcome = DecodeOutcome(chunks: [input[...]])
@@ -194,7 +195,7 @@ struct ANTFrameDecoderTests {
 
     @Test("a long randomized stream of garbage and frames: no trap, bounded buffer, nearly every frame recovered")
     func randomizedStream() {
-        var generator = SeededGenerator(seed: 2024)
+        var generator = SplitMix64(seed: 2024)
         var input: [UInt8] = []
         var sent: [ANTMessage] = []
         for _ in 0..<3000 {
@@ -244,7 +245,7 @@ struct ANTFrameDecoderTests {
 
     @Test("pure noise never traps the decoder and is all dropped or buffered")
     func noise() {
-        var generator = SeededGenerator(seed: 99)
+        var generator = SplitMix64(seed: 99)
         var decoder = ANTFrameDecoder()
         var decodedBytes = 0
         var fed = 0

@@ -1,4 +1,5 @@
 import ANTDecoding
+import TestSupport
 import Testing
 
 @Suite("ANT+ heart-rate data pages")
@@ -64,7 +65,7 @@ struct HeartRatePageTests {
 
     @Test("junk in bytes 0–3 never changes heart rate, beat time or beat count")
     func junkPageByte() throws {
-        var generator = SeededGenerator(seed: 5)
+        var generator = SplitMix64(seed: 5)
         for byte0 in UInt8.min...UInt8.max {
             let junk = (0..<3).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let page = try HeartRatePage(data: [byte0] + junk + [0x34, 0x12, 0x56, 0x4B])

@@ -1,0 +1,54 @@
+import Logging
+import SensorDecoding
+import SerialPort
+import Timestamps
+
+/// Runs a backend's sessions on a serial port until the task is cancelled: open the port,
+/// run one session, and when the port fails or goes away (unplugged), report
+/// `backingOff`, wait (capped exponential backoff with jitter), and open it again. A session
+/// that streamed resets the backoff. Used by the ANT stick and serial line backends.
+struct PortSessions: Sendable {
+    var path: String
+    var baud: Int
+    var transport: SensorTransport
+    /// The name statuses use while no sensor is known (`ant:/dev/ttyUSB0`).
+    var portID: SensorID
+    var backoff = Backoff()
+    var logger: Logger
+
+    /// Runs `session` on each opened port. The session returns true when it streamed (so the
+    /// backoff starts afresh) and throws when the port failed.
+    func run(into sink: FrameSink, session: @Sendable (SerialPort) async throws -> Bool) async {
+        var backoff = backoff
+        while !Task.isCancelled {
+            let reason: String
+            do {
+                let port = try SerialPort(path: path, baud: baud)
+                logger.info("opened \(path) at \(baud) baud")
+                if try await session(port) { backoff.reset() }
+                if Task.isCancelled { return }
+                reason = "the session ended"
+            } catch let error as SerialPortError {
+                reason = error.description
+            } catch is CancellationError {
+                return
+            } catch {
+                reason = "\(error)"
+            }
+            if Task.isCancelled { return }
+            let delay = backoff.nextDelay()
+            let retryAt = Timestamp.now().advanced(bySeconds: delay)
+            if backoff.consecutiveFailures <= 1 {
+                logger.warning("\(reason); retrying in \((delay * 10).rounded() / 10) s")
+            } else {
+                logger.debug("\(reason); retrying in \((delay * 10).rounded() / 10) s")
+            }
+            sink.report(SensorStatus(transport: transport, device: portID, state: .backingOff(retryAt: retryAt, reason: reason)))
+            do {
+                try await Task.sleep(for: .seconds(delay))
+            } catch {
+                return
+            }
+        }
+    }
+}

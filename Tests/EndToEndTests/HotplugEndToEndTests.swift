@@ -39,4 +39,23 @@ struct HotplugEndToEndTests {
             "ttyUSB2 ignored",
         ])
     }
+
+    @Test("hrmd --sensor serial: a plugged sensor streams, is released on unplug and taken again on replug")
+    func serialSensorReplug() async throws {
+        let harness = try Harness()
+        let grant = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate")
+        #expect(grant.exitCode == 0, "\(grant.stderr)")
+        let log = harness.directory.file("hrmd.log")
+        guard let result = try await Self.drive(["serial", BuiltProducts.hrmd, harness.store, log], in: harness) else { return }
+        #expect(result.stdout.split(separator: "\n").last == "hrmd exit 0", "\(result.stdout)")
+
+        let values = try await harness.samples().compactMap { $0["value"] as? Double }
+        #expect(values.contains(72), "readings before the unplug were stored")
+        #expect(values.contains(81), "readings after the replug were stored")
+        #expect(Set(values).isSubset(of: [72, 81]), "\(values)")
+        let logText = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        let added = logText.components(separatedBy: "serial sensor /dev/ttyACM0 added").count - 1
+        let removed = logText.components(separatedBy: "serial sensor /dev/ttyACM0 removed").count - 1
+        #expect(added == 2 && removed == 1, "each plug and unplug is logged once:\n\(logText)")
+    }
 }

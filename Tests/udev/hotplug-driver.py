@@ -16,14 +16,41 @@ import select
 import signal
 import subprocess
 import sys
+import termios
 import time
 
 import gi
 
 gi.require_version("UMockdev", "1.0")
-from gi.repository import UMockdev  # noqa: E402
+from gi.repository import GLib, UMockdev  # noqa: E402
 
 STEP_TIMEOUT = 10.0
+
+
+def pump(seconds):
+    """Lets the testbed answer ioctls (GLib's default context) for `seconds`."""
+    context = GLib.MainContext.default()
+    deadline = time.monotonic() + seconds
+    while True:
+        while context.pending():
+            context.iteration(False)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        time.sleep(min(left, 0.01))
+
+
+class SerialIoctls(UMockdev.IoctlBase):
+    """A tty's ioctls: umockdev passes only termios through to the pty and refuses the rest
+    with ENOTTY; a serial port also takes TIOCEXCL/TIOCNXCL (exclusive use)."""
+
+    def do_handle_ioctl(self, client):
+        if client.get_request() in (termios.TIOCEXCL, termios.TIOCNXCL):
+            client.complete(0, 0)
+        else:
+            result, error = client.execute()
+            client.complete(result, error)
+        return True
 
 
 class StepFailed(Exception):
@@ -36,6 +63,7 @@ class Bench:
     def __init__(self):
         self.testbed = UMockdev.Testbed.new()
         self.syspaths = {}
+        self.ioctls = SerialIoctls()
 
     @property
     def environment(self):
@@ -48,6 +76,7 @@ class Bench:
         lines += ["E: %s=%s" % item for item in properties.items()]
         if not self.testbed.add_from_string("\n".join(lines) + "\n"):
             raise StepFailed("umockdev refused " + name)
+        self.testbed.attach_ioctl("/dev/" + name, self.ioctls)
         self.syspaths[name] = "/sys" + devpath
 
     def unplug(self, name):
@@ -82,7 +111,8 @@ class LineReader:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise StepFailed("no line with %r in %.0f s" % (text, timeout))
-            ready, _, _ = select.select([self.fd], [], [], left)
+            pump(0)
+            ready, _, _ = select.select([self.fd], [], [], min(left, 0.05))
             if ready:
                 chunk = os.read(self.fd, 4096)
                 if not chunk:
@@ -108,7 +138,7 @@ class LogFile:
                 if text in lines[index]:
                     self.seen = index + 1
                     return lines[index]
-            time.sleep(0.05)
+            pump(0.05)
         raise StepFailed("no log line with %r in %.0f s" % (text, timeout))
 
 
@@ -146,8 +176,8 @@ def feed(bench, name, text, seconds):
     terminal = bench.terminal(name)
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        os.write(terminal, text.encode() + b"\r\n")
-        time.sleep(0.2)
+        os.write(terminal, text.encode() + b"\n")
+        pump(0.2)
 
 
 def serial(hrmd, store, log_path):
@@ -171,9 +201,11 @@ def serial(hrmd, store, log_path):
         feed(bench, "ttyACM0", "HR 81 RR 741", 2.5)
         say("fed HR 81")
         child.send_signal(signal.SIGTERM)
-        try:
-            status = child.wait(timeout=STEP_TIMEOUT)
-        except subprocess.TimeoutExpired:
+        deadline = time.monotonic() + STEP_TIMEOUT
+        while child.poll() is None and time.monotonic() < deadline:
+            pump(0.05)
+        status = child.poll()
+        if status is None:
             raise StepFailed("hrmd did not stop within %.0f s of SIGTERM" % STEP_TIMEOUT)
         say("hrmd exit %d" % status)
     finally:

@@ -1,3 +1,4 @@
+import ANTDecoding
 import Foundation
 import TestSupport
 import Testing
@@ -57,5 +58,37 @@ struct HotplugEndToEndTests {
         let added = logText.components(separatedBy: "serial sensor /dev/ttyACM0 added").count - 1
         let removed = logText.components(separatedBy: "serial sensor /dev/ttyACM0 removed").count - 1
         #expect(added == 2 && removed == 1, "each plug and unplug is logged once:\n\(logText)")
+    }
+
+    @Test("hrmd --sensor ant: a plugged ANTUSB2 stick streams, is released on unplug and set up again on replug")
+    func antStickReplug() async throws {
+        let harness = try Harness()
+        let grant = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate")
+        #expect(grant.exitCode == 0, "\(grant.stderr)")
+        let terminal = try PseudoTerminal()
+        let stick = FakeANTStick(terminal: terminal, straps: [.init(deviceNumber: 1001, rrTicks: 1024)], hz: 4)
+        stick.start()
+        defer { stick.stop() }
+        let log = harness.directory.file("hrmd.log")
+        guard let result = try await Self.drive(["ant", BuiltProducts.hrmd, harness.store, log, terminal.devicePath], in: harness)
+        else { return }
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.last == "hrmd exit 0", "\(result.stdout)")
+
+        let resets = stick.commands.filter { $0.id == ANTMessageID.reset }.count
+        #expect(resets >= 2, "the stick is set up at start and again after the replug (\(resets) resets)")
+        let replug = try #require(lines.first { $0.hasPrefix("replugged at ") }.flatMap { Double($0.dropFirst("replugged at ".count)) })
+        let samples = try await harness.samples()
+        let starts = samples.compactMap { $0["start"] as? String }.compactMap(Self.parseTime)
+        #expect(samples.allSatisfy { ($0["device"] as? [String: Any])?["identifier"] as? String == "ant-1001" && $0["value"] as? Double == 60 })
+        #expect(starts.contains { $0 < replug }, "beats stored before the unplug")
+        #expect(starts.contains { $0 > replug }, "beats stored after the replug")
+    }
+
+    /// Seconds since 1970 of an RFC 3339 time with milliseconds.
+    static func parseTime(_ text: String) -> Double? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)?.timeIntervalSince1970
     }
 }

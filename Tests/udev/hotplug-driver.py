@@ -6,6 +6,7 @@ Run it under umockdev-wrapper (LD_PRELOAD) so the program it starts sees the tes
 
   umockdev-wrapper /usr/bin/python3 hotplug-driver.py discovery PROBE
   umockdev-wrapper /usr/bin/python3 hotplug-driver.py serial HRMD STORE LOGFILE
+  umockdev-wrapper /usr/bin/python3 hotplug-driver.py ant HRMD STORE LOGFILE STICK_TTY
 
 It prints what happened, one line per step, and exits 0; on a step that did not happen in
 time it says which on stderr and exits 1. Every wait is bounded.
@@ -16,7 +17,6 @@ import select
 import signal
 import subprocess
 import sys
-import termios
 import time
 
 import gi
@@ -40,16 +40,13 @@ def pump(seconds):
         time.sleep(min(left, 0.01))
 
 
-class SerialIoctls(UMockdev.IoctlBase):
-    """A tty's ioctls: umockdev passes only termios through to the pty and refuses the rest
-    with ENOTTY; a serial port also takes TIOCEXCL/TIOCNXCL (exclusive use)."""
+class PassThroughIoctls(UMockdev.IoctlBase):
+    """A tty's ioctls, all run for real on the program's own descriptor (a pty). umockdev's
+    default passes only termios through and refuses the rest (TIOCEXCL among them)."""
 
     def do_handle_ioctl(self, client):
-        if client.get_request() in (termios.TIOCEXCL, termios.TIOCNXCL):
-            client.complete(0, 0)
-        else:
-            result, error = client.execute()
-            client.complete(result, error)
+        result, error = client.execute()
+        client.complete(result, error)
         return True
 
 
@@ -63,14 +60,15 @@ class Bench:
     def __init__(self):
         self.testbed = UMockdev.Testbed.new()
         self.syspaths = {}
-        self.ioctls = SerialIoctls()
+        self.ioctls = PassThroughIoctls()
 
     @property
     def environment(self):
         return dict(os.environ, UMOCKDEV_DIR=self.testbed.get_root_dir())
 
-    def plug(self, name, **properties):
-        """Adds /dev/NAME (a pty) with these udev properties; a running testbed sends 'add'."""
+    def plug(self, name, node=None, **properties):
+        """Adds /dev/NAME (a pty, or the tty at `node`) with these udev properties; a running
+        testbed sends 'add'."""
         devpath = "/devices/pci0000:00/0000:00:14.0/usb1/1-1/1-1:1.0/%s/tty/%s" % (name, name)
         lines = ["P: " + devpath, "N: " + name, "E: SUBSYSTEM=tty", "E: DEVNAME=/dev/" + name]
         lines += ["E: %s=%s" % item for item in properties.items()]
@@ -78,6 +76,10 @@ class Bench:
             raise StepFailed("umockdev refused " + name)
         self.testbed.attach_ioctl("/dev/" + name, self.ioctls)
         self.syspaths[name] = "/sys" + devpath
+        if node:
+            link = os.path.join(self.testbed.get_root_dir(), "dev", name)
+            os.unlink(link)
+            os.symlink(node, link)
 
     def unplug(self, name):
         """Sends 'remove'. The device stays in the testbed (umockdev cannot make a node of the
@@ -200,14 +202,48 @@ def serial(hrmd, store, log_path):
         say(log.wait_for("serial sensor /dev/ttyACM0 added"))
         feed(bench, "ttyACM0", "HR 81 RR 741", 2.5)
         say("fed HR 81")
-        child.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + STEP_TIMEOUT
-        while child.poll() is None and time.monotonic() < deadline:
-            pump(0.05)
-        status = child.poll()
-        if status is None:
-            raise StepFailed("hrmd did not stop within %.0f s of SIGTERM" % STEP_TIMEOUT)
-        say("hrmd exit %d" % status)
+        stop(child)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(timeout=5)
+
+
+def stop(child):
+    """SIGTERM, then a bounded wait; says how hrmd ended."""
+    child.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + STEP_TIMEOUT
+    while child.poll() is None and time.monotonic() < deadline:
+        pump(0.05)
+    status = child.poll()
+    if status is None:
+        raise StepFailed("hrmd did not stop within %.0f s of SIGTERM" % STEP_TIMEOUT)
+    say("hrmd exit %d" % status)
+
+
+def ant(hrmd, store, log_path, stick):
+    """hrmd --sensor ant: an ANTUSB2 stick (the tty at `stick`, where a fake stick answers)
+    present at start-up streams, is released when unplugged and set up again when replugged."""
+    bench = Bench()
+    bench.plug("ttyUSB0", node=stick, ID_VENDOR_ID="0fcf", ID_MODEL_ID="1008", HRMD_SENSOR="ant", ID_SERIAL_SHORT="123456")
+    with open(log_path, "w") as log:
+        child = subprocess.Popen(
+            [hrmd, "--store", store, "--sensor", "ant", "--log-level", "debug"],
+            env=bench.environment, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        log = LogFile(log_path)
+        say(log.wait_for("ANT stick /dev/ttyUSB0 added"))
+        log.wait_for("opened /dev/ttyUSB0")
+        pump(3)
+        bench.unplug("ttyUSB0")
+        say(log.wait_for("ANT stick /dev/ttyUSB0 removed"))
+        pump(1)
+        say("replugged at %.3f" % time.time())
+        bench.replug("ttyUSB0")
+        say(log.wait_for("ANT stick /dev/ttyUSB0 added"))
+        log.wait_for("opened /dev/ttyUSB0")
+        pump(3)
+        stop(child)
     finally:
         if child.poll() is None:
             child.kill()
@@ -215,9 +251,9 @@ def serial(hrmd, store, log_path):
 
 
 def main(arguments):
-    scenarios = {"discovery": discovery, "serial": serial}
+    scenarios = {"discovery": discovery, "serial": serial, "ant": ant}
     if not arguments or arguments[0] not in scenarios:
-        sys.exit("usage: hotplug-driver.py discovery PROBE | serial HRMD STORE LOGFILE")
+        sys.exit("usage: hotplug-driver.py discovery PROBE | serial HRMD STORE LOGFILE | ant HRMD STORE LOGFILE STICK_TTY")
     try:
         scenarios[arguments[0]](*arguments[1:])
     except StepFailed as failure:

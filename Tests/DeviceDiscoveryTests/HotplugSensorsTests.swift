@@ -63,14 +63,17 @@ struct HotplugFixture {
         FrameSink({ _ in }, status: { [statuses] status in statuses.append(status) })
     }
 
-    /// Waits at most two seconds for `condition`; records an issue when it never holds.
+    /// Waits at most 30 s for `condition` (in a full test run on two cores the pool can be busy
+    /// for many seconds); records an issue when it never holds.
     func eventually(_ what: Comment, _ condition: () -> Bool) async {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(2))
-        while ContinuousClock.now < deadline {
-            if condition() { return }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("timed out waiting: \(what)")
+                return
+            }
             try? await Task.sleep(for: .milliseconds(5))
         }
-        Issue.record("timed out waiting: \(what)")
     }
 
     /// Gives the backend a moment to (wrongly) react.

@@ -41,19 +41,26 @@ struct HotplugEndToEndTests {
         ])
     }
 
-    @Test("hrmd --sensor serial: a plugged sensor streams, is released on unplug and taken again on replug")
+    @Test("hrmd --sensor serial: a plugged sensor streams, is released on unplug and taken again on replug; a mock beside it never stalls")
     func serialSensorReplug() async throws {
         let harness = try Harness()
         let grant = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate")
         #expect(grant.exitCode == 0, "\(grant.stderr)")
         let log = harness.directory.file("hrmd.log")
         guard let result = try await Self.drive(["serial", BuiltProducts.hrmd, harness.store, log], in: harness) else { return }
-        #expect(result.stdout.split(separator: "\n").last == "hrmd exit 0", "\(result.stdout)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.last == "hrmd exit 0", "\(result.stdout)")
+        let retake = try #require(Self.retakeSeconds(lines))
+        #expect(retake < 5, "the replugged sensor is open again within seconds")
 
-        let values = try await harness.samples().compactMap { $0["value"] as? Double }
-        #expect(values.contains(72), "readings before the unplug were stored")
-        #expect(values.contains(81), "readings after the replug were stored")
-        #expect(Set(values).isSubset(of: [72, 81]), "\(values)")
+        let samples = try await harness.samples()
+        let serial = samples.filter { Self.identifier($0) == "serial-ttyACM0" }.compactMap { $0["value"] as? Double }
+        #expect(serial.contains(72), "readings before the unplug were stored")
+        #expect(serial.contains(81), "readings after the replug were stored")
+        #expect(Set(serial).isSubset(of: [72, 81]), "\(serial)")
+        let mockStarts = samples.filter { Self.identifier($0) == "mock-1" }.compactMap { $0["start"] as? String }.compactMap(Self.parseTime)
+        let longestGap = zip(mockStarts, mockStarts.dropFirst()).map { $1 - $0 }.max() ?? .infinity
+        #expect(mockStarts.count >= 20 && longestGap < 1.5, "the mock strap kept storing through plug and unplug (\(mockStarts.count) beats, longest gap \(longestGap) s)")
         let logText = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         let added = logText.components(separatedBy: "serial sensor /dev/ttyACM0 added").count - 1
         let removed = logText.components(separatedBy: "serial sensor /dev/ttyACM0 removed").count - 1
@@ -78,11 +85,23 @@ struct HotplugEndToEndTests {
         let resets = stick.commands.filter { $0.id == ANTMessageID.reset }.count
         #expect(resets >= 2, "the stick is set up at start and again after the replug (\(resets) resets)")
         let replug = try #require(lines.first { $0.hasPrefix("replugged at ") }.flatMap { Double($0.dropFirst("replugged at ".count)) })
+        let retake = try #require(Self.retakeSeconds(lines))
+        #expect(retake < 5, "the replugged stick is open again within seconds")
         let samples = try await harness.samples()
         let starts = samples.compactMap { $0["start"] as? String }.compactMap(Self.parseTime)
-        #expect(samples.allSatisfy { ($0["device"] as? [String: Any])?["identifier"] as? String == "ant-1001" && $0["value"] as? Double == 60 })
+        #expect(samples.allSatisfy { Self.identifier($0) == "ant-1001" && $0["value"] as? Double == 60 })
         #expect(starts.contains { $0 < replug }, "beats stored before the unplug")
         #expect(starts.contains { $0 > replug }, "beats stored after the replug")
+    }
+
+    static func identifier(_ sample: [String: Any]) -> String? {
+        (sample["device"] as? [String: Any])?["identifier"] as? String
+    }
+
+    /// The driver's "taken again in S s": from the replug to the backend opening the tty.
+    static func retakeSeconds(_ lines: [String]) -> Double? {
+        lines.first { $0.hasPrefix("taken again in ") }
+            .flatMap { Double($0.dropFirst("taken again in ".count).split(separator: " ").first ?? "") }
     }
 
     /// Seconds since 1970 of an RFC 3339 time with milliseconds.

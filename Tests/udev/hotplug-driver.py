@@ -183,23 +183,28 @@ def feed(bench, name, text, seconds):
 
 
 def serial(hrmd, store, log_path):
-    """hrmd --sensor serial: a sensor present at start-up streams, is released when unplugged
-    and taken again when plugged back in."""
+    """hrmd --sensor serial (and a mock strap beside it): a sensor present at start-up
+    streams, is released when unplugged and taken again when plugged back in."""
     bench = Bench()
     bench.plug("ttyACM0", HRMD_SENSOR="serial", ID_VENDOR_ID="2341", ID_MODEL_ID="0043")
     with open(log_path, "w") as log:
         child = subprocess.Popen(
-            [hrmd, "--store", store, "--sensor", "serial", "--log-level", "debug"],
+            [hrmd, "--store", store, "--sensor", "serial", "--sensor", "mock:hz=4", "--log-level", "debug"],
             env=bench.environment, stdout=log, stderr=subprocess.STDOUT)
     try:
         log = LogFile(log_path)
         say(log.wait_for("serial sensor /dev/ttyACM0 added"))
+        log.wait_for("opened /dev/ttyACM0")
         feed(bench, "ttyACM0", "HR 72", 2.5)
         say("fed HR 72")
         bench.unplug("ttyACM0")
         say(log.wait_for("serial sensor /dev/ttyACM0 removed"))
+        pump(1.5)
+        plugged = time.monotonic()
         bench.replug("ttyACM0")
         say(log.wait_for("serial sensor /dev/ttyACM0 added"))
+        log.wait_for("opened /dev/ttyACM0")
+        say("taken again in %.2f s" % (time.monotonic() - plugged))
         feed(bench, "ttyACM0", "HR 81 RR 741", 2.5)
         say("fed HR 81")
         stop(child)
@@ -239,9 +244,11 @@ def ant(hrmd, store, log_path, stick):
         say(log.wait_for("ANT stick /dev/ttyUSB0 removed"))
         pump(1)
         say("replugged at %.3f" % time.time())
+        plugged = time.monotonic()
         bench.replug("ttyUSB0")
         say(log.wait_for("ANT stick /dev/ttyUSB0 added"))
         log.wait_for("opened /dev/ttyUSB0")
+        say("taken again in %.2f s" % (time.monotonic() - plugged))
         pump(3)
         stop(child)
     finally:

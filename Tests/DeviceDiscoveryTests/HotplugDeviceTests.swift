@@ -95,3 +95,9 @@ import Testing
         #expect(HotplugEvent(action: "move", syspath: "/sys/a", device: device) == nil)
     }
 }
+
+@Suite struct UdevErrorTests {
+    @Test func namesTheCallAndTheErrno() {
+        #expect(UdevError("udev_enumerate_scan_devices", errno: 13).description == "udev_enumerate_scan_devices failed: Permission denied (errno 13)")
+    }
+}

@@ -1,4 +1,5 @@
 import DeviceDiscovery
+import Glibc
 import Logging
 import SensorBackends
 import SensorDecoding
@@ -45,6 +46,24 @@ struct RecordingChild: SensorBackend {
             try? await Task.sleep(for: .milliseconds(10))
         }
     }
+}
+
+/// A child backend that gives up at once, as one that can never work does.
+struct FailingChild: SensorBackend {
+    struct CannotWork: Error {}
+    let device: HotplugDevice
+    let log: ChildLog
+    var name: String { "failing:\(device.devnode)" }
+
+    func run(into sink: FrameSink) async throws {
+        log.append("failed \(device.devnode)")
+        throw CannotWork()
+    }
+}
+
+/// A source that cannot watch devices at all.
+struct BrokenSource: HotplugEventSource {
+    func events() throws -> AsyncStream<HotplugEvent> { throw UdevError("udev_monitor_new_from_netlink", errno: EACCES) }
 }
 
 /// Runs `HotplugSensors` over scripted events for one test; everything bounded.
@@ -181,5 +200,30 @@ func device(_ name: String, kind: HotplugSensorKind = .ant) -> HotplugDevice {
         #expect(fixture.children.all == ["start /dev/ttyUSB1"])
         run.cancel()
         try await run.value
+    }
+
+    @Test func aChildThatEndsByItselfFreesItsDeviceForTheNextPlug() async throws {
+        let fixture = HotplugFixture()
+        let backend = HotplugSensors(kind: .ant, source: fixture.events, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })) {
+            [children = fixture.children] device in FailingChild(device: device, log: children)
+        }
+        let run = Task { [fixture] in try await backend.run(into: fixture.sink) }
+        fixture.events.send(.initialScanFinished)
+        fixture.events.send(.added(device("ttyUSB0")))
+        await fixture.eventually("the child failed") { fixture.children.all.count == 1 }
+        await fixture.eventually("waiting again once nothing is served") { fixture.statuses.all.count == 2 }
+        fixture.events.send(.added(device("ttyUSB0")))
+        await fixture.eventually("tried again on the next plug") { fixture.children.all.count == 2 }
+        run.cancel()
+        try await run.value
+    }
+
+    @Test func aSourceThatCannotWatchDevicesIsAnError() async {
+        let backend = HotplugSensors(kind: .serial, source: BrokenSource(), logger: Logger(label: "test")) { device in
+            RecordingChild(device: device, log: ChildLog())
+        }
+        await #expect(throws: UdevError("udev_monitor_new_from_netlink", errno: EACCES)) {
+            try await backend.run(into: FrameSink({ _ in }))
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Logging
 import SensorBackends
 import SensorDecoding
+import Synchronization
 
 /// Serves every device of one kind udev finds, for as long as it is plugged in: one child
 /// backend per device (made by `makeBackend`), started when the device appears and cancelled
@@ -65,8 +66,8 @@ public struct HotplugSensors: SensorBackend {
                     served[device.syspath] = Served(device: device, generation: generation, stop: stopper)
                     logger.info("\(device.kind.deviceNoun) \(device.devnode) added", metadata: metadata(of: device))
                     let backend = makeBackend(device)
-                    group.addTask { [generation, logger] in
-                        await Self.serve(backend, until: stop, into: sink, logger: logger)
+                    group.addTask { [generation, logger, transport] in
+                        await Self.serve(backend, for: device, transport: transport, until: stop, into: sink, logger: logger)
                         input.yield(.childEnded(syspath: device.syspath, generation: generation))
                     }
                 case .device(.removed(let syspath)):
@@ -90,20 +91,37 @@ public struct HotplugSensors: SensorBackend {
     }
 
     /// Runs `backend` until `stop` finishes (the device was removed) or the task is cancelled.
-    private static func serve(_ backend: any SensorBackend, until stop: AsyncStream<Never>, into sink: FrameSink, logger: Logger) async {
-        await withTaskGroup(of: Void.self) { serving in
+    /// After an unplug, every sensor the backend reported on is reported stopped for that reason.
+    private static func serve(
+        _ backend: any SensorBackend, for device: HotplugDevice, transport: SensorTransport, until stop: AsyncStream<Never>,
+        into sink: FrameSink, logger: Logger
+    ) async {
+        let reported = ReportedSensors()
+        let childSink = FrameSink({ sink.send($0) }, status: { status in
+            reported.insert(status.device)
+            sink.report(status)
+        })
+        let unplugged = await withTaskGroup(of: Bool.self) { serving in
             serving.addTask {
                 do {
-                    try await backend.run(into: sink)
+                    try await backend.run(into: childSink)
                 } catch {
                     logger.error("\(backend.name) cannot run: \(error)")
                 }
+                return false
             }
             serving.addTask {
                 for await _ in stop {}
+                return !Task.isCancelled
             }
-            await serving.next()
+            let first = await serving.next() ?? false
             serving.cancelAll()
+            await serving.waitForAll()
+            return first
+        }
+        guard unplugged else { return }
+        for id in reported.all {
+            sink.report(SensorStatus(transport: transport, device: id, state: .stopped(reason: "\(device.devnode) was unplugged")))
         }
     }
 
@@ -126,4 +144,11 @@ public struct HotplugSensors: SensorBackend {
         if let baud = device.baud { metadata["baud"] = "\(baud)" }
         return metadata
     }
+}
+
+/// The sensors one child backend has reported on.
+private final class ReportedSensors: Sendable {
+    private let ids = Mutex<Set<SensorID>>([])
+    func insert(_ id: SensorID) { _ = ids.withLock { $0.insert(id) } }
+    var all: [SensorID] { ids.withLock { $0.sorted() } }
 }

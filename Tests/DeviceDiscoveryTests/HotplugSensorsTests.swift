@@ -41,6 +41,7 @@ struct RecordingChild: SensorBackend {
 
     func run(into sink: FrameSink) async throws {
         log.append("start \(device.devnode)")
+        sink.report(SensorStatus(transport: .ant, device: SensorID("strap-on-\(device.devnode)"), state: .streaming))
         defer { log.append("stop \(device.devnode)") }
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(10))
@@ -115,7 +116,7 @@ func device(_ name: String, kind: HotplugSensorKind = .ant) -> HotplugDevice {
         run.cancel()
         try await run.value
         #expect(Set(fixture.children.all.suffix(2)) == ["stop /dev/ttyUSB0", "stop /dev/ttyUSB1"])
-        #expect(fixture.statuses.all.isEmpty)
+        #expect(fixture.statuses.all.allSatisfy { $0.state == .streaming }, "stopping hrmd is no unplug")
     }
 
     @Test func aDeviceAlreadyServedIsNotStartedTwice() async throws {
@@ -139,6 +140,11 @@ func device(_ name: String, kind: HotplugSensorKind = .ant) -> HotplugDevice {
         await fixture.eventually("served") { fixture.children.all == ["start /dev/ttyUSB0"] }
         fixture.events.send(.removed(syspath: "/sys/class/tty/ttyUSB0"))
         await fixture.eventually("released") { fixture.children.all.last == "stop /dev/ttyUSB0" }
+        await fixture.eventually("its strap reported unplugged") {
+            fixture.statuses.all.contains {
+                $0.device == "strap-on-/dev/ttyUSB0" && $0.state == .stopped(reason: "/dev/ttyUSB0 was unplugged")
+            }
+        }
         fixture.events.send(.added(device("ttyUSB0")))
         await fixture.eventually("served again") { fixture.children.all.count == 3 }
         #expect(fixture.children.all == ["start /dev/ttyUSB0", "stop /dev/ttyUSB0", "start /dev/ttyUSB0"])
@@ -157,7 +163,7 @@ func device(_ name: String, kind: HotplugSensorKind = .ant) -> HotplugDevice {
         #expect(first.device == "ant")
         fixture.events.send(.added(device("ttyUSB0")))
         fixture.events.send(.removed(syspath: "/sys/class/tty/ttyUSB0"))
-        await fixture.eventually("waiting again after the unplug") { fixture.statuses.all.count == 2 }
+        await fixture.eventually("waiting again after the unplug") { fixture.statuses.all.filter { $0.device == "ant" }.count == 2 }
         run.cancel()
         try await run.value
     }
@@ -171,7 +177,7 @@ func device(_ name: String, kind: HotplugSensorKind = .ant) -> HotplugDevice {
         await fixture.eventually("the serial sensor served") { !fixture.children.all.isEmpty }
         await fixture.settle()
         #expect(fixture.children.all == ["start /dev/ttyACM0"])
-        #expect(fixture.statuses.all.isEmpty)
+        #expect(fixture.statuses.all.map(\.device) == ["strap-on-/dev/ttyACM0"])
         run.cancel()
         try await run.value
     }

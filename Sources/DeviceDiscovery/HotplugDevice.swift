@@ -12,6 +12,14 @@ public enum HotplugSensorKind: String, Sendable, Hashable, CaseIterable {
         case .serial: "serial sensor"
         }
     }
+
+    /// "an ANT stick", "a serial sensor".
+    public var indefiniteNoun: String {
+        switch self {
+        case .ant: "an ANT stick"
+        case .serial: "a serial sensor"
+        }
+    }
 }
 
 /// A tty hrmd can serve, as udev describes it: where it is, what it is, how fast it talks.

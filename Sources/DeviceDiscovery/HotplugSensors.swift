@@ -45,7 +45,8 @@ public struct HotplugSensors: SensorBackend {
     public func run(into sink: FrameSink) async throws {
         let events = try source.events()
         let (inputs, input) = AsyncStream<Input>.makeStream()
-        await withTaskGroup(of: Void.self) { group in
+        // Discarding: children served and gone over a long run leave nothing behind.
+        await withDiscardingTaskGroup { group in
             group.addTask {
                 for await event in events { input.yield(.device(event)) }
                 input.finish()
@@ -77,7 +78,7 @@ public struct HotplugSensors: SensorBackend {
                     reportWhenIdle()
                 case .device(.initialScanFinished):
                     scanned = true
-                    if served.isEmpty { logger.info("waiting for a \(kind.deviceNoun) to be plugged in") }
+                    if served.isEmpty { logger.info("waiting for \(kind.indefiniteNoun) to be plugged in") }
                     reportWhenIdle()
                 case .childEnded(let syspath, let ended):
                     guard let entry = served[syspath], entry.generation == ended else { continue }

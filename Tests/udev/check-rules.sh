@@ -24,7 +24,11 @@ if [ "${1:-}" != --inside ]; then
     command -v udevadm >/dev/null || fail "udevadm is missing (apt-get install udev)"
     command -v unshare >/dev/null || fail "unshare is missing (util-linux)"
     [ -f "$rules" ] || fail "no rules at $rules"
-    exec unshare --mount --propagation private "${BASH_SOURCE[0]}" --inside
+    unshare --mount true 2>/dev/null || fail "unshare --mount is not permitted here; the rules are never tested against the real /dev"
+    [ -e /dev/hrmd ] && fail "/dev/hrmd exists before the test; remove it so a leak can be seen"
+    unshare --mount --propagation private "${BASH_SOURCE[0]}" --inside
+    [ -e /dev/hrmd ] && fail "udevadm test changed the real /dev (/dev/hrmd appeared)"
+    exit 0
 fi
 
 # ---- inside the private mount namespace ----

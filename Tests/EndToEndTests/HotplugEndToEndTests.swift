@@ -52,6 +52,8 @@ struct HotplugEndToEndTests {
         #expect(lines.last == "hrmd exit 0", "\(result.stdout)")
         let retake = try #require(Self.retakeSeconds(lines))
         #expect(retake < 5, "the replugged sensor is open again within seconds")
+        let unplugged = try #require(lines.first { $0.hasPrefix("while unplugged: ") })
+        #expect(unplugged.contains(#""state":"stopped","stateDetail":"/dev/ttyACM0 was unplugged""#), "hrmctl devices: \(unplugged)")
 
         let samples = try await harness.samples()
         let serial = samples.filter { Self.identifier($0) == "serial-ttyACM0" }.compactMap { $0["value"] as? Double }

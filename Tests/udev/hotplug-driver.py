@@ -200,6 +200,11 @@ def serial(hrmd, store, log_path):
         bench.unplug("ttyACM0")
         say(log.wait_for("serial sensor /dev/ttyACM0 removed"))
         pump(1.5)
+        hrmctl = os.path.join(os.path.dirname(hrmd), "hrmctl")
+        devices = subprocess.run(
+            [hrmctl, "devices", "--store", store, "--output", "json"],
+            capture_output=True, text=True, timeout=STEP_TIMEOUT).stdout
+        say("while unplugged: " + " ".join(line for line in devices.splitlines() if "serial-ttyACM0" in line))
         plugged = time.monotonic()
         bench.replug("ttyACM0")
         say(log.wait_for("serial sensor /dev/ttyACM0 added"))

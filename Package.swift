@@ -60,6 +60,15 @@ let package = Package(
             name: "SystemdSupport",
             dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")]
         ),
+        // A small typed client over sd-bus: calls, signals as async streams, values both ways.
+        .target(name: "DBusClient", dependencies: ["CSystemd"]),
+        // BLE chest straps through bluetoothd's D-Bus API.
+        .target(
+            name: "BlueZBackend",
+            dependencies: [
+                "DBusClient", "SensorBackends", "SensorDecoding", "Timestamps", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Pure: the configuration file and sensor specifications.
         .target(name: "HRMConfiguration", dependencies: ["SensorDecoding"]),
         // What both executables share: exit codes, store location, time ranges, output.
@@ -74,7 +83,7 @@ let package = Package(
             name: "hrmd",
             dependencies: [
                 "CLISupport", "HRMConfiguration", "Ingest", "SensorBackends", "SensorDecoding", "HealthStore", "Timestamps",
-                "SystemdSupport",
+                "SystemdSupport", "BlueZBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -125,6 +134,8 @@ let package = Package(
         .testTarget(name: "ANTDecodingTests", dependencies: ["ANTDecoding"]),
         .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorDecoding", "Timestamps"]),
         .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CLISupport", "SensorDecoding", "Timestamps"]),
+        .testTarget(name: "DBusClientTests", dependencies: ["DBusClient", "TestSupport"]),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZBackend", "DBusClient", "SensorBackends", "SensorDecoding", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps"]),
     ]
 )

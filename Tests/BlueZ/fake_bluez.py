@@ -36,7 +36,8 @@ StartDiscovery. Connect sets Connected, about 100 ms later adds the GATT objects
 0x180d with 0x2a37 and 0x2a38, Device Information 0x180a, Battery 0x180f when battery_gatt is
 set, org.bluez.Battery1 on the device when battery is set), sets ServicesResolved, then
 replies, as bluetoothd does for LE. The first connect_failures Connect calls fail with
-org.bluez.Error.Failed "le-connection-abort-by-local". Disconnect closes the acquired notify
+org.bluez.Error.Failed "le-connection-abort-by-local", after Connected went true then false
+(the link bluetoothd made and aborted). Disconnect closes the acquired notify
 socket, clears Notifying, removes the GATT objects, then clears ServicesResolved and Connected.
 With auto_stream_hz > 0 the strap streams generated measurements whenever it is subscribed.
 """
@@ -539,10 +540,7 @@ class Device(PropertyObject):
             return reply()
         if self.strap.failures_left > 0:
             self.strap.failures_left -= 1
-            def fail():
-                error(BluezError("Failed", "le-connection-abort-by-local"))
-                return False
-            GLib.timeout_add(int(CONNECT_DELAY_S * 1000), fail)
+            GLib.timeout_add(int(CONNECT_DELAY_S * 1000), self._aborted_link_up, error)
             return
         self.connecting = (reply, error)
         generation = self.generation
@@ -568,6 +566,17 @@ class Device(PropertyObject):
             super().set_property(interface, name, value)
 
     # -- connection sequence
+
+    def _aborted_link_up(self, error):
+        """bluetoothd 5.62+: the link comes up, is torn down at once, then Connect fails."""
+        self.update(DEVICE, Connected=dbus.Boolean(True))
+
+        def link_down():
+            self.update(DEVICE, Connected=dbus.Boolean(False))
+            error(BluezError("Failed", "le-connection-abort-by-local"))
+            return False
+        GLib.timeout_add(20, link_down)
+        return False
 
     def _link_up(self, generation):
         if generation != self.generation:

@@ -227,12 +227,17 @@ def check_startup(r, client):
 def check_connect_and_acquire(r, client, fake):
     path = device_path(A)
     device = client.interface(path, DEVICE)
+    start = len(client.events)
     try:
         device.Connect(timeout=5)
         r.check(False, "first Connect fails (connect_failures 1)")
     except dbus.DBusException as error:
         r.check(error.get_dbus_name() == "org.bluez.Error.Failed" and "le-connection-abort-by-local" in str(error),
                 "first Connect fails with org.bluez.Error.Failed le-connection-abort-by-local")
+    client.pump(0.05)
+    up = client.index(property_event(path, DEVICE, "Connected", True), start)
+    r.check(0 <= up < client.index(property_event(path, DEVICE, "Connected", False), start),
+            "the aborted connection shows Connected true then false")
     start = len(client.events)
     device.Connect(timeout=5)
     r.require(client.wait(lambda: client.index(property_event(path, DEVICE, "ServicesResolved", True), start) >= 0),

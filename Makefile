@@ -34,7 +34,7 @@ INSTALLED := \
 	$(PREFIX)/share/zsh/site-functions/_hrmd $(PREFIX)/share/zsh/site-functions/_hrmctl \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish
 
-.PHONY: all deps build test check-service demo bench release install uninstall clean
+.PHONY: all deps build test check-service check-fake-bluez demo bench release install uninstall clean
 
 all: build
 
@@ -53,10 +53,15 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(MAKE) --no-print-directory check-service
+	$(MAKE) --no-print-directory check-fake-bluez
 
 ## check-service: the unit's syntax and security score, and an install into a scratch DESTDIR
 check-service:
 	SWIFT="$(SWIFT)" bash Tests/service/check-service.sh
+
+## check-fake-bluez: the fake bluetoothd the BlueZ tests run against, driven by a D-Bus client
+check-fake-bluez:
+	/usr/bin/python3 Tests/BlueZ/test_fake_bluez.py
 
 demo: build
 	@mkdir -p $(DEMO_DIR) && rm -f $(DEMO_STORE) $(DEMO_STORE)-wal $(DEMO_STORE)-shm

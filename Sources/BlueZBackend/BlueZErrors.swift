@@ -58,7 +58,7 @@ public enum BlueZFailure: Error, Sendable, Hashable {
     }
 
     /// bluetoothd's terse reasons, said plainly.
-    static func explain(_ message: String) -> String {
+    public static func explain(_ message: String) -> String {
         switch message {
         case "le-connection-abort-by-local": "the link was aborted by this adapter (strap out of range, asleep or connected elsewhere)"
         case "le-connection-abort-by-remote": "the strap closed the link"

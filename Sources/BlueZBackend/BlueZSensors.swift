@@ -134,7 +134,10 @@ public struct BlueZSensors: SensorBackend {
         var iterator = changes.makeAsyncIterator()
         var change: BlueZChange? = nil
         repeat {
-            if case .propertiesChanged(_, BlueZ.characteristicInterface, _) = change { continue }  // notifications: nothing to decide
+            if case .propertiesChanged(_, BlueZ.characteristicInterface, _) = change {  // notifications: nothing to decide
+                change = await iterator.next()
+                continue
+            }
             let cache = model.cache
             pending += selection.admitted(in: cache).map(\.address)
             for address in pending where started.insert(address).inserted {

@@ -2,26 +2,32 @@
 """A fake bluetoothd for tests: heart-rate straps on a private D-Bus bus.
 
 Usage:
-    /usr/bin/python3 fake_bluez.py --address unix:path=DIR/bus --scenario FILE.json [--verbose]
+    /usr/bin/python3 fake_bluez.py --address unix:path=DIR/bus --scenario FILE.json
+                                   [--commands FIFO] [--verbose]
 
 It connects to the given bus, exports the objects bluetoothd would export, then requests the
 name org.bluez and prints `ready` on stdout. From then on it reads one command per line on
-stdin and answers each with one JSON line on stdout ({"ok": true, ...} or
-{"ok": false, "error": "..."}):
+stdin (end of file quits: keep it open) or, with --commands, on a FIFO it opens itself
+read-write (made if missing; writers may open and close it at will; stdin is then ignored, so
+a child started with stdin on /dev/null works). Each command is answered with one JSON line
+on stdout ({"ok": true, ...} or {"ok": false, "error": "..."}):
 
     drop ADDR                 the strap goes out of range (same sequence as Disconnect)
     notify ADDR HEX           one Heart Rate Measurement notification with the given bytes
     stream ADDR HZ COUNT      COUNT generated notifications at HZ (answers when started)
     malformed ADDR N          N malformed Heart Rate Measurement notifications (empty values
                               only through StartNotify: on a socket they would read as EOF)
-    stats [ADDR]              counters (sent, connects, connect_calls, start_notify_calls,
-                              acquire_notify_calls, subscribed, discovering, discovery_filter,
-                              start_discovery_calls, stop_discovery_calls, ...)
+    stats [ADDR]              counters (sent, dropped, connects, connect_calls, disconnects,
+                              start_notify_calls, acquire_notify_calls, reads, subscribed,
+                              connected, discovering, discovery_filter, start_discovery_calls,
+                              stop_discovery_calls, ...): for ADDR alone, else summed over the
+                              devices (subscribed and connected then count devices) with
+                              "devices": {ADDR: {...}}
     power on|off              the adapter's Powered (off disconnects every strap)
     remove-adapter [NAME]     the adapter disappears (hci0 by default)
     add-adapter [NAME]        it comes back, with its known devices
     add-device JSON           a new strap, described like a scenario device
-    quit                      exit (EOF on stdin and SIGTERM do the same)
+    quit                      exit (SIGTERM and SIGINT do the same: the name is released)
 
 Scenario file:
     {"adapters": ["hci0"],
@@ -71,6 +77,7 @@ CONNECT_DELAY_S = 0.03
 SERVICE_DISCOVERY_DELAY_S = 0.1
 ADVERTISING_INTERVAL_S = 1.0
 ATT_MTU = 247
+NAME_WAIT_S = 3.0
 DISCOVERY_FILTER_KEYS = {"UUIDs", "RSSI", "Pathloss", "Transport", "DuplicateData", "Discoverable", "Pattern"}
 
 
@@ -902,17 +909,19 @@ class FakeBluez:
 
 
 class Console:
-    """Reads commands on stdin, answers each with one JSON line on stdout."""
+    """Reads commands (stdin, or a FIFO it holds open), answers each with one JSON line on stdout."""
 
-    def __init__(self, bluez, loop):
+    def __init__(self, bluez, loop, fd):
         self.bluez = bluez
         self.loop = loop
         self.buffer = b""
-        GLib.io_add_watch(sys.stdin.fileno(), GLib.PRIORITY_DEFAULT, GLib.IO_IN | GLib.IO_HUP | GLib.IO_ERR,
-                          self._readable)
+        GLib.io_add_watch(fd, GLib.PRIORITY_DEFAULT, GLib.IO_IN | GLib.IO_HUP | GLib.IO_ERR, self._readable)
 
     def _readable(self, fd, condition):
-        data = os.read(fd, 65536) if condition & GLib.IO_IN else b""
+        try:
+            data = os.read(fd, 65536) if condition & GLib.IO_IN else b""
+        except BlockingIOError:
+            return True
         if not data:
             self.loop.quit()
             return False
@@ -1039,6 +1048,8 @@ def main():
     parser = argparse.ArgumentParser(description="A fake bluetoothd for tests.")
     parser.add_argument("--address", required=True, help="D-Bus address of the (private) bus")
     parser.add_argument("--scenario", required=True, help="JSON file: adapters and devices")
+    parser.add_argument("--commands", metavar="FIFO",
+                        help="read commands from this FIFO (made if missing) instead of stdin; stdin is ignored")
     parser.add_argument("--verbose", action="store_true", help="log object changes on stderr")
     options = parser.parse_args()
     with open(options.scenario) as f:
@@ -1051,10 +1062,13 @@ def main():
     bus.call_on_disconnection(lambda _: loop.quit())
     bluez = FakeBluez(bus, scenario, options.verbose)
 
-    reply = bus.request_name(BUS_NAME, dbus.bus.NAME_FLAG_DO_NOT_QUEUE)
-    if reply not in (dbus.bus.REQUEST_NAME_REPLY_PRIMARY_OWNER, dbus.bus.REQUEST_NAME_REPLY_ALREADY_OWNER):
-        print("fake_bluez: %s is already owned" % BUS_NAME, file=sys.stderr)
-        return 1
+    owned = (dbus.bus.REQUEST_NAME_REPLY_PRIMARY_OWNER, dbus.bus.REQUEST_NAME_REPLY_ALREADY_OWNER)
+    deadline = time.monotonic() + NAME_WAIT_S  # a previous instance may still be exiting
+    while bus.request_name(BUS_NAME, dbus.bus.NAME_FLAG_DO_NOT_QUEUE) not in owned:
+        if time.monotonic() > deadline:
+            print("fake_bluez: %s is already owned" % BUS_NAME, file=sys.stderr)
+            return 1
+        time.sleep(0.05)
 
     def terminate():
         loop.quit()
@@ -1062,7 +1076,14 @@ def main():
 
     GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGTERM, terminate)
     GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGINT, terminate)
-    Console(bluez, loop)
+    if options.commands:
+        if not os.path.exists(options.commands):
+            os.mkfifo(options.commands)
+        # Opened read-write: never blocks, and writers may come and go without an end of file.
+        commands = os.open(options.commands, os.O_RDWR | os.O_NONBLOCK)
+    else:
+        commands = sys.stdin.fileno()
+    Console(bluez, loop, commands)
     print("ready", flush=True)
     loop.run()
 

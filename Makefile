@@ -34,7 +34,7 @@ INSTALLED := \
 	$(PREFIX)/share/zsh/site-functions/_hrmd $(PREFIX)/share/zsh/site-functions/_hrmctl \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish
 
-.PHONY: all deps build test check-service check-fake-bluez demo bench release install uninstall clean
+.PHONY: all deps build test check-service check-fake-bluez demo bench bench-ble release install uninstall clean
 
 all: build
 
@@ -74,6 +74,10 @@ release: deps
 
 bench: release
 	HRMD_BIN_DIR=$(RELEASE_BIN) $(RELEASE_BIN)/hrmbench
+
+## bench-ble: the Python peer, a bleak logger, against 20 fake straps at 4 Hz for 60 s
+bench-ble: deps
+	bash bench/run_ble_bench.sh
 
 ## install: the release binaries, unit, sysusers/tmpfiles, udev rules, example
 ## configuration, man pages and shell completions (honours PREFIX and DESTDIR)

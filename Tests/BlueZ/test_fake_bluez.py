@@ -343,6 +343,8 @@ def check_discovery(r, client, fake):
     adapter.StartDiscovery()
     r.check(client.wait(lambda: client.index(lambda e: e[0] == "added" and e[1] == device_path(C), start) >= 0, 3),
             "discoverable device appears after StartDiscovery")
+    rssi = lambda e: e[0] == "changed" and e[1] == device_path(A) and "RSSI" in e[2][1]
+    r.check(client.wait(lambda: client.index(rssi, start) >= 0, 3), "known devices' RSSI changes while discovering")
     stats = fake.command("stats")
     r.check(stats["discovering"] and stats["start_discovery_calls"] == 1
             and stats["discovery_filter"] == {"Transport": "le", "UUIDs": [uuid16("180d")]},

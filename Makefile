@@ -8,8 +8,10 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Build: SQLite, libsystemd (sd-bus, sd_notify, journal), libudev, libbluetooth.
 # Tests: a private dbus-daemon with a fake BlueZ (python3-dbusmock), udevadm, umockdev.
+# Benchmarks: /usr/bin/time, and a venv for bleak (python3-venv).
 APT_PACKAGES := libsqlite3-dev sqlite3 libsystemd-dev libudev-dev libbluetooth-dev systemd \
-	dbus-daemon python3-dbus python3-gi python3-dbusmock udev umockdev libumockdev-dev gir1.2-umockdev-1.0
+	dbus-daemon python3-dbus python3-gi python3-dbusmock udev umockdev libumockdev-dev gir1.2-umockdev-1.0 \
+	time python3-venv
 DEMO_DIR := demo
 DEMO_STORE := $(DEMO_DIR)/hrmd.sqlite
 DEBUG_BIN := .build/debug

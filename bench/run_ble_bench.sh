@@ -30,6 +30,7 @@ if [ ! -x "$python" ]; then
 fi
 
 mkdir -p "$out"
+rm -f "$out"/bleak-readings.sqlite*   # the logger's store, on the same file system as hrmd's
 scratch=$(mktemp -d)
 daemon_pid="" fake_pid=""
 cleanup() {
@@ -68,7 +69,7 @@ logger_options=()
 [ "$acquire" = 1 ] && logger_options+=(--acquire)
 echo "bleak_logger: $straps straps at $hz Hz for $seconds s$([ "$acquire" = 1 ] && echo ", AcquireNotify")" >&2
 DBUS_SYSTEM_BUS_ADDRESS=$address /usr/bin/time -v -o "$out/time.txt" \
-    "$python" bench/bleak_logger.py --db "$scratch/readings.sqlite" --seconds "$seconds" "${logger_options[@]}" \
+    "$python" bench/bleak_logger.py --db "$out/bleak-readings.sqlite" --seconds "$seconds" "${logger_options[@]}" \
     $addresses > "$out/logger.json"
 # The fake's own CPU time (clock ticks in /proc/PID/stat fields 14 and 15), to show it kept up.
 read -r -a stat < "/proc/$fake_pid/stat"

@@ -307,6 +307,20 @@ def check_connect_and_acquire(r, client, fake):
     r.check(0 <= removed < unresolved < disconnected, "order: GATT InterfacesRemoved, ServicesResolved, Connected")
     r.check(client.characteristic(A, "2a37") is None, "GATT objects gone")
 
+    device.Connect(timeout=5)
+    measurement = client.characteristic(A, "2a37")
+    r.require(measurement is not None, "reconnect after drop brings the GATT objects back")
+    fd, _ = client.interface(measurement, CHAR).AcquireNotify({})
+    sock = socket.socket(fileno=fd.take())
+    fake.command("notify %s 1648ff03" % A)
+    r.check(recv_frames(sock, 1, 2) == [b"\x16\x48\xff\x03"], "notifications flow again after reconnect")
+    device.Disconnect(timeout=5)
+    r.check(recv_frames(sock, 1, 2) == [], "Disconnect closes the socket")
+    sock.close()
+    stats = fake.command("stats %s" % A)
+    r.check(stats["connects"] == 2 and stats["disconnects"] == 2 and not stats["connected"],
+            "stats count the reconnect and both disconnects")
+
 
 def check_start_notify(r, client, fake):
     path = device_path(B)
@@ -440,8 +454,13 @@ def check_client_leaving(r, client, fake, address):
     r.check(not fake.command("stats")["subscribed"], "stats: nothing subscribed")
 
 
+def give_up(signum, frame):
+    raise Failure("gave up after %d s" % OVERALL_TIMEOUT_S)
+
+
 def main():
-    signal.alarm(OVERALL_TIMEOUT_S)  # nothing may hang
+    signal.signal(signal.SIGALRM, give_up)  # nothing may hang; the children are still ended below
+    signal.alarm(OVERALL_TIMEOUT_S)
     DBusGMainLoop(set_as_default=True)
     r = Results()
     scratch = tempfile.mkdtemp(prefix="fake-bluez-")
@@ -474,8 +493,9 @@ def main():
         check_adapter_and_devices(r, client, fake)
         check_client_leaving(r, client, fake, address)
         r.check(fake.command("quit") == {"ok": True} and fake.process.wait(5) == 0, "quit command exits")
-    except Failure:
-        pass
+    except Failure as failure:
+        if "gave up" in str(failure):
+            r.check(False, str(failure))
     except Exception as error:  # an unexpected D-Bus error is a failure too
         r.check(False, "unexpected %s: %s" % (type(error).__name__, error))
     finally:

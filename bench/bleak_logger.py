@@ -1,10 +1,11 @@
 """A minimal heart-rate logger on bleak: the Python peer hrmd is benchmarked against.
 
 Usage:
-    python bleak_logger.py --db FILE --seconds N ADDRESS...
+    python bleak_logger.py --db FILE --seconds N [--acquire] ADDRESS...
 
 It scans once until every address is seen, connects to all of them at once (BleakClient),
-subscribes to Heart Rate Measurement (0x2A37) with start_notify, decodes the bpm of each
+subscribes to Heart Rate Measurement (0x2A37) with start_notify (bleak's default, BlueZ's
+StartNotify; with --acquire, AcquireNotify where the characteristic offers it), decodes the bpm of each
 notification and inserts one row (time, address, bpm) into SQLite, committing once a second
 like a sane logger. After N seconds of recording it unsubscribes, disconnects and prints one
 JSON line: notifications received, rows stored, frames rejected as malformed, and its own CPU
@@ -106,7 +107,7 @@ async def find_devices(addresses, timeout):
     return [found[a.upper()] for a in addresses]
 
 
-async def record(device, store, counters, stop):
+async def record(device, store, counters, stop, acquire):
     def disconnected(client):
         counters.disconnects += 1
 
@@ -119,7 +120,7 @@ async def record(device, store, counters, stop):
             store.add(device.address, bpm)
 
     async with BleakClient(device, disconnected_callback=disconnected) as client:
-        await client.start_notify(HEART_RATE_MEASUREMENT, on_notification)
+        await client.start_notify(HEART_RATE_MEASUREMENT, on_notification, bluez={"use_start_notify": not acquire})
         counters.one_subscribed()
         await stop.wait()
         if client.is_connected:
@@ -142,7 +143,7 @@ async def run(options):
     stop = asyncio.Event()
     async with asyncio.TaskGroup() as group:
         for device in devices:
-            group.create_task(record(device, store, counters, stop))
+            group.create_task(record(device, store, counters, stop, options.acquire))
         group.create_task(commit_every_second(store, stop))
         try:
             await asyncio.wait_for(counters.all_subscribed.wait(), options.scan_timeout)
@@ -174,6 +175,7 @@ def main():
     parser.add_argument("--db", required=True, help="SQLite file to write")
     parser.add_argument("--seconds", type=float, default=60, help="how long to record")
     parser.add_argument("--scan-timeout", type=float, default=20, help="how long to look for the devices")
+    parser.add_argument("--acquire", action="store_true", help="subscribe with AcquireNotify where offered")
     parser.add_argument("addresses", nargs="+", metavar="ADDRESS")
     options = parser.parse_args()
     print(json.dumps(asyncio.run(run(options))), flush=True)

@@ -6,6 +6,7 @@
 #
 #   bash bench/run_ble_bench.sh                       # 20 straps, 4 Hz, 60 s
 #   STRAPS=5 SECONDS_TO_RUN=10 bash bench/run_ble_bench.sh
+#   ACQUIRE=1 bash bench/run_ble_bench.sh              # AcquireNotify sockets instead of StartNotify
 #
 # bleak is not packaged for Debian 12 and pip refuses the system interpreter there, so the
 # logger runs in a venv: .bench-venv (git-ignored), made on first use with
@@ -19,6 +20,7 @@ hz=${HZ:-4}
 seconds=${SECONDS_TO_RUN:-60}
 out=${BENCH_OUT:-bench-out/ble}
 python=${BENCH_PYTHON:-.bench-venv/bin/python}
+acquire=${ACQUIRE:-0}
 
 if [ ! -x "$python" ]; then
     echo "creating .bench-venv with bleak" >&2
@@ -28,6 +30,7 @@ if [ ! -x "$python" ]; then
 fi
 
 mkdir -p "$out"
+rm -f "$out"/bleak-readings.sqlite*   # the logger's store, on the same file system as hrmd's
 scratch=$(mktemp -d)
 daemon_pid="" fake_pid=""
 cleanup() {
@@ -43,12 +46,13 @@ daemon_pid=$(dbus-daemon --config-file=/usr/share/dbus-1/session.conf --address=
 
 addresses=$(/usr/bin/python3 -c "
 import json, sys
-n, hz = int(sys.argv[1]), float(sys.argv[2])
+n, hz, acquire = int(sys.argv[1]), float(sys.argv[2]), sys.argv[4] == '1'
 addresses = ['C0:FF:EE:00:%02X:%02X' % (i // 256, i % 256) for i in range(n)]
-devices = [{'address': a, 'name': 'Bench strap %d' % i, 'trusted': True, 'auto_stream_hz': hz}
+devices = [{'address': a, 'name': 'Bench strap %d' % i, 'trusted': True, 'auto_stream_hz': hz,
+            'notify_acquired': acquire}
            for i, a in enumerate(addresses)]
 json.dump({'adapters': ['hci0'], 'devices': devices}, open(sys.argv[3], 'w'))
-print(' '.join(addresses))" "$straps" "$hz" "$scratch/scenario.json")
+print(' '.join(addresses))" "$straps" "$hz" "$scratch/scenario.json" "$acquire")
 
 mkfifo "$scratch/commands"
 /usr/bin/python3 Tests/BlueZ/fake_bluez.py --address "$address" --scenario "$scratch/scenario.json" \
@@ -61,10 +65,15 @@ for _ in $(seq 150); do
 done
 grep -qx ready "$scratch/fake.out" || { echo "fake bluetoothd did not start" >&2; exit 1; }
 
-echo "bleak_logger: $straps straps at $hz Hz for $seconds s" >&2
+logger_options=()
+[ "$acquire" = 1 ] && logger_options+=(--acquire)
+echo "bleak_logger: $straps straps at $hz Hz for $seconds s$([ "$acquire" = 1 ] && echo ", AcquireNotify")" >&2
 DBUS_SYSTEM_BUS_ADDRESS=$address /usr/bin/time -v -o "$out/time.txt" \
-    "$python" bench/bleak_logger.py --db "$scratch/readings.sqlite" --seconds "$seconds" $addresses \
-    > "$out/logger.json"
+    "$python" bench/bleak_logger.py --db "$out/bleak-readings.sqlite" --seconds "$seconds" "${logger_options[@]}" \
+    $addresses > "$out/logger.json"
+# The fake's own CPU time (clock ticks in /proc/PID/stat fields 14 and 15), to show it kept up.
+read -r -a stat < "/proc/$fake_pid/stat"
+echo "$(( (stat[13] + stat[14]) * 1000 / $(getconf CLK_TCK) ))" > "$out/fake-cpu-ms"
 
 echo stats >&3
 for _ in $(seq 50); do
@@ -86,12 +95,14 @@ rss_mib = field("Maximum resident set size (kbytes)") / 1024
 received = logger["notifications"]
 summary = {
     "straps": logger["devices"], "subscribed": logger["subscribed"], "seconds": logger["seconds"],
-    "sent_by_fake": fake["sent"], "notifications_received": received, "rows": logger["rows"],
+    "subscribed_with": "AcquireNotify" if fake["acquire_notify_calls"] else "StartNotify",
+    "sent_by_fake": fake["sent"], "dropped_by_fake": fake["dropped"], "notifications_received": received, "rows": logger["rows"],
     "rejected": logger["rejected"], "lost": fake["sent"] - received,
     "cpu_s": round(cpu, 3), "cpu_ms_per_1000_notifications": round(1000 * cpu / max(received, 1) * 1000, 1),
     "cpu_recording_ms_per_1000_notifications":
         round(1000 * logger["cpu_recording_s"] / max(logger["notifications_recording"], 1) * 1000, 1),
     "peak_rss_mib": round(rss_mib, 1),
+    "fake_bluetoothd_cpu_s": int(open(out + "/fake-cpu-ms").read()) / 1000,
 }
 json.dump(summary, open(out + "/summary.json", "w"), indent=1)
 for key, value in summary.items():

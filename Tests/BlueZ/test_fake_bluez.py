@@ -4,7 +4,8 @@
 Run: /usr/bin/python3 Tests/BlueZ/test_fake_bluez.py
 Starts its own dbus-daemon and fake, checks what a BlueZ client relies on (object tree, connect
 sequence, reads, AcquireNotify socket and HUP, StartNotify and PropertiesChanged Value,
-discovery, counters, power, restart on SIGTERM), kills both at the end. Every wait is bounded;
+discovery, counters, power, restart on SIGTERM, adapter removal, devices added and removed,
+sessions of clients that leave the bus), kills both at the end. Every wait is bounded;
 prints "ok: ..." / "FAILED: ..." lines and "N passed, N failed"; exits 1 on any failure.
 """
 
@@ -101,17 +102,27 @@ class LineReader:
 class Fake:
     """The fake_bluez.py child: start, commands, SIGTERM."""
 
-    def __init__(self, address, scenario_path):
-        self.process = subprocess.Popen(["/usr/bin/python3", FAKE, "--address", address, "--scenario", scenario_path],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    def __init__(self, address, scenario_path, fifo=None):
+        arguments = ["/usr/bin/python3", FAKE, "--address", address, "--scenario", scenario_path]
+        self.fifo = fifo
+        if fifo:  # commands on a FIFO, stdin at end of file
+            self.process = subprocess.Popen(arguments + ["--commands", fifo], stdin=subprocess.DEVNULL,
+                                            stdout=subprocess.PIPE)
+        else:
+            self.process = subprocess.Popen(arguments, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.reader = LineReader(self.process.stdout.fileno())
 
     def wait_ready(self, timeout=15):
         return self.reader.readline(timeout) == "ready"
 
     def command(self, line, timeout=5):
-        self.process.stdin.write((line + "\n").encode())
-        self.process.stdin.flush()
+        if self.fifo:
+            fd = os.open(self.fifo, os.O_WRONLY | os.O_NONBLOCK)  # the fake holds it open
+            os.write(fd, (line + "\n").encode())
+            os.close(fd)
+        else:
+            self.process.stdin.write((line + "\n").encode())
+            self.process.stdin.flush()
         answer = self.reader.readline(timeout)
         if answer is None:
             raise Failure("no answer to %r" % line)
@@ -296,6 +307,20 @@ def check_connect_and_acquire(r, client, fake):
     r.check(0 <= removed < unresolved < disconnected, "order: GATT InterfacesRemoved, ServicesResolved, Connected")
     r.check(client.characteristic(A, "2a37") is None, "GATT objects gone")
 
+    device.Connect(timeout=5)
+    measurement = client.characteristic(A, "2a37")
+    r.require(measurement is not None, "reconnect after drop brings the GATT objects back")
+    fd, _ = client.interface(measurement, CHAR).AcquireNotify({})
+    sock = socket.socket(fileno=fd.take())
+    fake.command("notify %s 1648ff03" % A)
+    r.check(recv_frames(sock, 1, 2) == [b"\x16\x48\xff\x03"], "notifications flow again after reconnect")
+    device.Disconnect(timeout=5)
+    r.check(recv_frames(sock, 1, 2) == [], "Disconnect closes the socket")
+    sock.close()
+    stats = fake.command("stats %s" % A)
+    r.check(stats["connects"] == 2 and stats["disconnects"] == 2 and not stats["connected"],
+            "stats count the reconnect and both disconnects")
+
 
 def check_start_notify(r, client, fake):
     path = device_path(B)
@@ -332,6 +357,8 @@ def check_discovery(r, client, fake):
     adapter.StartDiscovery()
     r.check(client.wait(lambda: client.index(lambda e: e[0] == "added" and e[1] == device_path(C), start) >= 0, 3),
             "discoverable device appears after StartDiscovery")
+    rssi = lambda e: e[0] == "changed" and e[1] == device_path(A) and "RSSI" in e[2][1]
+    r.check(client.wait(lambda: client.index(rssi, start) >= 0, 3), "known devices' RSSI changes while discovering")
     stats = fake.command("stats")
     r.check(stats["discovering"] and stats["start_discovery_calls"] == 1
             and stats["discovery_filter"] == {"Transport": "le", "UUIDs": [uuid16("180d")]},
@@ -362,14 +389,78 @@ def check_auto_stream(r, client, fake):
 def check_restart(r, client, fake, start_fake):
     r.check(fake.terminate() == 0, "SIGTERM: clean exit")
     r.check(client.wait(lambda: not client.bus.name_has_owner("org.bluez")), "org.bluez released")
-    again = start_fake()
-    r.require(again.wait_ready(), "restarted fake is ready")
+    again = start_fake(fifo=True)
+    r.require(again.wait_ready(), "restarted fake is ready (commands on a FIFO, stdin at EOF)")
     r.check(device_path(A) in client.objects(), "restarted fake exports the devices")
+    r.check(again.command("stats %s" % A)["connect_calls"] == 0, "commands through the FIFO")
     return again
 
 
+def check_adapter_and_devices(r, client, fake):
+    path = device_path(B)
+    client.interface(path, DEVICE).Connect(timeout=5)
+    start = len(client.events)
+    r.check(fake.command("remove-adapter")["ok"], "remove-adapter")
+    r.check(client.wait(lambda: client.index(lambda e: e[0] == "removed" and e[1] == "/org/bluez/hci0", start) >= 0),
+            "adapter InterfacesRemoved")
+    dev_removed = client.index(lambda e: e[0] == "removed" and e[1] == path, start)
+    disconnected = client.index(property_event(path, DEVICE, "Connected", False), start)
+    r.check(0 <= disconnected < dev_removed, "its connected device disconnects, then is removed")
+    r.check(not client.objects(), "no objects without an adapter")
+    r.check(not fake.command("drop %s" % B)["ok"], "commands on an absent device fail")
+    r.check(fake.command("add-adapter")["ok"], "add-adapter")
+    objects = client.objects()
+    r.check("/org/bluez/hci0" in objects and path in objects and device_path(C) not in objects,
+            "adapter back with its known devices")
+    new = "AA:BB:CC:DD:EE:05"
+    answer = fake.command('add-device {"address": "%s", "name": "New", "trusted": true}' % new)
+    r.check(answer["ok"] and client.wait(lambda: device_path(new) in client.objects()), "add-device of a known strap")
+    client.interface("/org/bluez/hci0", ADAPTER).RemoveDevice(device_path(new))
+    r.check(client.wait(lambda: client.index(lambda e: e[0] == "removed" and e[1] == device_path(new), start) >= 0),
+            "RemoveDevice removes it")
+    r.check(not fake.command("add-device {bad")["ok"], "add-device refuses bad JSON")
+    r.check(not fake.command("frobnicate")["ok"], "unknown command refused")
+    fake.command("power off")
+    try:
+        client.interface(path, DEVICE).Connect(timeout=5)
+        r.check(False, "Connect refused while powered off")
+    except dbus.DBusException as error:
+        r.check(error.get_dbus_name() == "org.bluez.Error.NotReady", "Connect refused while powered off: NotReady")
+    fake.command("power on")
+    adapter = client.interface("/org/bluez/hci0", ADAPTER)
+    try:
+        adapter.SetDiscoveryFilter({"Bogus": True})
+        r.check(False, "SetDiscoveryFilter refuses unknown keys")
+    except dbus.DBusException as error:
+        r.check(error.get_dbus_name() == "org.bluez.Error.InvalidArguments", "SetDiscoveryFilter refuses unknown keys")
+
+
+def check_client_leaving(r, client, fake, address):
+    """A second client's StartNotify session ends when it leaves the bus; malformed values reach it."""
+    path = device_path(B)
+    client.interface(path, DEVICE).Connect(timeout=5)
+    measurement = client.characteristic(B, "2a37")
+    other = dbus.bus.BusConnection(address)
+    dbus.Interface(other.get_object("org.bluez", measurement), CHAR).StartNotify()
+    r.check(client.wait(lambda: client.prop(measurement, CHAR, "Notifying")), "second client's StartNotify")
+    start = len(client.events)
+    fake.command("malformed %s 5" % B)
+    values = lambda: [bytes(e[2][1]["Value"]) for e in client.events[start:]
+                      if e[0] == "changed" and e[1] == measurement and "Value" in e[2][1]]
+    r.check(client.wait(lambda: len(values()) == 5) and b"" in values(), "malformed values, the empty one included")
+    other.close()
+    r.check(client.wait(lambda: not client.prop(measurement, CHAR, "Notifying")),
+            "its session ends when it leaves the bus")
+    r.check(not fake.command("stats")["subscribed"], "stats: nothing subscribed")
+
+
+def give_up(signum, frame):
+    raise Failure("gave up after %d s" % OVERALL_TIMEOUT_S)
+
+
 def main():
-    signal.alarm(OVERALL_TIMEOUT_S)  # nothing may hang
+    signal.signal(signal.SIGALRM, give_up)  # nothing may hang; the children are still ended below
+    signal.alarm(OVERALL_TIMEOUT_S)
     DBusGMainLoop(set_as_default=True)
     r = Results()
     scratch = tempfile.mkdtemp(prefix="fake-bluez-")
@@ -385,8 +476,8 @@ def main():
         with open(scenario_path, "w") as f:
             json.dump(SCENARIO, f)
 
-        def start_fake():
-            fakes.append(Fake(address, scenario_path))
+        def start_fake(fifo=False):
+            fakes.append(Fake(address, scenario_path, os.path.join(scratch, "commands") if fifo else None))
             return fakes[-1]
 
         fake = start_fake()
@@ -399,9 +490,12 @@ def main():
         check_discovery(r, client, fake)
         check_auto_stream(r, client, fake)
         fake = check_restart(r, client, fake, start_fake)
+        check_adapter_and_devices(r, client, fake)
+        check_client_leaving(r, client, fake, address)
         r.check(fake.command("quit") == {"ok": True} and fake.process.wait(5) == 0, "quit command exits")
-    except Failure:
-        pass
+    except Failure as failure:
+        if "gave up" in str(failure):
+            r.check(False, str(failure))
     except Exception as error:  # an unexpected D-Bus error is a failure too
         r.check(False, "unexpected %s: %s" % (type(error).__name__, error))
     finally:

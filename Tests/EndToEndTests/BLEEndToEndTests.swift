@@ -135,6 +135,52 @@ struct BLEEndToEndTests {
         try await setup.stop(daemon)
     }
 
+    @Test("five drops and reconnects leak no descriptor and no match rule, and lose or repeat no sample")
+    func reconnectsLeakNothing() async throws {
+        let setup = try await Setup(scenario(strap(a)))
+        let daemon = try setup.startDaemon(["--sensor", "ble:\(a)"])
+        try await setup.harness.eventually("subscribed", limit: .seconds(20)) { try await setup.subscribed(a) }
+        try await setup.fake.command("notify \(a) 0040")
+        try await setup.harness.eventually("first sample", limit: .seconds(15)) { try await setup.values(of: a) == [64] }
+        let descriptors = openDescriptors(of: daemon.pid)
+        let matches = try await matchRules(on: setup)
+        for round in 1...5 {
+            try await setup.fake.command("drop \(a)")
+            try await setup.harness.eventually("reconnect \(round)", limit: .seconds(20)) {
+                let stats = try await setup.fake.stats(a)
+                return stats["subscribed"] as? Bool == true && stats["connects"] as? Int == round + 1
+            }
+            try await setup.fake.command("notify \(a) 00\(String(64 + round, radix: 16))")
+            try await setup.harness.eventually("sample \(round)", limit: .seconds(15)) { try await setup.values(of: a).count == round + 1 }
+        }
+        #expect(try await setup.values(of: a) == [64, 65, 66, 67, 68, 69])
+        #expect(openDescriptors(of: daemon.pid) == descriptors, "open descriptors before and after five reconnects")
+        #expect(try await matchRules(on: setup) == matches, "match rules on the bus before and after five reconnects")
+        #expect(try await setup.fake.stats(a)["acquire_notify_calls"] as? Int == 6)
+        try await setup.stop(daemon)
+    }
+
+    private func openDescriptors(of pid: pid_t) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
+    }
+
+    /// The bus daemon's count of match rules (every client's), from its statistics interface.
+    private func matchRules(on setup: Setup) async throws -> Int {
+        let result = try await ChildProcess.run(
+            "/usr/bin/dbus-send",
+            ["--bus=\(setup.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+             "org.freedesktop.DBus.Debug.Stats.GetStats"],
+            in: setup.harness.directory, timeout: .seconds(10))
+        let lines = result.stdout.split(separator: "\n")
+        guard let index = lines.firstIndex(where: { $0.contains(#""MatchRules""#) }), index + 1 < lines.count,
+            let count = lines[index + 1].split(separator: " ").last.flatMap({ Int($0) })
+        else {
+            Issue.record("no MatchRules in the bus statistics: \(result.stdout) \(result.stderr)")
+            return -1
+        }
+        return count
+    }
+
     @Test("no system bus: hrmd waits it out instead of failing")
     func noSystemBus() async throws {
         let harness = try Harness()

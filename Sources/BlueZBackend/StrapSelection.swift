@@ -15,7 +15,7 @@ public struct StrapSelection: Sendable, Hashable {
     /// Whether `device` may be connected and recorded.
     public func admits(_ device: Device) -> Bool {
         if listed.contains(device.address) { return true }
-        if listed.isEmpty, device.trusted || device.paired, device.isHeartRateStrap || device.uuids.isEmpty { return true }
+        if listed.isEmpty, device.trusted || device.paired, device.isHeartRateStrap { return true }
         return anyStrap && device.isHeartRateStrap
     }
 

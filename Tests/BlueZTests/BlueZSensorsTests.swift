@@ -145,6 +145,22 @@ struct BlueZSensorsTests {
         }
     }
 
+    @Test func anAdapterThatGoesAwayIsWaitedFor() async throws {
+        let harness = try await BlueZHarness(scenario: scenario(strap(a)))
+        try await harness.withBackend(addresses: [a]) { h in
+            try await h.eventually("subscribed") { try await h.subscribed(a) }
+            try await h.fake.command("remove-adapter")
+            try await h.eventually("waiting for an adapter") { h.collected.states(of: a).contains(.waiting(reason: "no adapter")) }
+            #expect(h.collected.count(of: a, .disconnected) == 1)
+            try await h.fake.command("add-adapter")
+            try await h.eventually("subscribed on the returned adapter") {
+                try await h.subscribed(a) && h.collected.count(of: a, .connected) == 2
+            }
+            try await h.fake.command("notify \(a) 0644")
+            try await h.eventually("a notification") { h.collected.notifications(of: a) == [[0x06, 0x44]] }
+        }
+    }
+
     @Test func failedConnectsBackOffThenSucceed() async throws {
         let harness = try await BlueZHarness(scenario: scenario(strap(a, #", "connect_failures": 2"#)))
         try await harness.withBackend(addresses: [a]) { h in

@@ -96,6 +96,8 @@ private let initial = managedObjects([
         #expect(StrapSelection(listed: [], anyStrap: true).admits(stranger))
         let notAStrap = try #require(cache(trusted: false, uuids: ["0000180f-0000-1000-8000-00805f9b34fb"]).devices.first)
         #expect(!StrapSelection(listed: [], anyStrap: true).admits(notAStrap))
+        let trustedHeadset = try #require(cache(trusted: true, uuids: ["0000110b-0000-1000-8000-00805f9b34fb"]).devices.first)
+        #expect(!StrapSelection(listed: [], anyStrap: false).admits(trustedHeadset), "trusted, but not a heart-rate strap")
     }
 
     @Test func discoveryOnlyWhileAWantedStrapIsMissing() {

@@ -61,14 +61,15 @@ public struct BlueZSensors: SensorBackend {
                 }
             } catch {
                 attempt += 1
-                board.reportAll(.waiting(reason: "no system bus (\(error))"), including: namedTargets)
+                logger.debug("BlueZ: cannot connect to the system bus: \(error)")
+                board.reportAll(.waiting(reason: "no system bus"), including: namedTargets)
                 do { try await Task.sleep(for: settings.backoff.delay(attempt: attempt, unit: jitter.next())) } catch { return }
                 continue
             }
             attempt = 0
             await follow(bus, sink: sink, board: board)
             bus.close()
-            if !Task.isCancelled { board.reportAll(.waiting(reason: "no system bus (connection closed)"), including: namedTargets) }
+            if !Task.isCancelled { board.reportAll(.waiting(reason: "no system bus"), including: namedTargets) }
         }
     }
 

@@ -150,13 +150,25 @@ struct DBusConnectionTests {
         let bus = try await PrivateBus()
         let connection = try DBusConnection.connect(address: bus.address)
         defer { connection.close() }
-        do {
-            let stream = try await connection.signals(matching: DBusMatchRule(member: "Gone"))
-            _ = stream
+        let before = try await matchRules(connection)
+        var stream: AsyncStream<DBusSignal>? = try await connection.signals(matching: DBusMatchRule(member: "Gone"))
+        #expect(try await matchRules(connection) == before + 1)
+        _ = stream
+        stream = nil
+        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+        var after = try await matchRules(connection)
+        while after != before && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            after = try await matchRules(connection)
         }
-        // The connection keeps working after the match went away.
-        let reply = try await connection.call(destination: busName, path: busPath, interface: busName, member: "GetId")
-        #expect(reply.count == 1)
+        #expect(after == before, "the match rule is removed at the bus daemon")
+    }
+
+    /// Every client's match rules, as the bus daemon counts them.
+    private func matchRules(_ connection: DBusConnection) async throws -> Int64 {
+        let reply = try await connection.call(
+            destination: busName, path: busPath, interface: "org.freedesktop.DBus.Debug.Stats", member: "GetStats")
+        return try #require(reply.first?.stringKeyed?["MatchRules"]?.integer)
     }
 }
 

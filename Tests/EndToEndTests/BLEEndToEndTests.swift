@@ -144,6 +144,20 @@ struct BLEEndToEndTests {
         try await setup.harness.eventually("first sample", limit: .seconds(15)) { try await setup.values(of: a) == [64] }
         let descriptors = openDescriptors(of: daemon.pid)
         let matches = try await matchRules(on: setup)
+        do {
+            try await dropFiveTimes(setup)
+        } catch {
+            Issue.record("hrmd's log:\n\(daemon.standardError)")
+            throw error
+        }
+        #expect(try await setup.values(of: a) == [64, 65, 66, 67, 68, 69])
+        #expect(openDescriptors(of: daemon.pid) == descriptors, "open descriptors before and after five reconnects")
+        #expect(try await matchRules(on: setup) == matches, "match rules on the bus before and after five reconnects")
+        #expect(try await setup.fake.stats(a)["acquire_notify_calls"] as? Int == 6)
+        try await setup.stop(daemon)
+    }
+
+    private func dropFiveTimes(_ setup: Setup) async throws {
         for round in 1...5 {
             try await setup.fake.command("drop \(a)")
             try await setup.harness.eventually("reconnect \(round)", limit: .seconds(30)) {
@@ -153,11 +167,6 @@ struct BLEEndToEndTests {
             try await setup.fake.command("notify \(a) 00\(String(64 + round, radix: 16))")
             try await setup.harness.eventually("sample \(round)", limit: .seconds(15)) { try await setup.values(of: a).count == round + 1 }
         }
-        #expect(try await setup.values(of: a) == [64, 65, 66, 67, 68, 69])
-        #expect(openDescriptors(of: daemon.pid) == descriptors, "open descriptors before and after five reconnects")
-        #expect(try await matchRules(on: setup) == matches, "match rules on the bus before and after five reconnects")
-        #expect(try await setup.fake.stats(a)["acquire_notify_calls"] as? Int == 6)
-        try await setup.stop(daemon)
     }
 
     private func openDescriptors(of pid: pid_t) -> Int {

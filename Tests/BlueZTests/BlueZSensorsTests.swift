@@ -127,6 +127,9 @@ struct BlueZSensorsTests {
             try await h.eventually("subscribed after discovery") { try await h.subscribed(c) }
             let stats = try await h.fake.stats()
             #expect(stats["start_discovery_calls"] as? Int ?? 0 >= 1)
+            let filter = stats["discovery_filter"] as? [String: Any]
+            #expect(filter?["Transport"] as? String == "le")
+            #expect(filter?["UUIDs"] as? [String] == ["0000180d-0000-1000-8000-00805f9b34fb"])
             try await h.eventually("discovery stopped") { try await h.fake.stats()["discovering"] as? Bool == false }
             #expect(h.collected.states(of: c).contains(.searching))
         }

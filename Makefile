@@ -8,8 +8,10 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Build: SQLite, libsystemd (sd-bus, sd_notify, journal), libudev, libbluetooth.
 # Tests: a private dbus-daemon with a fake BlueZ (python3-dbusmock), udevadm, umockdev.
+# Benchmarks: /usr/bin/time, and a venv for bleak (python3-venv).
 APT_PACKAGES := libsqlite3-dev sqlite3 libsystemd-dev libudev-dev libbluetooth-dev systemd \
-	dbus-daemon python3-dbus python3-gi python3-dbusmock udev umockdev libumockdev-dev gir1.2-umockdev-1.0
+	dbus-daemon python3-dbus python3-gi python3-dbusmock udev umockdev libumockdev-dev gir1.2-umockdev-1.0 \
+	time python3-venv
 DEMO_DIR := demo
 DEMO_STORE := $(DEMO_DIR)/hrmd.sqlite
 DEBUG_BIN := .build/debug
@@ -34,7 +36,7 @@ INSTALLED := \
 	$(PREFIX)/share/zsh/site-functions/_hrmd $(PREFIX)/share/zsh/site-functions/_hrmctl \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish
 
-.PHONY: all deps build test check-service check-rules demo bench release install uninstall clean
+.PHONY: all deps build test check-service check-rules check-fake-bluez demo bench bench-ble release install uninstall clean
 
 all: build
 
@@ -54,6 +56,7 @@ test: deps
 	$(SWIFT) test --skip-build
 	$(MAKE) --no-print-directory check-service
 	$(MAKE) --no-print-directory check-rules
+	$(MAKE) --no-print-directory check-fake-bluez
 
 ## check-service: the unit's syntax and security score, and an install into a scratch DESTDIR
 check-service:
@@ -62,6 +65,10 @@ check-service:
 ## check-rules: the udev rules under `udevadm test` in a private mount namespace (root; SKIP otherwise, FAIL in CI)
 check-rules:
 	bash Tests/udev/check-rules.sh
+
+## check-fake-bluez: the fake bluetoothd the BlueZ tests run against, driven by a D-Bus client
+check-fake-bluez:
+	/usr/bin/python3 Tests/BlueZ/test_fake_bluez.py
 
 demo: build
 	@mkdir -p $(DEMO_DIR) && rm -f $(DEMO_STORE) $(DEMO_STORE)-wal $(DEMO_STORE)-shm
@@ -74,6 +81,10 @@ release: deps
 
 bench: release
 	HRMD_BIN_DIR=$(RELEASE_BIN) $(RELEASE_BIN)/hrmbench
+
+## bench-ble: the Python peer, a bleak logger, against 20 fake straps at 4 Hz for 60 s
+bench-ble: deps
+	bash bench/run_ble_bench.sh
 
 ## install: the release binaries, unit, sysusers/tmpfiles, udev rules, example
 ## configuration, man pages and shell completions (honours PREFIX and DESTDIR)

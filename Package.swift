@@ -71,6 +71,15 @@ let package = Package(
             name: "DeviceDiscovery",
             dependencies: ["CUdev", "SensorBackends", "SensorDecoding", .product(name: "Logging", package: "swift-log")]
         ),
+        // A small typed client over sd-bus: calls, signals as async streams, values both ways.
+        .target(name: "DBusClient", dependencies: ["CSystemd"]),
+        // BLE chest straps through bluetoothd's D-Bus API.
+        .target(
+            name: "BlueZBackend",
+            dependencies: [
+                "DBusClient", "SensorBackends", "SensorDecoding", "Timestamps", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Pure: the configuration file and sensor specifications.
         .target(name: "HRMConfiguration", dependencies: ["SensorDecoding"]),
         // What both executables share: exit codes, store location, time ranges, output.
@@ -85,7 +94,7 @@ let package = Package(
             name: "hrmd",
             dependencies: [
                 "CLISupport", "HRMConfiguration", "Ingest", "SensorBackends", "SensorDecoding", "HealthStore", "Timestamps",
-                "SystemdSupport", "DeviceDiscovery",
+                "SystemdSupport", "DeviceDiscovery", "BlueZBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -148,6 +157,8 @@ let package = Package(
         .testTarget(name: "SerialPortTests", dependencies: ["SerialPort", "TestSupport"]),
         .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorDecoding", "Timestamps"]),
         .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CLISupport", "SensorDecoding", "Timestamps"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps", "ANTDecoding"]),
+        .testTarget(name: "DBusClientTests", dependencies: ["DBusClient", "TestSupport"]),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZBackend", "DBusClient", "SensorBackends", "SensorDecoding", "TestSupport"]),
+                .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps", "ANTDecoding"]),
     ]
 )

@@ -1,38 +1,45 @@
-/// Capped exponential backoff with jitter, for reconnecting to a sensor: the first retry
-/// after ``initial``, each later one twice as long up to ``maximum``, each spread by
-/// ±``jitter`` so that many sensors dropped together do not retry in step.
-/// ``reset()`` after a connection that worked.
+/// Capped exponential backoff with jitter: the first retry after `initial`, each following one
+/// after twice the previous, never more than `maximum`; each delay is then spread by up to
+/// ±`jitter` (a fraction) using the injected generator, so straps that dropped together do
+/// not retry together.
 public struct Backoff: Sendable, Hashable {
-    public var initial: Double
-    public var maximum: Double
-    /// The fraction (0…1) by which a delay may randomly grow or shrink.
+    public var initial: Duration
+    public var maximum: Duration
+    /// The fraction of each delay that is randomised (0.2 = ±20 %).
     public var jitter: Double
-    private var failures = 0
 
-    /// Delays from `initial` seconds doubling up to `maximum`, spread by `jitter`.
-    public init(initial: Double = 1, maximum: Double = 60, jitter: Double = 0.2) {
+    public init(initial: Duration = .seconds(1), maximum: Duration = .seconds(60), jitter: Double = 0.2) {
         self.initial = initial
         self.maximum = maximum
-        self.jitter = jitter
+        self.jitter = min(max(jitter, 0), 1)
     }
 
-    /// The delay in seconds before the next attempt, counting one more failure.
-    public mutating func nextDelay(using generator: inout some RandomNumberGenerator) -> Double {
-        let base = min(maximum, initial * Double(1 << min(failures, 30)))
-        failures += 1
-        guard jitter > 0 else { return base }
-        return base * Double.random(in: (1 - jitter)...(1 + jitter), using: &generator)
+    /// The delay before retry number `attempt` (1 for the first retry). `unit` is a random
+    /// number in 0..<1.
+    public func delay(attempt: Int, unit: Double) -> Duration {
+        let base = seconds(initial) * pow2(max(attempt, 1) - 1)
+        let capped = min(base, seconds(maximum))
+        let spread = capped * jitter * (2 * min(max(unit, 0), 1) - 1)
+        return .milliseconds(Int64(max(0, capped + spread) * 1000))
     }
 
-    /// The delay before the next attempt, with the system's random numbers.
-    public mutating func nextDelay() -> Double {
-        var generator = SystemRandomNumberGenerator()
-        return nextDelay(using: &generator)
+    private func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    /// Failures since the last ``reset()``.
-    public var consecutiveFailures: Int { failures }
+    private func pow2(_ exponent: Int) -> Double {
+        exponent >= 62 ? Double.greatestFiniteMagnitude : Double(UInt64(1) << UInt64(exponent))
+    }
+}
 
-    /// Forgets the failures: the next delay is `initial` again.
-    public mutating func reset() { failures = 0 }
+/// Random numbers for jitter; injected so tests are deterministic.
+public protocol JitterSource: Sendable {
+    /// A number in 0..<1.
+    func next() -> Double
+}
+
+/// The system's random generator.
+public struct SystemJitter: JitterSource {
+    public init() {}
+    public func next() -> Double { Double.random(in: 0..<1) }
 }

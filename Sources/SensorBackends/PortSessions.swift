@@ -14,18 +14,19 @@ struct PortSessions: Sendable {
     /// The name statuses use while no sensor is known (`ant:/dev/ttyUSB0`).
     var portID: SensorID
     var backoff = Backoff()
+    var jitter: any JitterSource = SystemJitter()
     var logger: Logger
 
     /// Runs `session` on each opened port. The session returns true when it streamed (so the
     /// backoff starts afresh) and throws when the port failed.
     func run(into sink: FrameSink, session: @Sendable (SerialPort) async throws -> Bool) async {
-        var backoff = backoff
+        var failures = 0
         while !Task.isCancelled {
             let reason: String
             do {
                 let port = try SerialPort(path: path, baud: baud)
                 logger.info("opened \(path) at \(baud) baud")
-                if try await session(port) { backoff.reset() }
+                if try await session(port) { failures = 0 }
                 if Task.isCancelled { return }
                 reason = "the session ended"
             } catch let error as SerialPortError {
@@ -36,16 +37,16 @@ struct PortSessions: Sendable {
                 reason = "\(error)"
             }
             if Task.isCancelled { return }
-            let delay = backoff.nextDelay()
-            let retryAt = Timestamp.now().advanced(bySeconds: delay)
-            if backoff.consecutiveFailures <= 1 {
-                logger.warning("\(reason); retrying in \((delay * 10).rounded() / 10) s")
-            } else {
-                logger.debug("\(reason); retrying in \((delay * 10).rounded() / 10) s")
-            }
+            failures += 1
+            let delay = backoff.delay(attempt: failures, unit: jitter.next())
+            let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+            let retryAt = Timestamp.now().advanced(bySeconds: seconds)
+            // The first failure in a row is worth a warning; the retries after it, only debug.
+            let level: Logger.Level = failures == 1 ? .warning : .debug
+            logger.log(level: level, "\(reason); retrying in \((seconds * 10).rounded() / 10) s")
             sink.report(SensorStatus(transport: transport, device: portID, state: .backingOff(retryAt: retryAt, reason: reason)))
             do {
-                try await Task.sleep(for: .seconds(delay))
+                try await Task.sleep(for: delay)
             } catch {
                 return
             }

@@ -36,8 +36,12 @@ struct HRMDaemon: AsyncParsableCommand {
                                        (other|chest|wrist|finger|hand|earLobe|foot),
                                        seed, id (device name, default mock-N),
                                        contact-loss (0…1)
-              ble[:AA:BB:CC:DD:EE:FF]  BLE straps through BlueZ (not in this version
-                                       yet)
+              ble                      BLE straps through bluetoothd: the straps
+                                       trusted or paired in BlueZ (bluetoothctl
+                                       trust ADDRESS)
+              ble:AA:BB:CC:DD:EE:FF    this strap only (repeatable); all ble specs
+                                       share one connection to bluetoothd, each strap
+                                       its own link, reconnected after a drop
               ant:/dev/ttyUSB0         ANT+ straps through the ANT USB stick on that
                                        tty (up to 8 straps, each its own device
                                        ant-<device number>; 115200 baud). ANT+ has no
@@ -72,6 +76,7 @@ struct HRMDaemon: AsyncParsableCommand {
                 [hrmd]
                 store = /var/lib/hrmd/hrmd.sqlite
                 sensor = mock:bpm=70        (repeatable; --sensor flags replace these)
+                any-strap = no              (yes: like --any-strap)
                 flush-interval = 0.5        (seconds between batched writes)
                 log-level = info
                 [locations]
@@ -104,7 +109,11 @@ struct HRMDaemon: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Stop cleanly after this many seconds.", valueName: "seconds"))
     var duration: Double?
 
-    @Flag(name: .long, help: "Admit any heart-rate strap, not only trusted or listed ones (BLE).")
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Admit any BLE strap advertising the Heart Rate service, not only listed, trusted or paired ones.",
+            discussion: "Off by default, so a neighbour's strap is never recorded. Also 'any-strap = yes' in the configuration."))
     var anyStrap = false
 
     @Option(name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
@@ -154,7 +163,8 @@ struct HRMDaemon: AsyncParsableCommand {
         guard !specs.isEmpty else {
             throw CommandFailure("no sensors to read: name one with --sensor (for example --sensor mock) or in the configuration file", status: .usage)
         }
-        let plans = try SensorFactory.plans(for: specs, logger: logger)
+        let admitsAnyStrap = anyStrap || configuration.anyStrap
+        let plans = try SensorFactory.plans(for: specs, anyStrap: admitsAnyStrap, logger: logger)
         var recorder: TraceRecorder?
         if let record {
             if let problem = TraceRecorder.checkDirectory(record) {
@@ -185,12 +195,12 @@ struct HRMDaemon: AsyncParsableCommand {
             },
             status: { [inbox = pipeline.inbox] status in inbox.report(status) })
         let supervisor = SensorSupervisor(initial: plans, sink: sink, logger: logger)
-        let reload: @Sendable () async -> Void = { [config, sensorSpecs, inbox = pipeline.inbox] in
+        let reload: @Sendable () async -> Void = { [config, sensorSpecs, anyStrap, inbox = pipeline.inbox] in
             do {
                 let reloaded = try ConfigurationFile.load(explicitPath: config)
                 inbox.updateLocationOverrides(Self.locations(reloaded))
                 if sensorSpecs.isEmpty {
-                    let plans = try SensorFactory.plans(for: reloaded.sensors, logger: logger)
+                    let plans = try SensorFactory.plans(for: reloaded.sensors, anyStrap: anyStrap || reloaded.anyStrap, logger: logger)
                     supervisor.update(plans)
                     reporter.setSensorCount(plans.count)
                 }

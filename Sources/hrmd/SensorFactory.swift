@@ -1,3 +1,4 @@
+import BlueZBackend
 import CLISupport
 import DeviceDiscovery
 import Foundation
@@ -9,12 +10,21 @@ import SensorDecoding
 /// Turns sensor specifications into backends.
 enum SensorFactory {
     /// The plans for `specs`, keyed by the backend's name (mock-1, replay:FILE, …).
-    static func plans(for specs: [SensorSpec], logger: Logger) throws(CommandFailure) -> [SensorPlan] {
-        try backends(for: specs, logger: logger).map { SensorPlan(key: $0.name, backend: $0) }
+    static func plans(for specs: [SensorSpec], anyStrap: Bool = false, logger: Logger) throws(CommandFailure) -> [SensorPlan] {
+        try backends(for: specs, anyStrap: anyStrap, logger: logger).map { backend in
+            // The BLE backend's key names what it admits, so a reload that changes it restarts it.
+            let key = (backend as? BlueZSensors).map { "ble:\($0.settings.addresses.sorted().joined(separator: ","))\($0.settings.anyStrap ? "+any" : "")" }
+            return SensorPlan(key: key ?? backend.name, backend: backend)
+        }
     }
 
-    static func backends(for specs: [SensorSpec], logger: Logger) throws(CommandFailure) -> [any SensorBackend] {
+    /// The backends for `specs`. Every `ble` spec goes to one BlueZ backend: `ble:ADDRESS`
+    /// specs list the straps it takes; a bare `ble` (or `anyStrap`) lets it take trusted,
+    /// paired (or any) straps.
+    static func backends(for specs: [SensorSpec], anyStrap: Bool = false, logger: Logger) throws(CommandFailure) -> [any SensorBackend] {
         var backends: [any SensorBackend] = []
+        var bleAddresses: [String] = []
+        var bleWanted = false
         var mockCount = 0
         var seen = Set<String>()
         for spec in specs {
@@ -55,11 +65,14 @@ enum SensorFactory {
                 backends.append(HotplugSensors(kind: .serial, excluding: configuredPaths(specs), logger: logger) { device in
                     SerialLineSensor(settings: .init(path: device.devnode, baud: device.baud ?? 115_200), logger: logger)
                 })
-            case .ble:
-                throw CommandFailure(
-                    "the sensor '\(spec)' needs a backend this version of hrmd does not have yet; use --sensor mock",
-                    status: .unavailable)
+            case .ble(let address):
+                bleWanted = true
+                if let address, !bleAddresses.contains(address) { bleAddresses.append(address) }
             }
+        }
+        if bleWanted {
+            backends.append(BlueZSensors(
+                settings: .init(addresses: bleAddresses, anyStrap: anyStrap), logger: Logger(label: "hrmd.ble")))
         }
         return backends
     }

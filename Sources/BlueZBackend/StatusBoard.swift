@@ -1,0 +1,47 @@
+import Logging
+import SensorBackends
+import SensorDecoding
+import Synchronization
+
+/// Reports each strap's state to the sink and logs each transition once: a state repeated
+/// (the same name and reason) is neither reported nor logged again.
+final class StatusBoard: Sendable {
+    private let sink: FrameSink
+    private let logger: Logger
+    private let last = Mutex<[SensorID: SensorState]>([:])
+
+    init(sink: FrameSink, logger: Logger) {
+        self.sink = sink
+        self.logger = logger
+    }
+
+    func report(_ device: SensorID, _ state: SensorState) {
+        let changed = last.withLock { last in
+            guard !Self.same(last[device], state) else { return false }
+            last[device] = state
+            return true
+        }
+        guard changed else { return }
+        sink.report(SensorStatus(transport: .ble, device: device, state: state))
+        let level: Logger.Level = switch state {
+        case .backingOff, .waiting: .notice
+        default: .info
+        }
+        logger.log(level: level, "\(device): \(state)")
+    }
+
+    private static func same(_ old: SensorState?, _ new: SensorState) -> Bool {
+        guard let old else { return false }
+        if case .backingOff = new { return false }  // each retry has its own time
+        return old == new
+    }
+}
+
+extension StatusBoard {
+    /// Reports a state that concerns every strap (no bus, no bluetoothd): to each strap seen
+    /// so far and to `others` (the listed addresses, or the backend's own name).
+    func reportAll(_ state: SensorState, including others: [SensorID]) {
+        let devices = Set(last.withLock { Array($0.keys) } + others)
+        for device in devices.sorted() { report(device, state) }
+    }
+}

@@ -1,0 +1,83 @@
+import DBusClient
+import Logging
+import SensorBackends
+import SensorDecoding
+import Timestamps
+
+/// What every strap's connection shares within one bluetoothd lifetime.
+struct BlueZContext: Sendable {
+    let bus: DBusConnection
+    let model: BlueZModel
+    let sink: FrameSink
+    let board: StatusBoard
+    let settings: BlueZSensors.Settings
+    let jitter: any JitterSource
+    let logger: Logger
+}
+
+/// One strap's life: wait for it and its adapter, connect, wait for services, read the body
+/// sensor location, device information and battery, subscribe to Heart Rate Measurement once,
+/// stream until the link drops, then back off and do it again, until cancelled.
+struct StrapConnection: Sendable {
+    let address: String
+    let context: BlueZContext
+
+    var id: SensorID { SensorID(address) }
+
+    /// The Device Information characteristics read after connecting.
+    static let deviceInformation: [UInt16] = [0x2A29, 0x2A24, 0x2A27, 0x2A26, 0x2A28]
+
+    enum Outcome: Error, Equatable {
+        case cancelled
+        /// The session ended; `streamed` says whether notifications had started.
+        case ended(reason: String, streamed: Bool)
+    }
+
+    /// How the Heart Rate Measurement subscription of the previous session was made, so a
+    /// reconnect does not subscribe twice to what bluetoothd still remembers.
+    struct Memory {
+        var startNotifyPath: String?
+    }
+
+    func run() async {
+        var attempt = 0
+        var memory = Memory()
+        while !Task.isCancelled {
+            let outcome = await session(memory: &memory)
+            guard case .ended(let reason, let streamed) = outcome, !Task.isCancelled else { return }
+            attempt = streamed ? 1 : attempt + 1
+            let delay = context.settings.backoff.delay(attempt: attempt, unit: context.jitter.next())
+            let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+            context.board.report(id, .backingOff(retryAt: Timestamp.now().advanced(bySeconds: seconds), reason: reason))
+            do { try await Task.sleep(for: delay) } catch { return }
+        }
+    }
+
+    // MARK: One session
+
+    enum Event: Sendable {
+        case change(BlueZChange)
+        case notification([UInt8])
+        case socketClosed
+        case bluetoothdGone
+        case tick
+    }
+
+    private func session(memory: inout Memory) async -> Outcome {
+        let (_, changes) = context.model.watch()
+        let (events, feed) = AsyncStream<Event>.makeStream()
+        return await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await change in changes { feed.yield(.change(change)) }
+                feed.yield(.bluetoothdGone)
+            }
+            group.addTask {
+                while (try? await Task.sleep(for: .milliseconds(250))) != nil { feed.yield(.tick) }
+            }
+            var session = StrapSession(strap: self, events: events.makeAsyncIterator(), feed: feed)
+            let outcome = await session.run(group: &group, memory: &memory)
+            group.cancelAll()
+            return outcome
+        }
+    }
+}

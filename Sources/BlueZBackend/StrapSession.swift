@@ -1,0 +1,230 @@
+import DBusClient
+import SensorBackends
+import SensorDecoding
+
+/// One connection of one strap, step by step: wait for the strap and a powered adapter,
+/// connect and wait for services, read, subscribe, stream. Each step either returns what
+/// the next needs or throws how the session ended.
+struct StrapSession {
+    typealias Event = StrapConnection.Event
+    typealias Outcome = StrapConnection.Outcome
+
+    let strap: StrapConnection
+    var events: AsyncStream<Event>.AsyncIterator
+    let feed: AsyncStream<Event>.Continuation
+    private var connectedFrameSent = false
+    private var socket: NotificationSocket?
+
+    init(strap: StrapConnection, events: AsyncStream<Event>.AsyncIterator, feed: AsyncStream<Event>.Continuation) {
+        self.strap = strap
+        self.events = events
+        self.feed = feed
+    }
+
+    private var context: BlueZContext { strap.context }
+    private var bus: DBusConnection { context.bus }
+    private var id: SensorID { strap.id }
+
+    mutating func run(group: inout TaskGroup<Void>, memory: inout StrapConnection.Memory) async -> Outcome {
+        var outcome = Outcome.cancelled
+        do throws(Outcome) {
+            var device = try await waitForStrap()
+            device = try await connect(device)
+            send(.connected)
+            connectedFrameSent = true
+            try await readInformation(of: device)
+            let (measurement, viaSocket) = try await subscribe(device, group: &group, memory: &memory)
+            report(.streaming)
+            try await stream(device, measurement: measurement, viaSocket: viaSocket)
+        } catch {
+            outcome = error
+        }
+        socket?.stop()
+        if connectedFrameSent { send(.disconnected) }
+        if outcome == .cancelled, connectedFrameSent, let device = context.model.cache.device(address: strap.address) {
+            await disconnect(device)  // hrmd is stopping: leave the strap free
+        }
+        return outcome
+    }
+
+    /// The next event; cancellation and bluetoothd going away end the session.
+    private mutating func nextEvent(streamed: Bool = false) async throws(Outcome) -> Event {
+        guard let event = await events.next() else { throw .cancelled }
+        if case .bluetoothdGone = event { throw .ended(reason: "bluetoothd went away", streamed: streamed) }
+        return event
+    }
+
+    /// Waits until bluetoothd knows the strap and its adapter is powered.
+    private mutating func waitForStrap() async throws(Outcome) -> Device {
+        while true {
+            let cache = context.model.cache
+            if let device = cache.device(address: strap.address), cache.adapter(path: device.adapterPath)?.powered == true {
+                return device
+            }
+            report(Self.waitingState(for: strap.address, in: cache))
+            _ = try await nextEvent()
+        }
+    }
+
+    /// Connects (unless already connected) and waits, bounded, for the services.
+    private mutating func connect(_ known: Device) async throws(Outcome) -> Device {
+        report(.connecting)
+        if !known.connected {
+            do {
+                _ = try await bus.call(
+                    destination: BlueZ.service, path: known.path, interface: BlueZ.deviceInterface, member: "Connect",
+                    timeout: context.settings.connectTimeout)
+            } catch {
+                if Task.isCancelled { throw .cancelled }
+                let failure = BlueZFailure(error)
+                if failure != .inProgress { throw .ended(reason: failure.reason, streamed: false) }
+            }
+        }
+        let deadline = ContinuousClock.now.advanced(by: context.settings.servicesTimeout)
+        while true {
+            guard let device = context.model.cache.device(path: known.path) else {
+                throw .ended(reason: "the device disappeared while connecting", streamed: false)
+            }
+            if device.servicesResolved && device.connected { return device }
+            if ContinuousClock.now >= deadline {
+                await disconnect(device)
+                throw .ended(reason: "services were not resolved within \(context.settings.servicesTimeout)", streamed: false)
+            }
+            if case .change(.propertiesChanged(known.path, BlueZ.deviceInterface, let changed)) = try await nextEvent(),
+                changed["Connected"]?.bool == false
+            {
+                throw .ended(reason: "the strap disconnected while connecting", streamed: false)
+            }
+        }
+    }
+
+    /// Reads the body sensor location, the device information and the battery level.
+    private func readInformation(of device: Device) async throws(Outcome) {
+        let cache = context.model.cache
+        for uuid in [CharacteristicID.bodySensorLocation.rawValue] + StrapConnection.deviceInformation {
+            guard let characteristic = cache.characteristic(BlueZ.uuid(uuid), of: device.path) else { continue }
+            switch await read(characteristic) {
+            case .success(let value): send(.read, CharacteristicID(rawValue: uuid), value)
+            case .failure(let failure):
+                if failure == .gone || failure == .busClosed { throw .ended(reason: failure.reason, streamed: false) }
+                context.logger.info("\(id): reading \(CharacteristicID(rawValue: uuid)) failed: \(failure.reason)")
+            }
+        }
+        if let percent = device.batteryPercentage {
+            send(.read, .batteryLevel, [percent])
+        } else if let characteristic = cache.characteristic(BlueZ.uuid(0x2A19), of: device.path),
+            case .success(let value) = await read(characteristic)
+        {
+            send(.read, .batteryLevel, value)
+        }
+    }
+
+    /// Subscribes to Heart Rate Measurement once: `AcquireNotify` when bluetoothd offers it,
+    /// else `StartNotify` (skipped when bluetoothd still holds this client's subscription).
+    private mutating func subscribe(
+        _ device: Device, group: inout TaskGroup<Void>, memory: inout StrapConnection.Memory
+    ) async throws(Outcome) -> (Characteristic, viaSocket: Bool) {
+        guard let measurement = context.model.cache.characteristic(BlueZ.uuid(0x2A37), of: device.path) else {
+            await disconnect(device)
+            throw .ended(reason: "the strap has no Heart Rate Measurement characteristic", streamed: false)
+        }
+        if measurement.supportsAcquireNotify {
+            do throws(DBusError) {
+                let reply = try await bus.call(
+                    destination: BlueZ.service, path: measurement.path, interface: BlueZ.characteristicInterface,
+                    member: "AcquireNotify", arguments: [.properties([])])
+                guard let descriptor = reply.first?.fileDescriptor else { throw .unexpectedReply("AcquireNotify without a descriptor") }
+                let socket = try NotificationSocket(descriptor: descriptor, mtu: Int(reply.dropFirst().first?.integer ?? 23))
+                self.socket = socket
+                let feed = feed
+                group.addTask {
+                    for await notification in socket.notifications { feed.yield(.notification(notification)) }
+                    feed.yield(.socketClosed)
+                }
+                memory.startNotifyPath = nil
+                return (measurement, true)
+            } catch {
+                if Task.isCancelled { throw .cancelled }
+                let failure = BlueZFailure(error)
+                if failure == .gone || failure == .busClosed { throw .ended(reason: failure.reason, streamed: false) }
+                context.logger.notice("\(id): AcquireNotify failed (\(failure.reason)); using StartNotify")
+            }
+        }
+        if memory.startNotifyPath != measurement.path || !measurement.notifying {
+            do {
+                _ = try await bus.call(
+                    destination: BlueZ.service, path: measurement.path, interface: BlueZ.characteristicInterface, member: "StartNotify")
+            } catch {
+                if Task.isCancelled { throw .cancelled }
+                let failure = BlueZFailure(error)
+                if failure != .inProgress { throw .ended(reason: "StartNotify failed: \(failure.reason)", streamed: false) }
+            }
+            memory.startNotifyPath = measurement.path
+        }
+        return (measurement, false)
+    }
+
+    /// Hands on notifications and battery changes until the link drops.
+    private mutating func stream(_ device: Device, measurement: Characteristic, viaSocket: Bool) async throws(Outcome) {
+        while true {
+            switch try await nextEvent(streamed: true) {
+            case .notification(let value):
+                send(.notify, .heartRateMeasurement, value)
+            case .socketClosed:
+                throw .ended(reason: "the notification socket hung up (strap disconnected)", streamed: true)
+            case .change(.propertiesChanged(let path, let interface, let changed)):
+                if !viaSocket, path == measurement.path, interface == BlueZ.characteristicInterface, let value = changed["Value"]?.bytes {
+                    send(.notify, .heartRateMeasurement, value)
+                } else if path == device.path, interface == BlueZ.batteryInterface,
+                    let percent = changed["Percentage"]?.integer.flatMap({ UInt8(exactly: $0) })
+                {
+                    send(.read, .batteryLevel, [percent])
+                } else if path == device.path, interface == BlueZ.deviceInterface, changed["Connected"]?.bool == false {
+                    throw .ended(reason: "the strap disconnected", streamed: true)
+                }
+            case .change(.interfacesRemoved(let path, let interfaces)):
+                if path == device.path, interfaces.contains(BlueZ.deviceInterface) {
+                    throw .ended(reason: "the device was removed from bluetoothd", streamed: true)
+                }
+                if path == measurement.path {
+                    throw .ended(reason: "the Heart Rate Measurement characteristic went away", streamed: true)
+                }
+            case .change(.interfacesAdded), .tick, .bluetoothdGone:
+                continue
+            }
+        }
+    }
+
+    private func read(_ characteristic: Characteristic) async -> Result<[UInt8], BlueZFailure> {
+        do {
+            let reply = try await bus.call(
+                destination: BlueZ.service, path: characteristic.path, interface: BlueZ.characteristicInterface,
+                member: "ReadValue", arguments: [.properties([])])
+            guard let bytes = reply.first?.bytes else { return .failure(.other("ReadValue returned no bytes")) }
+            return .success(bytes)
+        } catch {
+            return .failure(BlueZFailure(error))
+        }
+    }
+
+    private func disconnect(_ device: Device) async {
+        _ = try? await bus.call(destination: BlueZ.service, path: device.path, interface: BlueZ.deviceInterface, member: "Disconnect")
+    }
+
+    private func send(_ kind: FrameKind, _ characteristic: CharacteristicID? = nil, _ value: [UInt8] = []) {
+        context.sink.send(SensorFrame(
+            time: .now(), transport: .ble, device: id, kind: kind, characteristic: characteristic, value: value))
+    }
+
+    private func report(_ state: SensorState) { context.board.report(id, state) }
+
+    /// Why a strap cannot be connected yet.
+    static func waitingState(for address: String, in cache: BlueZObjectCache) -> SensorState {
+        if cache.adapters.isEmpty { return .waiting(reason: "no adapter") }
+        if let device = cache.device(address: address), cache.adapter(path: device.adapterPath)?.powered != true {
+            return .waiting(reason: "adapter powered off")
+        }
+        if !cache.adapters.contains(where: \.powered) { return .waiting(reason: "adapter powered off") }
+        return .searching
+    }
+}

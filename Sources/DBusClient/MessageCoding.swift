@@ -1,0 +1,176 @@
+import CSystemd
+
+/// The type character as sd-bus takes it.
+@inline(__always)
+func typeCode(_ ascii: Unicode.Scalar) -> CChar { CChar(bitPattern: UInt8(ascii: ascii)) }
+
+/// Reads the body of an `sd_bus_message` into values (non-variadic sd-bus calls only).
+struct MessageReader {
+    let message: OpaquePointer
+
+    /// Every remaining value at the current level.
+    func readAll() throws(DBusError) -> [DBusValue] {
+        var values: [DBusValue] = []
+        while let value = try readNext() { values.append(value) }
+        return values
+    }
+
+    /// The next value, or nil at the end of the current container.
+    func readNext() throws(DBusError) -> DBusValue? {
+        var type: CChar = 0
+        var contentsPointer: UnsafePointer<CChar>?
+        let more = sd_bus_message_peek_type(message, &type, &contentsPointer)
+        try check(more, "sd_bus_message_peek_type")
+        guard more > 0 else { return nil }
+        let contents = contentsPointer.map { String(cString: $0) } ?? ""
+        switch UInt8(bitPattern: type) {
+        case UInt8(ascii: "y"): return .byte(try basic(type, UInt8(0)))
+        case UInt8(ascii: "b"): return .bool(try basic(type, Int32(0)) != 0)
+        case UInt8(ascii: "n"): return .int16(try basic(type, Int16(0)))
+        case UInt8(ascii: "q"): return .uint16(try basic(type, UInt16(0)))
+        case UInt8(ascii: "i"): return .int32(try basic(type, Int32(0)))
+        case UInt8(ascii: "u"): return .uint32(try basic(type, UInt32(0)))
+        case UInt8(ascii: "x"): return .int64(try basic(type, Int64(0)))
+        case UInt8(ascii: "t"): return .uint64(try basic(type, UInt64(0)))
+        case UInt8(ascii: "d"): return .double(try basic(type, Double(0)))
+        case UInt8(ascii: "s"): return .string(try text(type))
+        case UInt8(ascii: "o"): return .objectPath(try text(type))
+        case UInt8(ascii: "g"): return .signature(try text(type))
+        case UInt8(ascii: "h"): return .unixFD(try DBusFileDescriptor.duplicate(try basic(type, Int32(-1))))
+        case UInt8(ascii: "a"): return try array(of: contents)
+        case UInt8(ascii: "r"):
+            return .structure(try inside(type, contents) { () throws(DBusError) in try readAll() })
+        case UInt8(ascii: "v"):
+            let inner = try inside(type, contents) { () throws(DBusError) in try readNext() }
+            guard let inner else { throw .unexpectedReply("an empty variant") }
+            return .variant(inner)
+        default:
+            throw .unexpectedReply("D-Bus type '\(Character(Unicode.Scalar(UInt8(bitPattern: type))))' is not supported")
+        }
+    }
+
+    private func array(of element: String) throws(DBusError) -> DBusValue {
+        if element == "y" {
+            var pointer: UnsafeRawPointer?
+            var size = 0
+            try check(sd_bus_message_read_array(message, typeCode("y"), &pointer, &size), "sd_bus_message_read_array")
+            guard let pointer, size > 0 else { return .bytes([]) }
+            return .bytes(Array(UnsafeRawBufferPointer(start: pointer, count: size)))
+        }
+        if element.hasPrefix("{") {
+            let entrySignature = String(element.dropFirst().dropLast())
+            let keySignature = String(entrySignature.prefix(1))
+            let valueSignature = String(entrySignature.dropFirst())
+            let entries = try inside(typeCode("a"), element) { () throws(DBusError) -> [DBusDictionaryEntry] in
+                var entries: [DBusDictionaryEntry] = []
+                while true {
+                    let entered = entrySignature.withCString { sd_bus_message_enter_container(message, typeCode("e"), $0) }
+                    try check(entered, "sd_bus_message_enter_container(e)")
+                    if entered == 0 { break }
+                    guard let key = try readNext(), let value = try readNext() else {
+                        throw .unexpectedReply("a dictionary entry without key or value")
+                    }
+                    try check(sd_bus_message_exit_container(message), "sd_bus_message_exit_container(e)")
+                    entries.append(DBusDictionaryEntry(key, value))
+                }
+                return entries
+            }
+            return .dictionary(key: keySignature, value: valueSignature, entries)
+        }
+        return .array(element: element, try inside(typeCode("a"), element) { () throws(DBusError) in try readAll() })
+    }
+
+    private func inside<T>(_ type: CChar, _ contents: String, _ body: () throws(DBusError) -> T) throws(DBusError) -> T {
+        let entered = contents.withCString { sd_bus_message_enter_container(message, type, $0) }
+        try check(entered, "sd_bus_message_enter_container")
+        let result = try body()
+        try check(sd_bus_message_exit_container(message), "sd_bus_message_exit_container")
+        return result
+    }
+
+    private func basic<T>(_ type: CChar, _ initial: T) throws(DBusError) -> T {
+        var value = initial
+        try check(withUnsafeMutablePointer(to: &value) { sd_bus_message_read_basic(message, type, $0) }, "sd_bus_message_read_basic")
+        return value
+    }
+
+    private func text(_ type: CChar) throws(DBusError) -> String {
+        var pointer: UnsafePointer<CChar>?
+        try check(sd_bus_message_read_basic(message, type, &pointer), "sd_bus_message_read_basic")
+        return pointer.map { String(cString: $0) } ?? ""
+    }
+}
+
+/// Appends values to an `sd_bus_message`.
+struct MessageWriter {
+    let message: OpaquePointer
+
+    func append(_ values: [DBusValue]) throws(DBusError) {
+        for value in values { try append(value) }
+    }
+
+    func append(_ value: DBusValue) throws(DBusError) {
+        switch value {
+        case .byte(let v): try basic("y", v)
+        case .bool(let v): try basic("b", Int32(v ? 1 : 0))
+        case .int16(let v): try basic("n", v)
+        case .uint16(let v): try basic("q", v)
+        case .int32(let v): try basic("i", v)
+        case .uint32(let v): try basic("u", v)
+        case .int64(let v): try basic("x", v)
+        case .uint64(let v): try basic("t", v)
+        case .double(let v): try basic("d", v)
+        case .string(let v): try text("s", v)
+        case .objectPath(let v): try text("o", v)
+        case .signature(let v): try text("g", v)
+        case .unixFD(let fd): try basic("h", fd.rawValue)  // sd-bus duplicates it
+        case .array(let element, let items):
+            if element == "y" {
+                let bytes = items.compactMap { if case .byte(let b) = $0 { b } else { nil } }
+                let appended = bytes.withUnsafeBytes { sd_bus_message_append_array(message, typeCode("y"), $0.baseAddress, $0.count) }
+                try check(appended, "sd_bus_message_append_array")
+            } else {
+                try container("a", element) { () throws(DBusError) in try append(items) }
+            }
+        case .dictionary(let key, let valueType, let entries):
+            try container("a", "{" + key + valueType + "}") { () throws(DBusError) in
+                for entry in entries {
+                    try container("e", key + valueType) { () throws(DBusError) in
+                        try append(entry.key)
+                        try append(entry.value)
+                    }
+                }
+            }
+        case .structure(let fields):
+            try container("r", fields.map(\.signature).joined()) { () throws(DBusError) in try append(fields) }
+        case .variant(let inner):
+            try container("v", inner.signature) { () throws(DBusError) in try append(inner) }
+        }
+    }
+
+    private func basic<T>(_ type: Unicode.Scalar, _ value: T) throws(DBusError) {
+        var copy = value
+        let appended = withUnsafePointer(to: &copy) { sd_bus_message_append_basic(message, typeCode(type), $0) }
+        try check(appended, "sd_bus_message_append_basic(\(type))")
+    }
+
+    private func text(_ type: Unicode.Scalar, _ value: String) throws(DBusError) {
+        let appended = value.withCString { sd_bus_message_append_basic(message, typeCode(type), $0) }
+        try check(appended, "sd_bus_message_append_basic(\(type))")
+    }
+
+    private func container(_ type: Unicode.Scalar, _ contents: String, _ body: () throws(DBusError) -> Void) throws(DBusError) {
+        let opened = contents.withCString { sd_bus_message_open_container(message, typeCode(type), $0) }
+        try check(opened, "sd_bus_message_open_container(\(type)\(contents))")
+        try body()
+        try check(sd_bus_message_close_container(message), "sd_bus_message_close_container")
+    }
+}
+
+/// The error an error reply carries, or nil for other messages.
+func replyError(_ message: OpaquePointer) -> DBusError? {
+    guard sd_bus_message_is_method_error(message, nil) > 0, let error = sd_bus_message_get_error(message) else { return nil }
+    let name = error.pointee.name.map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed"
+    let text = error.pointee.message.map { String(cString: $0) } ?? ""
+    return .remote(name: name, message: text)
+}

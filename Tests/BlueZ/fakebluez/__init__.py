@@ -1,0 +1,1 @@
+"""A fake bluetoothd for tests; fake_bluez.py beside this package runs it."""

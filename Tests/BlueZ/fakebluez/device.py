@@ -1,0 +1,192 @@
+"""org.bluez.Device1: one strap seen by one adapter, its connection sequence and notifications."""
+
+import dbus
+import dbus.service
+from gi.repository import GLib
+
+from .bus import (BATTERY, CONNECT_DELAY_S, DEVICE, HEART_RATE_MEASUREMENT, SERVICE_DISCOVERY_DELAY_S,
+                  BluezError, PropertyObject, full_uuid, string_array)
+from .gatt import GattCharacteristic, GattDescriptor, GattService
+from .strap import Stream
+
+
+class Device(PropertyObject):
+    """org.bluez.Device1 for one strap on one adapter."""
+
+    def __init__(self, bluez, adapter, strap):
+        config = strap.config
+        props = {"Address": dbus.String(strap.address), "AddressType": dbus.String(config["address_type"]),
+                 "Alias": dbus.String(config["name"] or strap.address.replace(":", "-")),
+                 "Paired": dbus.Boolean(bool(config["paired"])), "Bonded": dbus.Boolean(bool(config["paired"])),
+                 "Trusted": dbus.Boolean(bool(config["trusted"])), "Blocked": dbus.Boolean(False),
+                 "LegacyPairing": dbus.Boolean(False), "Connected": dbus.Boolean(False),
+                 "ServicesResolved": dbus.Boolean(False), "UUIDs": string_array([full_uuid("180d")]),
+                 "Adapter": adapter.path, "RSSI": dbus.Int16(int(config["rssi"])),
+                 "Appearance": dbus.UInt16(0x0341)}
+        if config["name"]:
+            props["Name"] = dbus.String(config["name"])
+        super().__init__(bluez, strap.path(), {DEVICE: props})
+        self.adapter = adapter
+        self.strap = strap
+        self.connected = False
+        self.connecting = None  # (reply, error) while a Connect is pending
+        self.generation = 0  # bumps on every disconnect: pending connection steps check it
+        self.gatt = []  # exported GATT objects, services first
+        self.streams = []
+
+    # -- D-Bus
+
+    @dbus.service.method(DEVICE, in_signature="", out_signature="", async_callbacks=("reply", "error"))
+    def Connect(self, reply, error):
+        self.strap.counters["connect_calls"] += 1
+        if not self.adapter.powered:
+            return error(BluezError("NotReady", "Resource Not Ready"))
+        if self.connecting is not None:
+            return error(BluezError("InProgress", "In Progress"))
+        if self.connected:
+            return reply()
+        if self.strap.failures_left > 0:
+            self.strap.failures_left -= 1
+            GLib.timeout_add(int(CONNECT_DELAY_S * 1000), self._aborted_link_up, error)
+            return
+        self.connecting = (reply, error)
+        generation = self.generation
+        GLib.timeout_add(int(CONNECT_DELAY_S * 1000), self._link_up, generation)
+
+    @dbus.service.method(DEVICE, in_signature="", out_signature="")
+    def Disconnect(self):
+        self.disconnect()
+
+    @dbus.service.method(DEVICE, in_signature="", out_signature="")
+    def Pair(self):
+        self.update(DEVICE, Paired=dbus.Boolean(True), Bonded=dbus.Boolean(True))
+        self.strap.known = True
+
+    def set_property(self, interface, name, value):
+        if interface == DEVICE and name in ("Trusted", "Blocked"):
+            self.update(DEVICE, **{name: dbus.Boolean(bool(value))})
+            if name == "Trusted" and value:
+                self.strap.known = True
+        elif interface == DEVICE and name == "Alias":
+            self.update(DEVICE, Alias=dbus.String(value))
+        else:
+            super().set_property(interface, name, value)
+
+    # -- connection sequence
+
+    def _aborted_link_up(self, error):
+        """bluetoothd 5.62+: the link comes up, is torn down at once, then Connect fails."""
+        self.update(DEVICE, Connected=dbus.Boolean(True))
+
+        def link_down():
+            self.update(DEVICE, Connected=dbus.Boolean(False))
+            error(BluezError("Failed", "le-connection-abort-by-local"))
+            return False
+        GLib.timeout_add(20, link_down)
+        return False
+
+    def _link_up(self, generation):
+        if generation != self.generation:
+            return False
+        self.connected = True
+        self.update(DEVICE, Connected=dbus.Boolean(True))
+        GLib.timeout_add(int(SERVICE_DISCOVERY_DELAY_S * 1000), self._services_resolved, generation)
+        return False
+
+    def _services_resolved(self, generation):
+        if generation != self.generation:
+            return False
+        self._export_gatt()
+        uuids = ["1800", "1801", "180a", "180d"] + (["180f"] if self.strap.config["battery_gatt"] is not None else [])
+        self.update(DEVICE, UUIDs=string_array([full_uuid(u) for u in uuids]))
+        self.update(DEVICE, ServicesResolved=dbus.Boolean(True))
+        self.strap.counters["connects"] += 1
+        if self.connecting is not None:
+            reply, _ = self.connecting
+            self.connecting = None
+            reply()
+        return False
+
+    def _export_gatt(self):
+        config = self.strap.config
+        manager = self.bluez.manager
+        acquirable = bool(config["notify_acquired"])
+        objects = []
+        heart_rate = GattService(self.bluez, self, 0x000a, "180d")
+        measurement = GattCharacteristic(self.bluez, self, heart_rate, 0x000b, HEART_RATE_MEASUREMENT,
+                                         ["notify"], acquirable=acquirable)
+        objects += [heart_rate, measurement, GattDescriptor(self.bluez, measurement, 0x000d, "2902")]
+        if config["location"] is not None:
+            objects.append(GattCharacteristic(self.bluez, self, heart_rate, 0x000e, "2a38", ["read"],
+                                              value=bytes([int(config["location"]) & 0xFF])))
+        information = GattService(self.bluez, self, 0x0010, "180a")
+        objects.append(information)
+        handle = 0x0011
+        for uuid, key in (("2a29", "manufacturer"), ("2a24", "model"), ("2a27", "hardware"),
+                          ("2a26", "firmware"), ("2a28", "software")):
+            if config[key] is not None:
+                objects.append(GattCharacteristic(self.bluez, self, information, handle, uuid, ["read"],
+                                                  value=str(config[key]).encode()))
+            handle += 2
+        if config["battery_gatt"] is not None:
+            battery = GattService(self.bluez, self, 0x001b, "180f")
+            level = GattCharacteristic(self.bluez, self, battery, 0x001c, "2a19", ["read", "notify"],
+                                       value=bytes([int(config["battery_gatt"]) & 0xFF]), acquirable=acquirable)
+            objects += [battery, level, GattDescriptor(self.bluez, level, 0x001e, "2902")]
+        for obj in objects:
+            manager.export(obj)
+        self.gatt = objects
+        if config["battery"] is not None:
+            manager.add_interface(self, BATTERY, {"Percentage": dbus.Byte(int(config["battery"])),
+                                                  "Source": dbus.String("org.bluez.Device1")})
+
+    def disconnect(self):
+        """Link loss or Disconnect: bluetoothd's order of events."""
+        self.generation += 1
+        was_connected = self.connected
+        for stream in list(self.streams):
+            stream.stop()
+        for obj in self.gatt:
+            if isinstance(obj, GattCharacteristic):
+                obj.stop_all()
+        for obj in reversed(self.gatt):
+            self.bluez.manager.unexport(obj)
+        self.gatt = []
+        self.bluez.manager.remove_interface(self, BATTERY)
+        self.update(DEVICE, ServicesResolved=dbus.Boolean(False))
+        self.connected = False
+        self.update(DEVICE, Connected=dbus.Boolean(False))
+        if self.connecting is not None:
+            _, error = self.connecting
+            self.connecting = None
+            error(BluezError("Failed", "le-connection-abort-by-local"))
+        if was_connected:
+            self.strap.counters["disconnects"] += 1
+
+    # -- notifications
+
+    def heart_rate_characteristic(self):
+        for obj in self.gatt:
+            if isinstance(obj, GattCharacteristic) and obj.short_uuid == HEART_RATE_MEASUREMENT:
+                return obj
+        return None
+
+    def subscribed(self):
+        characteristic = self.heart_rate_characteristic()
+        return characteristic is not None and characteristic.subscribed
+
+    def subscription_changed(self, characteristic):
+        if characteristic.short_uuid != HEART_RATE_MEASUREMENT:
+            return
+        hz = float(self.strap.config["auto_stream_hz"] or 0)
+        automatic = [s for s in self.streams if s.count is None]
+        if characteristic.subscribed and hz > 0 and not automatic:
+            self.streams.append(Stream(self, hz, None, self.strap.frames.next))
+        elif not characteristic.subscribed:
+            for stream in list(self.streams):
+                stream.stop()
+
+    def forget_client(self, name):
+        for obj in self.gatt:
+            if isinstance(obj, GattCharacteristic):
+                obj.forget_client(name)

@@ -1,0 +1,198 @@
+import BlueZBackend
+import SensorBackends
+import SensorDecoding
+import TestSupport
+import Testing
+
+private let a = "AA:BB:CC:DD:EE:01"
+private let b = "AA:BB:CC:DD:EE:02"
+private let c = "AA:BB:CC:DD:EE:03"
+
+private func strap(_ address: String, _ extra: String = "") -> String {
+    #"{"address": "\#(address)", "name": "Strap \#(address.suffix(2))", "trusted": true, "location": 1, "battery": 87, "manufacturer": "Polar Electro Oy", "model": "H10", "firmware": "3.1.1", "notify_acquired": true\#(extra)}"#
+}
+
+@Suite("BlueZ backend against the fake bluetoothd", .serialized, .timeLimit(.minutes(2)))
+struct BlueZSensorsTests {
+    @Test func acquireNotifyPathReadsThenStreams() async throws {
+        let harness = try await BlueZHarness(scenario: scenario(strap(a)))
+        try await harness.withBackend(addresses: [a]) { h in
+            try await h.eventually("subscribed") { try await h.subscribed(a) }
+            try await h.fake.command("notify \(a) 164a0004")
+            try await h.eventually("one notification") { h.collected.notifications(of: a) == [[0x16, 0x4a, 0x00, 0x04]] }
+            #expect(h.collected.reads(of: a, 0x2A38) == [[1]])
+            #expect(h.collected.reads(of: a, 0x2A29) == [Array("Polar Electro Oy".utf8)])
+            #expect(h.collected.reads(of: a, 0x2A24) == [Array("H10".utf8)])
+            #expect(h.collected.reads(of: a, 0x2A19) == [[87]])
+            #expect(h.collected.count(of: a, .connected) == 1)
+            #expect(try await h.counter(a, "acquire_notify_calls") == 1)
+            #expect(try await h.counter(a, "start_notify_calls") == 0)
+            #expect(h.collected.states(of: a).contains(.streaming))
+            #expect(h.collected.states(of: a).first == .connecting)
+        }
+        #expect(harness.collected.count(of: a, .disconnected) == 1)
+    }
+
+    @Test func startNotifyPathStreamsPropertyValues() async throws {
+        let harness = try await BlueZHarness(scenario: scenario(strap(a, #", "notify_acquired": false"#)))
+        try await harness.withBackend(addresses: [a]) { h in
+            try await h.eventually("subscribed") { try await h.subscribed(a) }
+            try await h.fake.command("notify \(a) 0648")
+            try await h.fake.command("notify \(a) 0649")
+            try await h.eventually("two notifications") { h.collected.notifications(of: a) == [[0x06, 0x48], [0x06, 0x49]] }
+            #expect(try await h.counter(a, "start_notify_calls") == 1)
+            #expect(try await h.counter(a, "acquire_notify_calls") == 0)
+        }
+    }
+
+    @Test func aDropReconnectsWithoutDuplicatesOrLoss() async throws {
+        let harness = try await BlueZHarness(scenario: scenario(strap(a)))
+        try await harness.withBackend(addresses: [a]) { h in
+            try await h.eventually("subscribed") { try await h.subscribed(a) }
+            try await h.fake.command("notify \(a) 0640")
+            try await h.eventually("first") { h.collected.notifications(of: a).count == 1 }
+            try await h.fake.command("drop \(a)")
+            try await h.eventually("disconnected frame") { h.collected.count(of: a, .disconnected) == 1 }
+            try await h.eventually("subscribed again") { try await h.subscribed(a) && h.collected.count(of: a, .connected) == 2 }
+            try await h.fake.command("notify \(a) 0641")
+            try await h.eventually("second") { h.collected.notifications(of: a).count == 2 }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(h.collected.notifications(of: a) == [[0x06, 0x40], [0x06, 0x41]])
+            #expect(try await h.counter(a, "acquire_notify_calls") == 2)
+            #expect(h.collected.states(of: a).contains { if case .backingOff = $0 { true } else { false } })
+        }
+    }
+
+    @Test func aStartNotifyStrapReconnectsWithOneSubscription() async throws {
+        let harness = try await BlueZHarness(scenario: scenario(strap(a, #", "notify_acquired": false"#)))
+        try await harness.withBackend(addresses: [a]) { h in
+            try await h.eventually("subscribed") { try await h.subscribed(a) }
+            try await h.fake.command("drop \(a)")
+            try await h.eventually("subscribed again") { try await h.subscribed(a) && h.collected.count(of: a, .connected) == 2 }
+            try await h.fake.command("notify \(a) 0642")
+            try await h.eventually("one notification") { h.collected.notifications(of: a).count == 1 }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(h.collected.notifications(of: a) == [[0x06, 0x42]])
+        }
+    }
+
+    @Test func followsABluetoothdRestart() async throws {
+        let harness = try await BlueZHarness(scenario: scenario(strap(a)))
+        try await harness.withBackend(addresses: [a]) { h in
+            try await h.eventually("subscribed") { try await h.subscribed(a) }
+            h.fake.kill()
+            try await h.eventually("bluetoothd not running") {
+                h.collected.states(of: a).contains(.waiting(reason: "bluetoothd not running"))
+            }
+            #expect(h.collected.count(of: a, .disconnected) == 1)
+            try await h.restartBluetoothd()
+            try await h.eventually("subscribed to the new bluetoothd") { try await h.subscribed(a) }
+            try await h.fake.command("notify \(a) 0643")
+            try await h.eventually("a notification after the restart") { h.collected.notifications(of: a) == [[0x06, 0x43]] }
+        }
+    }
+
+    @Test func twoStrapsAtOnceAndAMalformedOneDisturbsNoOther() async throws {
+        let harness = try await BlueZHarness(scenario: scenario(strap(a), strap(b, #", "notify_acquired": false"#)))
+        try await harness.withBackend { h in  // trusted straps
+            try await h.eventually("both subscribed") { let first = try await h.subscribed(a); let second = try await h.subscribed(b); return first && second }
+            try await h.fake.command("malformed \(a) 5")
+            try await h.fake.command("notify \(b) 0650")
+            try await h.fake.command("notify \(a) 0651")
+            try await h.eventually("both notified") {
+                h.collected.notifications(of: b) == [[0x06, 0x50]] && h.collected.notifications(of: a).last == [0x06, 0x51]
+            }
+            #expect(h.collected.count(of: a, .connected) == 1, "malformed frames do not end the connection")
+        }
+    }
+
+    @Test func anUntrustedStrapIsIgnoredUnlessAnyStrap() async throws {
+        let stranger = #"{"address": "\#(c)", "name": "Neighbour", "discoverable": true, "notify_acquired": true}"#
+        let harness = try await BlueZHarness(scenario: scenario(strap(a), stranger))
+        try await harness.withBackend { h in
+            try await h.eventually("subscribed") { try await h.subscribed(a) }
+            try await Task.sleep(for: .seconds(1.5))
+            #expect(try await h.counter(c, "connect_calls") == 0)
+            #expect(h.collected.frames(of: c).isEmpty)
+        }
+        let alone = try await BlueZHarness(scenario: scenario(stranger))
+        try await alone.withBackend(anyStrap: true) { h in
+            try await h.eventually("the stranger subscribed with --any-strap") { try await h.subscribed(c) }
+        }
+    }
+
+    @Test func discoversAListedStrapThenStopsDiscovering() async throws {
+        let unknown = #"{"address": "\#(c)", "name": "New strap", "discoverable": true, "location": 1, "notify_acquired": true}"#
+        let harness = try await BlueZHarness(scenario: scenario(unknown))
+        try await harness.withBackend(addresses: [c]) { h in
+            try await h.eventually("subscribed after discovery") { try await h.subscribed(c) }
+            let stats = try await h.fake.stats()
+            #expect(stats["start_discovery_calls"] as? Int ?? 0 >= 1)
+            let filter = stats["discovery_filter"] as? [String: Any]
+            #expect(filter?["Transport"] as? String == "le")
+            #expect(filter?["UUIDs"] as? [String] == ["0000180d-0000-1000-8000-00805f9b34fb"])
+            try await h.eventually("discovery stopped") { try await h.fake.stats()["discovering"] as? Bool == false }
+            #expect(h.collected.states(of: c).contains(.searching))
+        }
+    }
+
+    @Test func adapterPowerOffIsWaitedOut() async throws {
+        let harness = try await BlueZHarness(scenario: scenario(strap(a)))
+        try await harness.withBackend(addresses: [a]) { h in
+            try await h.eventually("subscribed") { try await h.subscribed(a) }
+            try await h.fake.command("power off")
+            try await h.eventually("waiting for the adapter") {
+                h.collected.states(of: a).contains(.waiting(reason: "adapter powered off"))
+            }
+            try await h.fake.command("power on")
+            try await h.eventually("subscribed again") { try await h.subscribed(a) && h.collected.count(of: a, .connected) == 2 }
+        }
+    }
+
+    @Test func anAdapterThatGoesAwayIsWaitedFor() async throws {
+        let harness = try await BlueZHarness(scenario: scenario(strap(a)))
+        try await harness.withBackend(addresses: [a]) { h in
+            try await h.eventually("subscribed") { try await h.subscribed(a) }
+            try await h.fake.command("remove-adapter")
+            try await h.eventually("waiting for an adapter") { h.collected.states(of: a).contains(.waiting(reason: "no adapter")) }
+            #expect(h.collected.count(of: a, .disconnected) == 1)
+            try await h.fake.command("add-adapter")
+            try await h.eventually("subscribed on the returned adapter") {
+                try await h.subscribed(a) && h.collected.count(of: a, .connected) == 2
+            }
+            try await h.fake.command("notify \(a) 0644")
+            try await h.eventually("a notification") { h.collected.notifications(of: a) == [[0x06, 0x44]] }
+        }
+    }
+
+    @Test func failedConnectsBackOffThenSucceed() async throws {
+        let harness = try await BlueZHarness(scenario: scenario(strap(a, #", "connect_failures": 2"#)))
+        try await harness.withBackend(addresses: [a]) { h in
+            try await h.eventually("subscribed") { try await h.subscribed(a) }
+            let reasons = h.collected.states(of: a).compactMap { state -> String? in
+                if case .backingOff(_, let reason) = state { reason } else { nil }
+            }
+            #expect(reasons.count == 2)
+            #expect(reasons.first?.contains("aborted by this adapter") == true)
+            #expect(h.collected.count(of: a, .connected) == 1)
+        }
+    }
+
+    @Test func noBusIsWaitedOut() async throws {
+        let directory = try TemporaryDirectory(prefix: "hrmd-nobus")
+        let collected = Collected()
+        let backend = BlueZSensors(settings: .init(
+            addresses: [a], backoff: Backoff(initial: .milliseconds(50), maximum: .milliseconds(200)),
+            busAddress: "unix:path=\(directory.file("missing"))"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await backend.run(into: collected.sink) }
+            let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+            while collected.states(of: a).isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            group.cancelAll()
+            try await group.waitForAll()
+        }
+        let state = try #require(collected.states(of: a).first)
+        #expect(state.name == "waiting")
+        #expect(state.detail?.hasPrefix("no system bus") == true)
+    }
+}

@@ -1,0 +1,179 @@
+import DBusClient
+import Foundation
+import TestSupport
+import Testing
+
+/// Takes the first element of `stream` that satisfies `condition`, waiting at most `limit`.
+func first<T: Sendable>(
+    _ stream: AsyncStream<T>, within limit: Duration = .seconds(5), where condition: @escaping @Sendable (T) -> Bool = { _ in true }
+) async -> T? {
+    await withTaskGroup(of: T?.self) { group in
+        group.addTask {
+            for await element in stream where condition(element) { return element }
+            return nil
+        }
+        group.addTask {
+            try? await Task.sleep(for: limit)
+            return nil
+        }
+        let result = await group.next() ?? nil
+        group.cancelAll()
+        return result
+    }
+}
+
+private let busName = "org.freedesktop.DBus"
+private let busPath = "/org/freedesktop/DBus"
+
+@Suite("DBusConnection against a private dbus-daemon", .timeLimit(.minutes(1)))
+struct DBusConnectionTests {
+    @Test func listNamesIncludesTheBusAndOurselves() async throws {
+        let bus = try await PrivateBus()
+        let connection = try DBusConnection.connect(address: bus.address)
+        defer { connection.close() }
+        let reply = try await connection.call(destination: busName, path: busPath, interface: busName, member: "ListNames")
+        let names = try #require(reply.first?.strings)
+        #expect(names.contains(busName))
+        #expect(names.contains { $0.hasPrefix(":") })
+    }
+
+    @Test func getNameOwnerOfAMissingNameIsATypedError() async throws {
+        let bus = try await PrivateBus()
+        let connection = try DBusConnection.connect(address: bus.address)
+        defer { connection.close() }
+        await #expect(throws: DBusError.self) {
+            _ = try await connection.call(
+                destination: busName, path: busPath, interface: busName, member: "GetNameOwner", arguments: [.string("org.bluez")])
+        }
+        do {
+            _ = try await connection.call(
+                destination: busName, path: busPath, interface: busName, member: "GetNameOwner", arguments: [.string("org.bluez")])
+        } catch {
+            #expect(error.name == "org.freedesktop.DBus.Error.NameHasNoOwner")
+        }
+    }
+
+    @Test func systemBusHonoursTheEnvironmentAddress() async throws {
+        let bus = try await PrivateBus()
+        setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address, 1)
+        let connection = try DBusConnection.system()
+        defer { connection.close() }
+        let reply = try await connection.call(destination: busName, path: busPath, interface: busName, member: "GetId")
+        #expect(reply.first?.string?.count == 32)
+    }
+
+    @Test func nameOwnerChangedWhenASecondConnectionTakesAName() async throws {
+        let bus = try await PrivateBus()
+        let watcher = try DBusConnection.connect(address: bus.address)
+        defer { watcher.close() }
+        let changes = try await watcher.signals(matching: DBusMatchRule(
+            sender: busName, interface: busName, member: "NameOwnerChanged", arg0: "org.example.Owner"))
+        let owner = try DBusConnection.connect(address: bus.address)
+        try await owner.requestName("org.example.Owner")
+        let change = try #require(await first(changes))
+        #expect(change.arguments.first?.string == "org.example.Owner")
+        #expect(change.arguments[1].string == "")
+        #expect(change.arguments[2].string?.hasPrefix(":") == true)
+
+        let reply = try await watcher.call(
+            destination: busName, path: busPath, interface: busName, member: "GetNameOwner", arguments: [.string("org.example.Owner")])
+        #expect(reply.first?.string == change.arguments[2].string)
+
+        owner.close()
+        let lost = try #require(await first(changes))
+        #expect(lost.arguments[2].string == "")
+    }
+
+    @Test func valuesRoundTripThroughASignal() async throws {
+        let bus = try await PrivateBus()
+        let connection = try DBusConnection.connect(address: bus.address)
+        defer { connection.close() }
+        let received = try await connection.signals(matching: DBusMatchRule(interface: "org.example.Echo", member: "Values"))
+        let pipe = try makePipe()
+        let values: [DBusValue] = [
+            .byte(7), .bool(true), .int16(-2), .uint16(65535), .int32(-70000), .uint32(4_000_000_000),
+            .int64(-1 << 40), .uint64(1 << 63), .double(72.5), .string("héllo"), .objectPath("/org/bluez/hci0"),
+            .signature("a{sv}"), .bytes([0x16, 0x48, 0x00, 0x04]), .bytes([]), .strings(["a", "b"]),
+            .properties([("Transport", .string("le")), ("UUIDs", .strings(["180d"])), ("RSSI", .int16(-60))]),
+            .structure([.int32(1), .string("x")]), .variant(.variant(.uint32(3))), .unixFD(pipe.write),
+        ]
+        try await connection.emitSignal(path: "/org/example", interface: "org.example.Echo", member: "Values", arguments: values)
+        let signal = try #require(await first(received))
+        #expect(signal.path == "/org/example")
+        #expect(signal.arguments.count == values.count)
+        #expect(Array(signal.arguments.dropLast()) == Array(values.dropLast()))
+        // The received descriptor is a duplicate that reaches the same pipe.
+        let fd = try #require(signal.arguments.last?.fileDescriptor)
+        #expect(fd.rawValue != pipe.write.rawValue)
+        #expect(write(fd.rawValue, "x", 1) == 1)
+        var byte: UInt8 = 0
+        #expect(read(pipe.read.rawValue, &byte, 1) == 1 && byte == UInt8(ascii: "x"))
+    }
+
+    @Test func streamsFinishAndCallsFailWhenTheBusDies() async throws {
+        let bus = try await PrivateBus()
+        let connection = try DBusConnection.connect(address: bus.address)
+        let stream = try await connection.signals(matching: DBusMatchRule(member: "Nothing"))
+        bus.stop()
+        let ended = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { for await _ in stream {}; return true }
+            group.addTask { try? await Task.sleep(for: .seconds(5)); return false }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        #expect(ended)
+        #expect(!connection.isOpen)
+        await #expect(throws: DBusError.disconnected) {
+            _ = try await connection.call(destination: busName, path: busPath, interface: busName, member: "GetId")
+        }
+    }
+
+    @Test func aCancelledCallReturnsPromptly() async throws {
+        let bus = try await PrivateBus()
+        let connection = try DBusConnection.connect(address: bus.address)
+        defer { connection.close() }
+        let owner = try DBusConnection.connect(address: bus.address)
+        defer { owner.close() }
+        try await owner.requestName("org.example.Silent")  // owns the name but never answers
+        let started = ContinuousClock.now
+        let task = Task {
+            try await connection.call(destination: "org.example.Silent", path: "/", interface: "org.example.Silent", member: "Hang")
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        task.cancel()
+        _ = await task.result
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test func aDroppedStreamRemovesItsMatch() async throws {
+        let bus = try await PrivateBus()
+        let connection = try DBusConnection.connect(address: bus.address)
+        defer { connection.close() }
+        let before = try await matchRules(connection)
+        var stream: AsyncStream<DBusSignal>? = try await connection.signals(matching: DBusMatchRule(member: "Gone"))
+        #expect(try await matchRules(connection) == before + 1)
+        _ = stream
+        stream = nil
+        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+        var after = try await matchRules(connection)
+        while after != before && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            after = try await matchRules(connection)
+        }
+        #expect(after == before, "the match rule is removed at the bus daemon")
+    }
+
+    /// Every client's match rules, as the bus daemon counts them.
+    private func matchRules(_ connection: DBusConnection) async throws -> Int64 {
+        let reply = try await connection.call(
+            destination: busName, path: busPath, interface: "org.freedesktop.DBus.Debug.Stats", member: "GetStats")
+        return try #require(reply.first?.stringKeyed?["MatchRules"]?.integer)
+    }
+}
+
+private func makePipe() throws -> (read: DBusFileDescriptor, write: DBusFileDescriptor) {
+    var ends: [Int32] = [0, 0]
+    guard pipe(&ends) == 0 else { throw POSIXError(.EMFILE) }
+    return (DBusFileDescriptor(owning: ends[0]), DBusFileDescriptor(owning: ends[1]))
+}

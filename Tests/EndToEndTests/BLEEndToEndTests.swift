@@ -1,0 +1,204 @@
+@preconcurrency import Glibc
+import Foundation
+import TestSupport
+import Testing
+
+private let a = "AA:BB:CC:DD:EE:01"
+private let b = "AA:BB:CC:DD:EE:02"
+private let c = "AA:BB:CC:DD:EE:03"
+
+private func strap(_ address: String, _ extra: String = "") -> String {
+    #"{"address": "\#(address)", "name": "Strap \#(address.suffix(2))", "trusted": true, "location": 1, "battery": 87, "manufacturer": "Polar Electro Oy", "model": "H10", "firmware": "3.1.1", "notify_acquired": true\#(extra)}"#
+}
+
+private func scenario(_ devices: String...) -> String {
+    #"{"adapters": ["hci0"], "devices": [\#(devices.joined(separator: ", "))]}"#
+}
+
+/// The built hrmd reading BLE straps from the fake bluetoothd on a private system bus.
+@Suite("hrmd with BLE straps through the fake bluetoothd", .serialized, .timeLimit(.minutes(3)))
+struct BLEEndToEndTests {
+    private final class Setup: @unchecked Sendable {
+        let harness: Harness
+        let bus: PrivateBus
+        var fake: FakeBlueZ
+        let scenario: String
+
+        init(_ scenario: String) async throws {
+            harness = try Harness()
+            bus = try await PrivateBus()
+            self.scenario = scenario
+            fake = try await FakeBlueZ(bus: bus, scenario: scenario, in: harness.directory)
+            let grant = try await harness.hrmctl("auth", "grant", "hrmd", "all")
+            #expect(grant.exitCode == 0, "\(grant.stderr)")
+        }
+
+        func startDaemon(_ arguments: [String]) throws -> ChildProcess {
+            var environment = harness.environment
+            environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
+            return try ChildProcess(
+                BuiltProducts.hrmd, ["--store", harness.store, "--log-level", "debug"] + arguments,
+                environment: environment, outputDirectory: harness.directory.path)
+        }
+
+        func subscribed(_ address: String) async throws -> Bool {
+            try await fake.stats(address)["subscribed"] as? Bool == true
+        }
+
+        func samples(of address: String) async throws -> [[String: Any]] {
+            try await harness.samples().filter { ($0["device"] as? [String: Any])?["identifier"] as? String == address }
+        }
+
+        func values(of address: String) async throws -> [Double] {
+            try await samples(of: address).compactMap { $0["value"] as? Double }
+        }
+
+        func stop(_ daemon: ChildProcess) async throws {
+            daemon.send(SIGTERM)
+            let termination = try await daemon.wait(timeout: .seconds(20))
+            #expect(termination == .exited(0), "\(daemon.standardError)")
+        }
+    }
+
+    @Test("a listed strap: location from 0x2A38, device information, samples through AcquireNotify")
+    func firstSampleWithLocationAndDeviceInformation() async throws {
+        let setup = try await Setup(scenario(strap(a)))
+        let daemon = try setup.startDaemon(["--sensor", "ble:\(a)"])
+        try await setup.harness.eventually("subscribed", limit: .seconds(20)) { try await setup.subscribed(a) }
+        try await setup.fake.command("notify \(a) 0048")
+        try await setup.fake.command("notify \(a) 0049")
+        try await setup.harness.eventually("two samples stored", limit: .seconds(15)) { try await setup.values(of: a) == [72, 73] }
+        let sample = try #require(try await setup.samples(of: a).first)
+        #expect((sample["metadata"] as? [String: Any])?["sensorLocation"] as? String == "chest")
+        let devices = try await setup.harness.hrmctl(["devices", "--output", "json", "--store", setup.harness.store], withStore: false)
+        #expect(devices.stdout.contains("Polar Electro Oy") && devices.stdout.contains("H10"), "\(devices.stdout)")
+        #expect(devices.stdout.contains(#""battery":87"#) || devices.stdout.contains(#""battery": 87"#), "\(devices.stdout)")
+        #expect(try await setup.fake.stats(a)["acquire_notify_calls"] as? Int == 1)
+        try await setup.stop(daemon)
+    }
+
+    @Test("StartNotify path; a drop mid-stream reconnects with no duplicate and no lost sample")
+    func startNotifyAndReconnect() async throws {
+        let setup = try await Setup(scenario(strap(a, #", "notify_acquired": false"#)))
+        let daemon = try setup.startDaemon(["--sensor", "ble:\(a)"])
+        try await setup.harness.eventually("subscribed", limit: .seconds(20)) { try await setup.subscribed(a) }
+        try await setup.fake.command("notify \(a) 0050")
+        try await setup.harness.eventually("first sample", limit: .seconds(15)) { try await setup.values(of: a) == [80] }
+        try await setup.fake.command("drop \(a)")
+        try await setup.harness.eventually("reconnected", limit: .seconds(20)) {
+            let stats = try await setup.fake.stats(a)
+            return stats["subscribed"] as? Bool == true && stats["connects"] as? Int == 2
+        }
+        try await setup.fake.command("notify \(a) 0051")
+        try await setup.harness.eventually("the post-reconnect sample", limit: .seconds(15)) { try await setup.values(of: a) == [80, 81] }
+        try await setup.stop(daemon)
+        #expect(try await setup.values(of: a) == [80, 81])
+        #expect(try await setup.fake.stats(a)["start_notify_calls"] as? Int == 2)
+    }
+
+    @Test("bluetoothd restarts: hrmd waits, then reconnects to the new one")
+    func bluetoothdRestart() async throws {
+        let setup = try await Setup(scenario(strap(a)))
+        let daemon = try setup.startDaemon(["--sensor", "ble:\(a)"])
+        try await setup.harness.eventually("subscribed", limit: .seconds(20)) { try await setup.subscribed(a) }
+        setup.fake.kill()
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(daemon.isRunning)
+        setup.fake = try await FakeBlueZ(bus: setup.bus, scenario: setup.scenario, in: setup.harness.directory)
+        try await setup.harness.eventually("subscribed again", limit: .seconds(20)) { try await setup.subscribed(a) }
+        try await setup.fake.command("notify \(a) 0052")
+        try await setup.harness.eventually("a sample after the restart", limit: .seconds(15)) { try await setup.values(of: a) == [82] }
+        try await setup.stop(daemon)
+        #expect(daemon.standardError.contains("bluetoothd not running"), "\(daemon.standardError)")
+    }
+
+    @Test("two trusted straps at once; an untrusted one ignored; malformed frames disturb no other strap")
+    func twoStrapsUntrustedAndMalformed() async throws {
+        let stranger = #"{"address": "\#(c)", "name": "Neighbour", "discoverable": true, "location": 1}"#
+        let setup = try await Setup(scenario(strap(a), strap(b, #", "notify_acquired": false"#), stranger))
+        let daemon = try setup.startDaemon(["--sensor", "ble"])
+        try await setup.harness.eventually("both subscribed", limit: .seconds(20)) {
+            let first = try await setup.subscribed(a)
+            let second = try await setup.subscribed(b)
+            return first && second
+        }
+        try await setup.fake.command("malformed \(a) 4")
+        try await setup.fake.command("notify \(b) 0060")
+        try await setup.fake.command("notify \(a) 0061")
+        try await setup.harness.eventually("both stored", limit: .seconds(15)) {
+            let first = try await setup.values(of: a)
+            let second = try await setup.values(of: b)
+            return first.contains(97) && second == [96]
+        }
+        #expect(try await setup.fake.stats(c)["connect_calls"] as? Int == 0)
+        #expect(try await setup.samples(of: c).isEmpty)
+        try await setup.stop(daemon)
+    }
+
+    @Test("five drops and reconnects leak no descriptor and no match rule, and lose or repeat no sample")
+    func reconnectsLeakNothing() async throws {
+        let setup = try await Setup(scenario(strap(a)))
+        let daemon = try setup.startDaemon(["--sensor", "ble:\(a)"])
+        try await setup.harness.eventually("subscribed", limit: .seconds(20)) { try await setup.subscribed(a) }
+        try await setup.fake.command("notify \(a) 0040")
+        try await setup.harness.eventually("first sample", limit: .seconds(15)) { try await setup.values(of: a) == [64] }
+        let descriptors = openDescriptors(of: daemon.pid)
+        let matches = try await matchRules(on: setup)
+        do {
+            try await dropFiveTimes(setup)
+        } catch {
+            Issue.record("hrmd's log:\n\(daemon.standardError)")
+            throw error
+        }
+        #expect(try await setup.values(of: a) == [64, 65, 66, 67, 68, 69])
+        #expect(openDescriptors(of: daemon.pid) == descriptors, "open descriptors before and after five reconnects")
+        #expect(try await matchRules(on: setup) == matches, "match rules on the bus before and after five reconnects")
+        #expect(try await setup.fake.stats(a)["acquire_notify_calls"] as? Int == 6)
+        try await setup.stop(daemon)
+    }
+
+    private func dropFiveTimes(_ setup: Setup) async throws {
+        for round in 1...5 {
+            try await setup.fake.command("drop \(a)")
+            try await setup.harness.eventually("reconnect \(round)", limit: .seconds(30)) {
+                let stats = try await setup.fake.stats(a)
+                return stats["subscribed"] as? Bool == true && stats["connects"] as? Int ?? 0 >= round + 1
+            }
+            try await setup.fake.command("notify \(a) 00\(String(64 + round, radix: 16))")
+            try await setup.harness.eventually("sample \(round)", limit: .seconds(15)) { try await setup.values(of: a).count == round + 1 }
+        }
+    }
+
+    private func openDescriptors(of pid: pid_t) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
+    }
+
+    /// The bus daemon's count of match rules (every client's), from its statistics interface.
+    private func matchRules(on setup: Setup) async throws -> Int {
+        let result = try await ChildProcess.run(
+            "/usr/bin/dbus-send",
+            ["--bus=\(setup.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+             "org.freedesktop.DBus.Debug.Stats.GetStats"],
+            in: setup.harness.directory, timeout: .seconds(10))
+        let lines = result.stdout.split(separator: "\n")
+        guard let index = lines.firstIndex(where: { $0.contains(#""MatchRules""#) }), index + 1 < lines.count,
+            let count = lines[index + 1].split(separator: " ").last.flatMap({ Int($0) })
+        else {
+            Issue.record("no MatchRules in the bus statistics: \(result.stdout) \(result.stderr)")
+            return -1
+        }
+        return count
+    }
+
+    @Test("no system bus: hrmd waits it out instead of failing")
+    func noSystemBus() async throws {
+        let harness = try Harness()
+        var environment = harness.environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(harness.directory.file("no-bus"))"
+        let daemon = try ChildProcess(
+            BuiltProducts.hrmd, ["--store", harness.store, "--sensor", "ble:\(a)", "--duration", "2"],
+            environment: environment, outputDirectory: harness.directory.path)
+        #expect(try await daemon.wait(timeout: .seconds(20)) == .exited(0), "\(daemon.standardError)")
+        #expect(daemon.standardError.contains("no system bus"), "\(daemon.standardError)")
+    }
+}

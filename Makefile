@@ -53,7 +53,7 @@ build: deps
 
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	timeout --kill-after=30 1500 $(SWIFT) test --skip-build
 	$(MAKE) --no-print-directory check-service
 	$(MAKE) --no-print-directory check-rules
 	$(MAKE) --no-print-directory check-fake-bluez

@@ -2,17 +2,18 @@ import DBusClient
 import Synchronization
 
 /// The object cache of one bluetoothd lifetime, shared by the supervisor and every strap's
-/// connection: signals are applied here in order, and each change is handed to every watcher.
+/// connection: signals are applied here in order (by the supervisor alone), and each change is
+/// handed to every watcher.
+///
+/// Changes are yielded outside the lock: yielding resumes a waiting task, which takes that
+/// task's status lock, while cancelling a watcher's task holds its status lock and takes this
+/// one (in `onTermination`). Yielding under the lock deadlocks the two.
 final class BlueZModel: Sendable {
     private struct State {
         var cache = BlueZObjectCache()
         var watchers: [UInt64: AsyncStream<BlueZChange>.Continuation] = [:]
         var nextWatcher: UInt64 = 0
         var ended = false
-
-        func broadcast(_ change: BlueZChange) {
-            for watcher in watchers.values { watcher.yield(change) }
-        }
     }
 
     private let state = Mutex(State())
@@ -21,18 +22,24 @@ final class BlueZModel: Sendable {
 
     /// Loads the `GetManagedObjects` reply; every watcher hears an `interfacesAdded` for each object.
     func load(managedObjects reply: DBusValue) {
-        state.withLock { state in
+        let (changes, watchers) = state.withLock { state in
             state.cache.load(managedObjects: reply)
-            for (path, interfaces) in state.cache.objects {
-                state.broadcast(.interfacesAdded(path: path, interfaces: interfaces.keys.sorted()))
+            let changes = state.cache.objects.map { path, interfaces in
+                BlueZChange.interfacesAdded(path: path, interfaces: interfaces.keys.sorted())
             }
+            return (changes, Array(state.watchers.values))
+        }
+        for change in changes {
+            for watcher in watchers { watcher.yield(change) }
         }
     }
 
     func apply(_ signal: DBusSignal) {
-        state.withLock { state in
-            if let change = state.cache.apply(signal) { state.broadcast(change) }
+        let (change, watchers) = state.withLock { state in
+            (state.cache.apply(signal), Array(state.watchers.values))
         }
+        guard let change else { return }
+        for watcher in watchers { watcher.yield(change) }
     }
 
     /// The cache now and every change after it, atomically: nothing falls between the two.

@@ -13,6 +13,7 @@ if wants("store") { bulkSaveSeconds = try await StoreBenchmark(scratch: scratch)
 if wants("replay") { try await ReplayBenchmark(scratch: scratch, bulkSaveSeconds: bulkSaveSeconds).run() }
 if wants("daemon") { try await DaemonBenchmark(scratch: scratch).run() }
 if wants("ant") { try await ANTBenchmark(scratch: scratch).run() }
+if wants("ble") { try await BLEBenchmark(scratch: scratch).run() }
 if wants("year") { try await YearBenchmark(scratch: scratch).run() }
 
 try? FileManager.default.removeItem(atPath: scratch.directory.path)

@@ -1,0 +1,118 @@
+import Foundation
+import TestSupport
+
+/// The real `hrmd` reading 20 fake straps × 4 Hz for 60 s from the fake bluetoothd on a
+/// private bus (StartNotify, then AcquireNotify): heart-rate samples stored against
+/// notifications sent, CPU time per 1000 notifications and peak RSS; and, in the same run,
+/// the peer: a minimal bleak logger storing the same notifications into SQLite
+/// (`bench/run_ble_bench.sh`).
+struct BLEBenchmark {
+    let scratch: BenchScratch
+    let straps = 20
+    let hz = 4
+    let seconds = 60
+
+    struct Run {
+        var sent: Int
+        var stored: Int
+        var cpuSeconds: Double
+        var peakKB: Int
+    }
+
+    func run() async throws {
+        print("ble: \(straps) fake straps × \(hz) Hz for \(seconds) s through the fake bluetoothd")
+        var hrmdCPU: Double?
+        var hrmdPeak = 0
+        for acquire in [false, true] {
+            let mode = acquire ? "AcquireNotify" : "StartNotify"
+            guard let run = try await runDaemon(acquire: acquire) else { continue }
+            report("hrmd (\(mode)): notifications sent / heart-rate samples stored", "\(run.sent) / \(run.stored)")
+            let perThousand = run.cpuSeconds / Double(max(run.sent, 1)) * 1e6
+            report("hrmd (\(mode)): CPU per 1000 notifications", "\(format(perThousand, 1)) ms", "\(format(run.cpuSeconds, 2)) s CPU in all")
+            report("hrmd (\(mode)): peak RSS (VmHWM)", "\(format(Double(run.peakKB) / 1024, 1)) MB", "goal < 20 MB")
+            if !acquire { hrmdCPU = perThousand }
+            hrmdPeak = max(hrmdPeak, run.peakKB)
+        }
+        if let peer = try await bleakPeer() {
+            report("peer: bleak logger (StartNotify): received / rows", "\(peer.received) / \(peer.rows)")
+            report("peer: bleak logger CPU per 1000 notifications", "\(format(peer.cpuPerThousand, 1)) ms")
+            report("peer: bleak logger peak RSS", "\(format(peer.peakMiB, 1)) MB")
+            if let hrmdCPU {
+                report("ratio hrmd / bleak, CPU per notification (StartNotify)", "\(format(hrmdCPU / peer.cpuPerThousand, 3))", "goal ≤ 0.1")
+            }
+        }
+        print("")
+    }
+
+    private func scenario(acquire: Bool) -> String {
+        let devices = (0..<straps).map { index in
+            let address = String(format: "C0:FF:EE:00:%02X:%02X", index / 256, index % 256)
+            return #"{"address": "\#(address)", "name": "Bench strap \#(index)", "trusted": true, "location": 1, "auto_stream_hz": \#(hz), "notify_acquired": \#(acquire)}"#
+        }
+        return #"{"adapters": ["hci0"], "devices": [\#(devices.joined(separator: ", "))]}"#
+    }
+
+    private func runDaemon(acquire: Bool) async throws -> Run? {
+        let directory = try TemporaryDirectory(prefix: "hrmbench-ble")
+        let bus = try await PrivateBus()
+        defer { bus.stop() }
+        let fake = try await FakeBlueZ(bus: bus, scenario: scenario(acquire: acquire), in: directory)
+        defer { fake.kill() }
+        let store = directory.file("ble.sqlite")
+        let grant = try ChildProcess(BuiltProducts.hrmctl, ["auth", "grant", "hrmd", "all", "--store", store], outputDirectory: directory.path)
+        guard try await grant.wait(timeout: .seconds(30)) == .exited(0) else { return nil }
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
+        let daemon = try ChildProcess(
+            BuiltProducts.hrmd, ["--store", store, "--sensor", "ble", "--duration", "\(seconds)"], environment: environment,
+            outputDirectory: directory.path)
+        var peak = 0
+        while daemon.isRunning {
+            let status = (try? String(contentsOfFile: "/proc/\(daemon.pid)/status", encoding: .utf8)) ?? ""
+            if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) {
+                peak = max(peak, Int(line.dropFirst(6).split(whereSeparator: \.isWhitespace).first ?? "") ?? 0)
+            }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        let termination = try await daemon.wait(timeout: .seconds(Double(seconds) + 60))
+        guard termination == .exited(0), let usage = daemon.usage else {
+            report("hrmd with BLE straps", "failed", "\(termination): \(daemon.standardError.suffix(300))")
+            return nil
+        }
+        let sent = try await fake.stats()["sent"] as? Int ?? 0
+        let samples = try ChildProcess(
+            BuiltProducts.hrmctl, ["samples", "--type", "heart-rate", "--output", "json", "--store", store], outputDirectory: directory.path)
+        _ = try await samples.wait(timeout: .seconds(60))
+        let stored = samples.standardOutput.split(separator: "\n").count
+        return Run(sent: sent, stored: stored, cpuSeconds: cpuSeconds(usage), peakKB: peak)
+    }
+
+    private struct Peer {
+        var received: Int
+        var rows: Int
+        var cpuPerThousand: Double
+        var peakMiB: Double
+    }
+
+    private func bleakPeer() async throws -> Peer? {
+        let repository = ((#filePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("../..")
+        let out = scratch.file("ble-peer")
+        var environment = ProcessInfo.processInfo.environment
+        environment["BENCH_OUT"] = out
+        environment["STRAPS"] = "\(straps)"
+        environment["HZ"] = "\(hz)"
+        environment["SECONDS_TO_RUN"] = "\(seconds)"
+        let script = (repository as NSString).appendingPathComponent("bench/run_ble_bench.sh")
+        let child = try ChildProcess("/bin/bash", [script], environment: environment, outputDirectory: scratch.directory.path)
+        guard try await child.wait(timeout: .seconds(Double(seconds) + 300)) == .exited(0),
+            let data = FileManager.default.contents(atPath: out + "/summary.json"),
+            let summary = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else {
+            report("peer: bleak logger", "not measured", "\(child.standardError.suffix(300))")
+            return nil
+        }
+        return Peer(
+            received: summary["notifications_received"] as? Int ?? 0, rows: summary["rows"] as? Int ?? 0,
+            cpuPerThousand: summary["cpu_ms_per_1000_notifications"] as? Double ?? 0, peakMiB: summary["peak_rss_mib"] as? Double ?? 0)
+    }
+}

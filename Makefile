@@ -101,6 +101,7 @@ install: release
 	install -m 0644 systemd/hrmd.tmpfiles $(DESTDIR)$(LIBDIR)/tmpfiles.d/hrmd.conf
 	install -m 0644 udev/60-hrmd.rules $(DESTDIR)$(LIBDIR)/udev/rules.d/60-hrmd.rules
 	install -m 0644 systemd/hrmd.conf.example $(DESTDIR)$(SYSCONFDIR)/hrmd/hrmd.conf.example
+	[ -e $(DESTDIR)$(SYSCONFDIR)/hrmd/hrmd.conf ] || install -m 0644 systemd/hrmd.conf.example $(DESTDIR)$(SYSCONFDIR)/hrmd/hrmd.conf
 	$(DEBUG_BIN)/generate-manual-tool $(RELEASE_BIN)/hrmd --section 8 --output-directory $(DESTDIR)$(MANDIR)/man8
 	$(DEBUG_BIN)/generate-manual-tool $(RELEASE_BIN)/hrmctl --section 1 --output-directory $(DESTDIR)$(MANDIR)/man1
 	for tool in hrmd hrmctl; do \
@@ -111,6 +112,7 @@ install: release
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-cmp -s systemd/hrmd.conf.example $(DESTDIR)$(SYSCONFDIR)/hrmd/hrmd.conf && rm -f $(DESTDIR)$(SYSCONFDIR)/hrmd/hrmd.conf
 	-rmdir $(DESTDIR)$(SYSCONFDIR)/hrmd 2>/dev/null
 
 clean:

@@ -13,7 +13,10 @@ enum SensorFactory {
     static func plans(for specs: [SensorSpec], anyStrap: Bool = false, logger: Logger) throws(CommandFailure) -> [SensorPlan] {
         try backends(for: specs, anyStrap: anyStrap, logger: logger).map { backend in
             // The BLE backend's key names what it admits, so a reload that changes it restarts it.
-            let key = (backend as? BlueZSensors).map { "ble:\($0.settings.addresses.sorted().joined(separator: ","))\($0.settings.anyStrap ? "+any" : "")" }
+            let key = (backend as? BlueZSensors).map { ble in
+                let addresses = ble.settings.addresses.sorted()
+                return "ble" + (addresses.isEmpty ? "" : ":" + addresses.joined(separator: ",")) + (ble.settings.anyStrap ? " (any strap)" : "")
+            }
             return SensorPlan(key: key ?? backend.name, backend: backend)
         }
     }

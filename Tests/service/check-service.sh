@@ -23,7 +23,7 @@ expected=(
     usr/lib/systemd/system/hrmd.service
     usr/lib/sysusers.d/hrmd.conf usr/lib/tmpfiles.d/hrmd.conf
     usr/lib/udev/rules.d/60-hrmd.rules
-    etc/hrmd/hrmd.conf.example
+    etc/hrmd/hrmd.conf.example etc/hrmd/hrmd.conf
     usr/share/man/man8/hrmd.8 usr/share/man/man1/hrmctl.1
     usr/share/bash-completion/completions/hrmd usr/share/bash-completion/completions/hrmctl
     usr/share/zsh/site-functions/_hrmd usr/share/zsh/site-functions/_hrmctl

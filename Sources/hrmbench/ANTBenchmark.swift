@@ -121,23 +121,13 @@ struct ANTBenchmark {
         let daemon = try ChildProcess(
             BuiltProducts.hrmd, ["--store", store, "--duration", "\(seconds)", "--sensor", "ant:\(terminal.devicePath)"],
             outputDirectory: scratch.directory.path)
-        var peak = 0
-        while daemon.isRunning {
-            let status = (try? String(contentsOfFile: "/proc/\(daemon.pid)/status", encoding: .utf8)) ?? ""
-            if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) {
-                peak = max(peak, Int(line.dropFirst(6).split(whereSeparator: \.isWhitespace).first ?? "") ?? 0)
-            }
-            try await Task.sleep(for: .milliseconds(250))
-        }
+        let memory = try await MemoryPeak.watch(daemon)
         let termination = try await daemon.wait(timeout: .seconds(Double(seconds) + 60))
         guard termination == .exited(0), let usage = daemon.usage else {
             report("hrmd with an ANT stick", "failed", "\(termination): \(daemon.standardError.prefix(300))")
             return nil
         }
-        let log = daemon.standardError
-        let stored = log.range(of: " samples stored", options: .backwards).map { range in
-            Int(String(log[..<range.lowerBound].reversed().prefix(while: \.isNumber).reversed())) ?? 0
-        } ?? 0
-        return Run(broadcasts: stick.broadcasts, stored: stored, cpuSeconds: cpuSeconds(usage), peakKB: peak)
+        let stored = number(before: " samples stored", in: daemon.standardError)
+        return Run(broadcasts: stick.broadcasts, stored: stored, cpuSeconds: cpuSeconds(usage), peakKB: memory.peakKB)
     }
 }

@@ -22,7 +22,6 @@ struct BLEBenchmark {
     func run() async throws {
         print("ble: \(straps) fake straps × \(hz) Hz for \(seconds) s through the fake bluetoothd")
         var hrmdCPU: Double?
-        var hrmdPeak = 0
         for acquire in [false, true] {
             let mode = acquire ? "AcquireNotify" : "StartNotify"
             guard let run = try await runDaemon(acquire: acquire) else { continue }
@@ -31,7 +30,6 @@ struct BLEBenchmark {
             report("hrmd (\(mode)): CPU per 1000 notifications", "\(format(perThousand, 1)) ms", "\(format(run.cpuSeconds, 2)) s CPU in all")
             report("hrmd (\(mode)): peak RSS (VmHWM)", "\(format(Double(run.peakKB) / 1024, 1)) MB", "goal < 20 MB")
             if !acquire { hrmdCPU = perThousand }
-            hrmdPeak = max(hrmdPeak, run.peakKB)
         }
         if let peer = try await bleakPeer() {
             report("peer: bleak logger (StartNotify): received / rows", "\(peer.received) / \(peer.rows)")
@@ -66,14 +64,7 @@ struct BLEBenchmark {
         let daemon = try ChildProcess(
             BuiltProducts.hrmd, ["--store", store, "--sensor", "ble", "--duration", "\(seconds)"], environment: environment,
             outputDirectory: directory.path)
-        var peak = 0
-        while daemon.isRunning {
-            let status = (try? String(contentsOfFile: "/proc/\(daemon.pid)/status", encoding: .utf8)) ?? ""
-            if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) {
-                peak = max(peak, Int(line.dropFirst(6).split(whereSeparator: \.isWhitespace).first ?? "") ?? 0)
-            }
-            try await Task.sleep(for: .milliseconds(250))
-        }
+        let memory = try await MemoryPeak.watch(daemon)
         let termination = try await daemon.wait(timeout: .seconds(Double(seconds) + 60))
         guard termination == .exited(0), let usage = daemon.usage else {
             report("hrmd with BLE straps", "failed", "\(termination): \(daemon.standardError.suffix(300))")
@@ -84,7 +75,7 @@ struct BLEBenchmark {
             BuiltProducts.hrmctl, ["samples", "--type", "heart-rate", "--output", "json", "--store", store], outputDirectory: directory.path)
         _ = try await samples.wait(timeout: .seconds(60))
         let stored = samples.standardOutput.split(separator: "\n").count
-        return Run(sent: sent, stored: stored, cpuSeconds: cpuSeconds(usage), peakKB: peak)
+        return Run(sent: sent, stored: stored, cpuSeconds: cpuSeconds(usage), peakKB: memory.peakKB)
     }
 
     private struct Peer {

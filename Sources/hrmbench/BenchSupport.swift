@@ -40,3 +40,41 @@ struct BenchRandom {
     init(state: UInt64) { generator = SeededGenerator(seed: state) }
     mutating func next(in range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &generator) }
 }
+
+/// The most memory a running child held, from /proc/PID/status, in kB.
+struct MemoryPeak {
+    /// VmHWM: the peak resident set.
+    var peakKB = 0
+    /// RssAnon at its highest: heap and stacks.
+    var anonymousKB = 0
+    /// RssFile at its highest: code and read-only data.
+    var fileBackedKB = 0
+
+    /// Samples the child's /proc status every 250 ms until it ends. (The rusage of a child
+    /// started with posix_spawn also counts the parent's memory from before the exec.)
+    static func watch(_ child: ChildProcess) async throws -> MemoryPeak {
+        var peak = MemoryPeak()
+        while child.isRunning {
+            let status = (try? String(contentsOfFile: "/proc/\(child.pid)/status", encoding: .utf8)) ?? ""
+            peak.peakKB = max(peak.peakKB, kilobytes("VmHWM:", in: status))
+            peak.anonymousKB = max(peak.anonymousKB, kilobytes("RssAnon:", in: status))
+            peak.fileBackedKB = max(peak.fileBackedKB, kilobytes("RssFile:", in: status))
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        return peak
+    }
+
+    /// A `Key:   123 kB` figure of /proc/PID/status, in kB (0 when absent).
+    private static func kilobytes(_ key: String, in status: String) -> Int {
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key) }) else { return 0 }
+        return Int(line.dropFirst(key.count).split(whereSeparator: \.isWhitespace).first ?? "") ?? 0
+    }
+}
+
+/// The integer just before the last occurrence of `suffix` in `text` (0 when absent), such as
+/// the count in hrmd's last log line "ingest stopped: N frames, M samples stored, …".
+func number(before suffix: String, in text: String) -> Int {
+    guard let range = text.range(of: suffix, options: .backwards) else { return 0 }
+    let digits = text[..<range.lowerBound].reversed().prefix(while: \.isNumber)
+    return Int(String(digits.reversed())) ?? 0
+}

@@ -41,16 +41,7 @@ struct DaemonBenchmark {
         var arguments = ["--store", store, "--duration", "\(seconds)", "--log-level", "info"]
         for index in 1...straps { arguments += ["--sensor", "mock:hz=\(hz),seed=\(index),contact-loss=0"] }
         let daemon = try ChildProcess(BuiltProducts.hrmd, arguments, outputDirectory: scratch.directory.path)
-        // Peak RSS comes from /proc (VmHWM), sampled while it runs: the rusage of a child
-        // started with posix_spawn also counts the parent's memory from before the exec.
-        var peak = 0, anonymous = 0, fileBacked = 0
-        while daemon.isRunning {
-            let status = (try? String(contentsOfFile: "/proc/\(daemon.pid)/status", encoding: .utf8)) ?? ""
-            peak = max(peak, kilobytes("VmHWM:", in: status))
-            anonymous = max(anonymous, kilobytes("RssAnon:", in: status))
-            fileBacked = max(fileBacked, kilobytes("RssFile:", in: status))
-            try await Task.sleep(for: .milliseconds(250))
-        }
+        let memory = try await MemoryPeak.watch(daemon)
         let termination = try await daemon.wait(timeout: .seconds(Double(seconds) + 60))
         guard termination == .exited(0), let usage = daemon.usage else {
             report("hrmd", "failed", "\(termination): \(daemon.standardError.prefix(300))")
@@ -60,19 +51,6 @@ struct DaemonBenchmark {
         let log = daemon.standardError
         let frames = number(before: " frames", in: log)
         let stored = number(before: " samples stored", in: log)
-        return Run(frames: frames, stored: stored, cpuSeconds: cpuSeconds(usage), peakKB: peak, anonymousKB: anonymous, fileBackedKB: fileBacked)
+        return Run(frames: frames, stored: stored, cpuSeconds: cpuSeconds(usage), peakKB: memory.peakKB, anonymousKB: memory.anonymousKB, fileBackedKB: memory.fileBackedKB)
     }
-}
-
-/// A `Key:   123 kB` figure of /proc/PID/status, in kB (0 when absent).
-private func kilobytes(_ key: String, in status: String) -> Int {
-    guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key) }) else { return 0 }
-    return Int(line.dropFirst(key.count).split(whereSeparator: \.isWhitespace).first ?? "") ?? 0
-}
-
-/// The integer just before the last occurrence of `suffix` in `text` (0 when absent).
-private func number(before suffix: String, in text: String) -> Int {
-    guard let range = text.range(of: suffix, options: .backwards) else { return 0 }
-    let digits = text[..<range.lowerBound].reversed().prefix(while: \.isNumber)
-    return Int(String(digits.reversed())) ?? 0
 }

@@ -9,9 +9,15 @@ import Synchronization
 /// task's status lock, while cancelling a watcher's task holds its status lock and takes this
 /// one (in `onTermination`). Yielding under the lock deadlocks the two.
 final class BlueZModel: Sendable {
+    /// A watcher's stream and the object paths it cares about.
+    private struct Watcher {
+        var continuation: AsyncStream<BlueZChange>.Continuation
+        var wants: @Sendable (BlueZChange) -> Bool
+    }
+
     private struct State {
         var cache = BlueZObjectCache()
-        var watchers: [UInt64: AsyncStream<BlueZChange>.Continuation] = [:]
+        var watchers: [UInt64: Watcher] = [:]
         var nextWatcher: UInt64 = 0
         var ended = false
     }
@@ -30,7 +36,7 @@ final class BlueZModel: Sendable {
             return (changes, Array(state.watchers.values))
         }
         for change in changes {
-            for watcher in watchers { watcher.yield(change) }
+            for watcher in watchers where watcher.wants(change) { watcher.continuation.yield(change) }
         }
     }
 
@@ -39,12 +45,14 @@ final class BlueZModel: Sendable {
             (state.cache.apply(signal), Array(state.watchers.values))
         }
         guard let change else { return }
-        for watcher in watchers { watcher.yield(change) }
+        for watcher in watchers where watcher.wants(change) { watcher.continuation.yield(change) }
     }
 
-    /// The cache now and every change after it, atomically: nothing falls between the two.
-    /// The stream finishes when bluetoothd goes away (`end()`).
-    func watch() -> (BlueZObjectCache, AsyncStream<BlueZChange>) {
+    /// The cache now and every change after it that `wants` accepts, atomically: nothing falls
+    /// between the two. The stream finishes when bluetoothd goes away (`end()`). A strap's
+    /// connection watches only its own device and the adapters, and the supervisor only what
+    /// can change its decisions, so a notification wakes one task, not every strap's.
+    func watch(wants: @escaping @Sendable (BlueZChange) -> Bool = { _ in true }) -> (BlueZObjectCache, AsyncStream<BlueZChange>) {
         let (stream, continuation) = AsyncStream<BlueZChange>.makeStream()
         let cache = state.withLock { state -> BlueZObjectCache in
             if state.ended {
@@ -52,7 +60,7 @@ final class BlueZModel: Sendable {
             } else {
                 let id = state.nextWatcher
                 state.nextWatcher += 1
-                state.watchers[id] = continuation
+                state.watchers[id] = Watcher(continuation: continuation, wants: wants)
                 continuation.onTermination = { [weak self] _ in
                     _ = self?.state.withLock { $0.watchers.removeValue(forKey: id) }
                 }
@@ -69,6 +77,6 @@ final class BlueZModel: Sendable {
             defer { state.watchers.removeAll() }
             return Array(state.watchers.values)
         }
-        for watcher in watchers { watcher.finish() }  // outside the lock: onTermination takes it
+        for watcher in watchers { watcher.continuation.finish() }  // outside the lock: onTermination takes it
     }
 }

@@ -25,6 +25,40 @@ public enum BlueZChange: Sendable, Hashable {
     case interfacesAdded(path: String, interfaces: [String])
     case interfacesRemoved(path: String, interfaces: [String])
     case propertiesChanged(path: String, interface: String, changed: [String: DBusValue])
+
+    /// The object the change is about.
+    public var path: String {
+        switch self {
+        case .interfacesAdded(let path, _), .interfacesRemoved(let path, _), .propertiesChanged(let path, _, _): path
+        }
+    }
+
+    /// Whether the change is about the device object named `deviceComponent` (`dev_AA_BB_…`)
+    /// or an object below it, or about an object above devices (the root, an adapter): what
+    /// one strap's connection needs to hear.
+    public func concerns(deviceComponent: String) -> Bool {
+        // Object paths are ASCII: /org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF/service000a/char000b.
+        for component in path.utf8.split(separator: UInt8(ascii: "/")) where component.starts(with: "dev_".utf8) {
+            return component.elementsEqual(deviceComponent.utf8)
+        }
+        return true
+    }
+
+    /// Whether the change can alter which straps exist, are admitted or are connected, or
+    /// whether an adapter can discover: what the supervisor decides on. Notifications,
+    /// signal strengths and GATT objects are not.
+    public var concernsSupervisor: Bool {
+        switch self {
+        case .interfacesAdded(_, let interfaces), .interfacesRemoved(_, let interfaces):
+            interfaces.contains(BlueZ.deviceInterface) || interfaces.contains(BlueZ.adapterInterface)
+        case .propertiesChanged(_, BlueZ.adapterInterface, _):
+            true
+        case .propertiesChanged(_, BlueZ.deviceInterface, let changed):
+            changed.keys.contains { ["Trusted", "Paired", "UUIDs", "Connected", "Address"].contains($0) }
+        case .propertiesChanged:
+            false
+        }
+    }
 }
 
 /// bluetoothd's object tree as last seen: every object's interfaces and their properties,

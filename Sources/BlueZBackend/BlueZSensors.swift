@@ -128,17 +128,13 @@ public struct BlueZSensors: SensorBackend {
     /// Starts a connection for each admitted strap as it appears, and runs discovery while a
     /// wanted strap is missing; returns when bluetoothd goes away.
     private func supervise(model: BlueZModel, context: BlueZContext, group: inout TaskGroup<Void>) async {
-        let (_, changes) = model.watch()
+        let (_, changes) = model.watch { $0.concernsSupervisor }
         var started = Set<String>()
         var discovering = Set<String>()
         var pending = settings.addresses  // listed straps wait for their device themselves
         var iterator = changes.makeAsyncIterator()
         var change: BlueZChange? = nil
         repeat {
-            if case .propertiesChanged(_, BlueZ.characteristicInterface, _) = change {  // notifications: nothing to decide
-                change = await iterator.next()
-                continue
-            }
             let cache = model.cache
             pending += selection.admitted(in: cache).map(\.address)
             for address in pending where started.insert(address).inserted {

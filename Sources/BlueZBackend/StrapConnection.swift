@@ -64,7 +64,10 @@ struct StrapConnection: Sendable {
     }
 
     private func session(memory: inout Memory) async -> Outcome {
-        let (_, changes) = context.model.watch()
+        // This strap's device and everything under it (services, characteristics), and the
+        // objects above devices (adapters): not the other straps.
+        let deviceComponent = "dev_" + address.uppercased().replacing(":", with: "_")
+        let (_, changes) = context.model.watch { $0.concerns(deviceComponent: deviceComponent) }
         let (events, feed) = AsyncStream<Event>.makeStream()
         return await withTaskGroup(of: Void.self) { group in
             group.addTask {

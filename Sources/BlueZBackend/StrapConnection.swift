@@ -75,7 +75,9 @@ struct StrapConnection: Sendable {
                 feed.yield(.bluetoothdGone)
             }
             group.addTask {
-                while (try? await Task.sleep(for: .milliseconds(250))) != nil { feed.yield(.tick) }
+                // Only the wait for ServicesResolved has a deadline to check: one tick a second
+                // keeps it within a second, without waking every strap four times a second.
+                while (try? await Task.sleep(for: .seconds(1))) != nil { feed.yield(.tick) }
             }
             var session = StrapSession(strap: self, events: events.makeAsyncIterator(), feed: feed)
             let outcome = await session.run(group: &group, memory: &memory)

@@ -25,18 +25,18 @@ struct BLEBenchmark {
         for acquire in [false, true] {
             let mode = acquire ? "AcquireNotify" : "StartNotify"
             guard let run = try await runDaemon(acquire: acquire) else { continue }
-            report("hrmd (\(mode)): notifications sent / heart-rate samples stored", "\(run.sent) / \(run.stored)")
+            report("hrmd \(mode): sent / heart-rate stored", "\(run.sent) / \(run.stored)")
             let perThousand = run.cpuSeconds / Double(max(run.sent, 1)) * 1e6
-            report("hrmd (\(mode)): CPU per 1000 notifications", "\(format(perThousand, 1)) ms", "\(format(run.cpuSeconds, 2)) s CPU in all")
-            report("hrmd (\(mode)): peak RSS (VmHWM)", "\(format(Double(run.peakKB) / 1024, 1)) MB", "goal < 20 MB")
+            report("hrmd \(mode): CPU per 1000 notifications", "\(format(perThousand, 1)) ms", "\(format(run.cpuSeconds, 2)) s CPU in all")
+            report("hrmd \(mode): peak RSS (VmHWM)", "\(format(Double(run.peakKB) / 1024, 1)) MB", "goal < 20 MB")
             if !acquire { hrmdCPU = perThousand }
         }
         if let peer = try await bleakPeer() {
-            report("peer: bleak logger (StartNotify): received / rows", "\(peer.received) / \(peer.rows)")
-            report("peer: bleak logger CPU per 1000 notifications", "\(format(peer.cpuPerThousand, 1)) ms")
+            report("peer: bleak StartNotify: received / rows", "\(peer.received) / \(peer.rows)")
+            report("peer: bleak CPU per 1000 notifications", "\(format(peer.cpuPerThousand, 1)) ms")
             report("peer: bleak logger peak RSS", "\(format(peer.peakMiB, 1)) MB")
             if let hrmdCPU {
-                report("ratio hrmd / bleak, CPU per notification (StartNotify)", "\(format(hrmdCPU / peer.cpuPerThousand, 3))", "goal ≤ 0.1")
+                report("ratio hrmd / bleak CPU (StartNotify)", "\(format(hrmdCPU / peer.cpuPerThousand, 3))", "goal ≤ 0.1")
             }
         }
         print("")

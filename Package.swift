@@ -38,8 +38,10 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
+        // A pipe that wakes a reader thread blocked in poll(2): how reader threads learn to stop.
+        .target(name: "WakeablePoll"),
         // Serial ports done right: raw termios, O_NOCTTY, TIOCEXCL, non-blocking reads on a thread of their own.
-        .target(name: "SerialPort", dependencies: ["Timestamps", .product(name: "SystemPackage", package: "swift-system")]),
+        .target(name: "SerialPort", dependencies: ["Timestamps", "WakeablePoll", .product(name: "SystemPackage", package: "swift-system")]),
         // Sensor backends behind one small interface; they emit raw frames and know no store.
         .target(
             name: "SensorBackends",
@@ -69,7 +71,7 @@ let package = Package(
         // ANT sticks and serial sensors found through udev, at start-up and when plugged in.
         .target(
             name: "DeviceDiscovery",
-            dependencies: ["CUdev", "SensorBackends", "SensorDecoding", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CUdev", "WakeablePoll", "SensorBackends", "SensorDecoding", .product(name: "Logging", package: "swift-log")]
         ),
         // A small typed client over sd-bus: calls, signals as async streams, values both ways.
         .target(name: "DBusClient", dependencies: ["CSystemd"]),
@@ -77,7 +79,8 @@ let package = Package(
         .target(
             name: "BlueZBackend",
             dependencies: [
-                "DBusClient", "SensorBackends", "SensorDecoding", "Timestamps", .product(name: "Logging", package: "swift-log"),
+                "DBusClient", "SensorBackends", "SensorDecoding", "Timestamps", "WakeablePoll",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Pure: the configuration file and sensor specifications.

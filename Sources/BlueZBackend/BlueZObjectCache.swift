@@ -44,6 +44,9 @@ public enum BlueZChange: Sendable, Hashable {
         return true
     }
 
+    /// The Device1 properties the supervisor decides on (not RSSI, ManufacturerData, …).
+    private static let supervisedDeviceProperties: Set<String> = ["Trusted", "Paired", "UUIDs", "Connected", "Address"]
+
     /// Whether the change can alter which straps exist, are admitted or are connected, or
     /// whether an adapter can discover: what the supervisor decides on. Notifications,
     /// signal strengths and GATT objects are not.
@@ -54,7 +57,7 @@ public enum BlueZChange: Sendable, Hashable {
         case .propertiesChanged(_, BlueZ.adapterInterface, _):
             true
         case .propertiesChanged(_, BlueZ.deviceInterface, let changed):
-            changed.keys.contains { ["Trusted", "Paired", "UUIDs", "Connected", "Address"].contains($0) }
+            changed.keys.contains { Self.supervisedDeviceProperties.contains($0) }
         case .propertiesChanged:
             false
         }

@@ -2,6 +2,7 @@ import CUdev
 import Foundation
 @preconcurrency import Glibc
 import Synchronization
+import WakeablePoll
 
 /// Watches udev for tty devices coming and going: a `udev_monitor` on the "udev" netlink
 /// group (events after the rules ran), filtered to subsystem tty. Receiving starts in `init`,
@@ -36,7 +37,12 @@ public final class UdevMonitor: @unchecked Sendable {
             continuation.finish()
             return stream
         }
-        let wakeup = try Wakeup()
+        let wakeup: WakeUpPipe
+        do {
+            wakeup = try WakeUpPipe()
+        } catch {
+            throw UdevError(error.call, errno: error.errno)
+        }
         for event in first { continuation.yield(event) }
         continuation.onTermination = { _ in wakeup.signal() }
         let reader = Thread { [self] in
@@ -47,26 +53,11 @@ public final class UdevMonitor: @unchecked Sendable {
         return stream
     }
 
-    private func read(into continuation: AsyncStream<HotplugEvent>.Continuation, until wakeup: Wakeup) {
+    private func read(into continuation: AsyncStream<HotplugEvent>.Continuation, until wakeup: WakeUpPipe) {
         defer { continuation.finish() }
         let monitorFD = udev_monitor_get_fd(monitor)
-        var descriptors = [
-            pollfd(fd: monitorFD, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: wakeup.descriptor, events: Int16(POLLIN), revents: 0),
-        ]
-        while true {
-            let ready = poll(&descriptors, nfds_t(descriptors.count), -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            if descriptors[1].revents != 0 { return }
-            let monitorEvents = Int32(descriptors[0].revents)
-            if monitorEvents & Int32(POLLIN) != 0, let event = receive() {
-                continuation.yield(event)
-            } else if monitorEvents & Int32(POLLERR | POLLHUP | POLLNVAL) != 0 {
-                return
-            }
+        while (try? wakeup.wait(for: monitorFD)) == .readable {
+            if let event = receive() { continuation.yield(event) }
         }
     }
 
@@ -76,31 +67,6 @@ public final class UdevMonitor: @unchecked Sendable {
         defer { udev_device_unref(device) }
         let record = UdevDeviceRecord(device)
         return HotplugEvent(action: record.action ?? "", syspath: record.syspath, device: record.hotplugDevice)
-    }
-}
-
-/// A pipe that wakes the monitor's reader when the stream's consumer goes away.
-final class Wakeup: Sendable {
-    /// The end the reader polls.
-    let descriptor: Int32
-    private let writeEnd: Int32
-
-    init() throws(UdevError) {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw UdevError.lastError("pipe") }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        descriptor = ends[0]
-        writeEnd = ends[1]
-    }
-
-    func signal() {
-        var byte: UInt8 = 1
-        _ = write(writeEnd, &byte, 1)
-    }
-
-    deinit {
-        close(descriptor)
-        close(writeEnd)
     }
 }
 

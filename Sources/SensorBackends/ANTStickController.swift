@@ -102,7 +102,7 @@ struct ANTStickController {
                 throw .refused(error)
             }
             if answered {
-                commandAnswered(pending.command, at: time, into: &actions)
+                commandAnswered(pending.command, into: &actions)
                 self.pending = nil
                 sendNext(at: time, into: &actions)
                 return actions
@@ -154,7 +154,7 @@ struct ANTStickController {
         actions.append(.write(command))
     }
 
-    private mutating func commandAnswered(_ command: ANTMessage, at time: Timestamp, into actions: inout [Action]) {
+    private mutating func commandAnswered(_ command: ANTMessage, into actions: inout [Action]) {
         switch command.id {
         case ANTMessageID.reset:
             actions.append(.log("ANT stick reset; opening channel 0"))
@@ -173,19 +173,13 @@ struct ANTStickController {
     /// Queues the set-up of `channel`: the whole sequence the first time, afterwards only
     /// what a channel needs (the key and extended messages are the stick's, set once).
     private mutating func configure(channel: Int, firstTime: Bool) {
-        let number = UInt8(channel)
         channels[channel] = .configuring
-        var commands = ANTChannelSetup.heartRateReceiveChannel(channel: number, networkKey: settings.networkKey)
+        var commands = ANTChannelSetup.heartRateReceiveChannel(channel: UInt8(channel), networkKey: settings.networkKey)
         if !firstTime {
             commands.removeAll { $0.id == ANTMessageID.networkKey || $0.id == ANTMessageID.enableExtendedMessages }
         }
-        let excluded = trackedDeviceNumbers.prefix(Self.exclusionListSize)
-        if !excluded.isEmpty, let open = commands.firstIndex(where: { $0.id == ANTMessageID.openChannel }) {
-            var list = excluded.enumerated().map { index, device in
-                Self.addToExclusionList(channel: number, deviceNumber: device, index: UInt8(index))
-            }
-            list.append(Self.configureExclusionList(channel: number, size: UInt8(excluded.count)))
-            commands.insert(contentsOf: list, at: open)
+        if let open = commands.firstIndex(where: { $0.id == ANTMessageID.openChannel }) {
+            commands.insert(contentsOf: exclusionList(channel: UInt8(channel), replacingEarlierList: false), at: open)
         }
         queue += commands
     }
@@ -194,16 +188,22 @@ struct ANTStickController {
     private mutating func reconfigureClosed(channel: Int) {
         let number = UInt8(channel)
         channels[channel] = .configuring
-        var commands: [ANTMessage] = [
-            .setChannelID(number, deviceNumber: 0, deviceType: ANTChannelSetup.heartRateDeviceType, transmissionType: 0)
-        ]
+        queue.append(.setChannelID(number, deviceNumber: 0, deviceType: ANTChannelSetup.heartRateDeviceType, transmissionType: 0))
+        queue += exclusionList(channel: number, replacingEarlierList: true)
+        queue.append(.openChannel(number))
+    }
+
+    /// The commands that keep `channel` from finding the straps other channels track: each
+    /// strap added to its list, then the list made an exclusion list of that size. With
+    /// nothing tracked, a fresh channel needs no list, but one set up again must have its
+    /// earlier list emptied.
+    private func exclusionList(channel: UInt8, replacingEarlierList: Bool) -> [ANTMessage] {
         let excluded = trackedDeviceNumbers.prefix(Self.exclusionListSize)
-        for (index, device) in excluded.enumerated() {
-            commands.append(Self.addToExclusionList(channel: number, deviceNumber: device, index: UInt8(index)))
+        if excluded.isEmpty && !replacingEarlierList { return [] }
+        let entries = excluded.enumerated().map { index, device in
+            Self.addToExclusionList(channel: channel, deviceNumber: device, index: UInt8(index))
         }
-        commands.append(Self.configureExclusionList(channel: number, size: UInt8(excluded.count)))
-        commands.append(.openChannel(number))
-        queue += commands
+        return entries + [Self.configureExclusionList(channel: channel, size: UInt8(excluded.count))]
     }
 
     /// ANT's inclusion/exclusion list holds at most 4 channel ids.
@@ -270,17 +270,14 @@ struct ANTStickController {
         openNextChannelIfAllTracking()
     }
 
+    /// Opens the next unused channel once every channel in use tracks a strap.
     private mutating func openNextChannelIfAllTracking() {
-        guard pendingOrQueuedSetUp == false,
-            !channels.contains(where: { if case .searching = $0 { true } else { $0 == .configuring || $0 == .closing } }),
-            let next = channels.firstIndex(of: .unused)
-        else { return }
+        let allTracking = channels.allSatisfy { if case .tracking = $0 { true } else { $0 == .unused } }
+        guard queue.isEmpty, allTracking, let next = channels.firstIndex(of: .unused) else { return }
         configure(channel: next, firstTime: false)
     }
 
-    private var pendingOrQueuedSetUp: Bool { !queue.isEmpty }
-
-    private mutating func lose(channel: Int, deviceNumber: UInt16, at time: Timestamp, into actions: inout [Action]) {
+    private func lose(channel: Int, deviceNumber: UInt16, at time: Timestamp, into actions: inout [Action]) {
         let device = Self.sensorID(deviceNumber: deviceNumber)
         actions.append(.frame(SensorFrame(time: time, transport: transport, device: device, kind: .disconnected)))
         actions.append(.status(device, .searching))

@@ -83,19 +83,11 @@ public struct ANTStickSensor: SensorBackend {
                     badFrames = (decoder.droppedBytes, decoder.badChecksums)
                 }
             }
-        } catch let failure as ANTStickController.Failure {
-            try? perform(controller.finish(at: .now(), reason: failure.description))
-            throw StickFailure(description: failure.description)
         } catch {
             try? perform(controller.finish(at: .now(), reason: "\(error)"))
             throw error
         }
         try? perform(controller.finish(at: .now(), reason: "hrmd is stopping"))
         return streamed
-    }
-
-    /// The stick answered wrongly or not at all.
-    struct StickFailure: Error, CustomStringConvertible {
-        var description: String
     }
 }

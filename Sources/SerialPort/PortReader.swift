@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import SystemPackage
 import Timestamps
+import WakeablePoll
 
 /// Bytes read from a serial port, stamped with when they were read: a consumer that runs
 /// late (a busy machine) still knows when each byte arrived.
@@ -30,23 +31,17 @@ extension SerialPort {
     /// its timeouts without a timer of its own.
     public func chunks(maximumLength: Int = 4096, idleTick: Duration? = nil) -> AsyncThrowingStream<SerialChunk, any Error> {
         let (stream, continuation) = AsyncThrowingStream<SerialChunk, any Error>.makeStream()
-        let wakeUp: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
+        let wakeUp: WakeUpPipe
         do {
-            wakeUp = try FileDescriptor.pipe()
+            wakeUp = try WakeUpPipe()
         } catch {
-            continuation.finish(throwing: SerialPortError.read(path: path, (error as? Errno) ?? .ioError))
+            continuation.finish(throwing: SerialPortError.read(path: path, Errno(rawValue: error.errno)))
             return stream
         }
-        continuation.onTermination = { _ in
-            _ = try? wakeUp.writeEnd.writeAll([1])
-        }
+        continuation.onTermination = { _ in wakeUp.signal() }
         let thread = Thread { [self] in
-            defer {
-                try? wakeUp.readEnd.close()
-                try? wakeUp.writeEnd.close()
-            }
             do {
-                try pump(into: continuation, wakeUp: wakeUp.readEnd, maximumLength: maximumLength, idleTick: idleTick)
+                try pump(into: continuation, wakeUp: wakeUp, maximumLength: maximumLength, idleTick: idleTick)
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: error)
@@ -57,34 +52,26 @@ extension SerialPort {
         return stream
     }
 
-    /// Reads until the wake-up pipe is written or the port fails.
+    /// Reads until the wake-up pipe is signalled or the port fails.
     private func pump(
-        into continuation: AsyncThrowingStream<SerialChunk, any Error>.Continuation, wakeUp: FileDescriptor, maximumLength: Int,
+        into continuation: AsyncThrowingStream<SerialChunk, any Error>.Continuation, wakeUp: WakeUpPipe, maximumLength: Int,
         idleTick: Duration?
     ) throws(SerialPortError) {
-        let timeout = idleTick.map { Int32($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1
         var buffer = [UInt8](repeating: 0, count: maximumLength)
-        var entries = [
-            pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: wakeUp.rawValue, events: Int16(POLLIN), revents: 0),
-        ]
         while true {
-            entries[0].revents = 0
-            entries[1].revents = 0
-            let ready = Glibc.poll(&entries, 2, timeout)
-            guard ready >= 0 else {
-                if errno == EINTR { continue }
-                throw .read(path: path, Errno(rawValue: errno))
+            let readiness: WakeUpPipe.Readiness
+            do {
+                readiness = try wakeUp.wait(for: descriptor.rawValue, timeoutMilliseconds: idleTick?.milliseconds ?? -1)
+            } catch {
+                throw .read(path: path, Errno(rawValue: error.errno))
             }
-            if ready == 0 {
+            switch readiness {
+            case .wokenUp: return
+            case .hungUp: throw .hangup(path: path)
+            case .timedOut:
                 if case .terminated = continuation.yield(SerialChunk(bytes: [], time: .now())) { return }
                 continue
-            }
-            if entries[1].revents != 0 { return }
-            let events = entries[0].revents
-            if events & Int16(POLLIN) == 0 {
-                if events & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { throw .hangup(path: path) }
-                continue
+            case .readable: break
             }
             let count: Int
             do {

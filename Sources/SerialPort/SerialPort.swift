@@ -1,5 +1,6 @@
 import Glibc
 import SystemPackage
+import WakeablePoll
 
 /// An open serial port in raw mode: a USB ANT stick's tty, a microcontroller's ttyACM, or a
 /// pty in tests.
@@ -29,7 +30,7 @@ public final class SerialPort: Sendable {
                 FilePath(path), .readWrite, options: [.nonBlocking, .closeOnExec, FileDescriptor.OpenOptions(rawValue: O_NOCTTY)],
                 retryOnInterrupt: true)
         } catch {
-            throw .open(path: path, Errno(rawValue: (error as? Errno)?.rawValue ?? EIO))
+            throw .open(path: path, (error as? Errno) ?? .ioError)
         }
         self.path = path
         self.descriptor = descriptor
@@ -61,7 +62,7 @@ public final class SerialPort: Sendable {
             } catch let errno as Errno where errno == .ioError {
                 throw .hangup(path: path)
             } catch {
-                throw .write(path: path, Errno(rawValue: (error as? Errno)?.rawValue ?? EIO))
+                throw .write(path: path, (error as? Errno) ?? .ioError)
             }
         }
     }
@@ -69,9 +70,8 @@ public final class SerialPort: Sendable {
     /// Waits up to `timeout` for `events` on the port; returns the events that happened (0 on timeout).
     private func poll(for events: Int16, timeout: Duration) throws(SerialPortError) -> Int16 {
         var entry = pollfd(fd: descriptor.rawValue, events: events, revents: 0)
-        let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         while true {
-            let result = Glibc.poll(&entry, 1, milliseconds)
+            let result = Glibc.poll(&entry, 1, timeout.milliseconds)
             if result >= 0 { return result == 0 ? 0 : entry.revents }
             if errno != EINTR { throw .write(path: path, Errno(rawValue: errno)) }
         }

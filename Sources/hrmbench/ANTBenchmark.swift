@@ -108,11 +108,7 @@ struct ANTBenchmark {
 
     private func runDaemon(seconds: Int) async throws -> Run? {
         let store = scratch.file("ant-\(seconds).sqlite")
-        let grant = try ChildProcess(BuiltProducts.hrmctl, ["auth", "grant", "hrmd", "all", "--store", store], outputDirectory: scratch.directory.path)
-        guard try await grant.wait(timeout: .seconds(30)) == .exited(0) else {
-            report("hrmd with an ANT stick", "not measured", "hrmctl auth grant failed")
-            return nil
-        }
+        guard try await grantHRMD(store: store, in: scratch.directory.path, for: "hrmd with an ANT stick") else { return nil }
         let terminal = try PseudoTerminal()
         let stick = FakeANTStick(
             terminal: terminal, straps: (0..<straps).map { .init(deviceNumber: UInt16(100 + $0), rrTicks: UInt16(700 + 40 * $0)) }, hz: hz)

@@ -57,8 +57,7 @@ struct BLEBenchmark {
         let fake = try await FakeBlueZ(bus: bus, scenario: scenario(acquire: acquire), in: directory)
         defer { fake.kill() }
         let store = directory.file("ble.sqlite")
-        let grant = try ChildProcess(BuiltProducts.hrmctl, ["auth", "grant", "hrmd", "all", "--store", store], outputDirectory: directory.path)
-        guard try await grant.wait(timeout: .seconds(30)) == .exited(0) else { return nil }
+        guard try await grantHRMD(store: store, in: directory.path, for: "hrmd with BLE straps") else { return nil }
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
         let daemon = try ChildProcess(

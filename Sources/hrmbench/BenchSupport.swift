@@ -78,3 +78,14 @@ func number(before suffix: String, in text: String) -> Int {
     let digits = text[..<range.lowerBound].reversed().prefix(while: \.isNumber)
     return Int(String(digits.reversed())) ?? 0
 }
+
+/// Lets hrmd share every type in `store` (`hrmctl auth grant hrmd all`); reports and returns
+/// false when that fails, so the benchmark named `what` is skipped.
+func grantHRMD(store: String, in directory: String, for what: String) async throws -> Bool {
+    let grant = try ChildProcess(BuiltProducts.hrmctl, ["auth", "grant", "hrmd", "all", "--store", store], outputDirectory: directory)
+    guard try await grant.wait(timeout: .seconds(30)) == .exited(0) else {
+        report(what, "not measured", "hrmctl auth grant failed: \(grant.standardError)")
+        return false
+    }
+    return true
+}

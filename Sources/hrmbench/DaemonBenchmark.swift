@@ -33,11 +33,7 @@ struct DaemonBenchmark {
 
     private func runDaemon(seconds: Int) async throws -> Run? {
         let store = scratch.file("daemon-\(seconds).sqlite")
-        let grant = try ChildProcess(BuiltProducts.hrmctl, ["auth", "grant", "hrmd", "all", "--store", store], outputDirectory: scratch.directory.path)
-        guard try await grant.wait(timeout: .seconds(30)) == .exited(0) else {
-            report("hrmd", "not measured", "hrmctl auth grant failed: \(grant.standardError)")
-            return nil
-        }
+        guard try await grantHRMD(store: store, in: scratch.directory.path, for: "hrmd") else { return nil }
         var arguments = ["--store", store, "--duration", "\(seconds)", "--log-level", "info"]
         for index in 1...straps { arguments += ["--sensor", "mock:hz=\(hz),seed=\(index),contact-loss=0"] }
         let daemon = try ChildProcess(BuiltProducts.hrmd, arguments, outputDirectory: scratch.directory.path)

@@ -74,12 +74,12 @@ let package = Package(
             dependencies: ["CUdev", "WakeablePoll", "SensorBackends", "SensorDecoding", .product(name: "Logging", package: "swift-log")]
         ),
         // A small typed client over sd-bus: calls, signals as async streams, values both ways.
-        .target(name: "DBusClient", dependencies: ["CSystemd"]),
+        .target(name: "SDBus", dependencies: ["CSystemd"]),
         // BLE chest straps through bluetoothd's D-Bus API.
         .target(
             name: "BlueZBackend",
             dependencies: [
-                "DBusClient", "SensorBackends", "SensorDecoding", "Timestamps", "WakeablePoll",
+                "SDBus", "SensorBackends", "SensorDecoding", "Timestamps", "WakeablePoll",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -160,8 +160,8 @@ let package = Package(
         .testTarget(name: "SerialPortTests", dependencies: ["SerialPort", "TestSupport"]),
         .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorDecoding", "Timestamps"]),
         .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CLISupport", "SensorDecoding", "Timestamps"]),
-        .testTarget(name: "DBusClientTests", dependencies: ["DBusClient", "TestSupport"]),
-        .testTarget(name: "BlueZTests", dependencies: ["BlueZBackend", "DBusClient", "SensorBackends", "SensorDecoding", "TestSupport"]),
+        .testTarget(name: "SDBusTests", dependencies: ["SDBus", "TestSupport"]),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZBackend", "SDBus", "SensorBackends", "SensorDecoding", "TestSupport"]),
                 .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps", "ANTDecoding"]),
     ]
 )

@@ -1,4 +1,4 @@
-import DBusClient
+import SDBus
 
 /// What a failed BlueZ call means for hrmd, with a reason a person can act on.
 public enum BlueZFailure: Error, Sendable, Hashable {

@@ -1,4 +1,4 @@
-import DBusClient
+import SDBus
 import Synchronization
 
 /// The object cache of one bluetoothd lifetime, shared by the supervisor and every strap's

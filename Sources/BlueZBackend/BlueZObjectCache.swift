@@ -1,4 +1,4 @@
-import DBusClient
+import SDBus
 
 /// BlueZ's D-Bus names.
 public enum BlueZ {

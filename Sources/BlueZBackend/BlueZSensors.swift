@@ -1,4 +1,4 @@
-import DBusClient
+import SDBus
 import Logging
 import SensorBackends
 import SensorDecoding

@@ -1,4 +1,4 @@
-import DBusClient
+import SDBus
 import WakeablePoll
 @preconcurrency import Glibc
 

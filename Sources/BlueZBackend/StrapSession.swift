@@ -1,4 +1,4 @@
-import DBusClient
+import SDBus
 import SensorBackends
 import SensorDecoding
 

@@ -1,5 +1,5 @@
 import BlueZBackend
-import DBusClient
+import SDBus
 import Testing
 
 private let devicePath = "/org/bluez/hci0/dev_AA_BB_CC_DD_EE_01"

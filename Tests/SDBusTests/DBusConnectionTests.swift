@@ -1,4 +1,4 @@
-import DBusClient
+import SDBus
 import Foundation
 import TestSupport
 import Testing

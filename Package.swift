@@ -83,6 +83,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The store service's wire protocol: names, limits and the D-Bus codings of samples,
+        // statistics, devices and authorizations, shared by the service and its clients.
+        .target(name: "HealthWire", dependencies: ["HealthStore", "HealthUnits", "Timestamps", "SDBus"]),
         // Pure: the configuration file and sensor specifications.
         .target(name: "HRMConfiguration", dependencies: ["SensorDecoding"]),
         // What both executables share: exit codes, store location, time ranges, output.

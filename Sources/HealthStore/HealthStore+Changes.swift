@@ -10,6 +10,13 @@ public struct DeletedSample: Sendable, Hashable {
     public var source: String
     /// Where the deletion sits in the change sequence.
     public var anchor: Int64
+
+    public init(id: Int64, type: SampleType, source: String, anchor: Int64) {
+        self.id = id
+        self.type = type
+        self.source = source
+        self.anchor = anchor
+    }
 }
 
 /// What changed after an anchor: added samples and deletions, and the anchor to ask from next.
@@ -18,6 +25,12 @@ public struct ChangeSet: Sendable {
     public var deleted: [DeletedSample]
     /// Pass this to the next `changes` call; it covers everything returned here.
     public var anchor: Int64
+
+    public init(added: [StoredSample], deleted: [DeletedSample], anchor: Int64) {
+        self.added = added
+        self.deleted = deleted
+        self.anchor = anchor
+    }
 }
 
 extension HealthStore {

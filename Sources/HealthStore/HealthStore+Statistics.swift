@@ -20,6 +20,16 @@ public struct StatisticsBucketValue: Sendable, Hashable {
     public var average: Double
     public var maximum: Double
     public var sum: Double
+
+    public init(start: Timestamp, end: Timestamp, count: Int, minimum: Double, average: Double, maximum: Double, sum: Double) {
+        self.start = start
+        self.end = end
+        self.count = count
+        self.minimum = minimum
+        self.average = average
+        self.maximum = maximum
+        self.sum = sum
+    }
 }
 
 extension HealthStore {

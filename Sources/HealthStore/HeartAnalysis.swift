@@ -49,6 +49,13 @@ public struct HeartRateZones: Sendable, Hashable {
         public var lower: Double
         public var upper: Double
         public var seconds: Double
+
+        public init(number: Int, lower: Double, upper: Double, seconds: Double) {
+            self.number = number
+            self.lower = lower
+            self.upper = upper
+            self.seconds = seconds
+        }
     }
 
     /// Zone 0 is below 50 % of the maximum; zones 1–5 are 50–60, 60–70, 70–80, 80–90 and

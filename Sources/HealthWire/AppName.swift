@@ -1,0 +1,22 @@
+/// The application part of a caller's source `USER/APP`: what the caller names itself,
+/// `[a-z0-9][a-z0-9._-]{0,63}`. It separates the applications of one user; it is not a
+/// security boundary between them (the uid is).
+public enum AppName {
+    public static let maximumLength = 64
+
+    /// Checks `name`, with a one-line reason when it is not an application name.
+    public static func validate(_ name: String) throws(WireError) {
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first else { throw WireError("the application name is empty") }
+        guard bytes.count <= maximumLength else {
+            throw WireError("the application name is longer than \(maximumLength) characters")
+        }
+        func lowercaseOrDigit(_ byte: UInt8) -> Bool { (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) }
+        guard lowercaseOrDigit(first), bytes.allSatisfy({ lowercaseOrDigit($0) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D }) else {
+            throw WireError("bad application name '\(name)': it must match [a-z0-9][a-z0-9._-]{0,63}")
+        }
+    }
+
+    /// The source of application `app` run by `user`: `USER/APP`.
+    public static func source(user: String, app: String) -> String { "\(user)/\(app)" }
+}

@@ -1,0 +1,174 @@
+import HealthStore
+import HealthUnits
+import SDBus
+import Timestamps
+
+/// A stored sample as the service hands it out: the same keys as a dictionary (`a{sv}`, in
+/// QuerySamples and Changes) and as a JSON line (QuerySamplesToFile). Times are microseconds
+/// since the epoch, the value is in the type's canonical unit.
+public struct SampleRecord: Codable, Sendable, Hashable {
+    public var id: Int64
+    public var type: String
+    public var start: Int64
+    public var end: Int64
+    public var value: Double
+    public var unit: String
+    public var source: String
+    public var device: Device?
+    public var metadata: Metadata
+
+    /// The device that measured a sample, with what is known of it.
+    public struct Device: Codable, Sendable, Hashable {
+        public var identifier: String
+        public var name: String?
+        public var manufacturer: String?
+        public var model: String?
+        public var hardwareVersion: String?
+        public var firmwareVersion: String?
+        public var softwareVersion: String?
+    }
+
+    /// What is known about a sample beyond its value; other keys are strings.
+    public struct Metadata: Codable, Sendable, Hashable {
+        public var sensorLocation: String?
+        public var sensorContact: Bool?
+        public var syncIdentifier: String?
+        public var syncVersion: Int64?
+        public var extra: [String: String] = [:]
+
+        private struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(_ string: String) { stringValue = string }
+            init?(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        static let knownKeys: Set<String> = ["sensorLocation", "sensorContact", "syncIdentifier", "syncVersion"]
+
+        init(sensorLocation: String?, sensorContact: Bool?, syncIdentifier: String?, syncVersion: Int64?, extra: [String: String]) {
+            self.sensorLocation = sensorLocation
+            self.sensorContact = sensorContact
+            self.syncIdentifier = syncIdentifier
+            self.syncVersion = syncVersion
+            self.extra = extra
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Key.self)
+            sensorLocation = try container.decodeIfPresent(String.self, forKey: Key("sensorLocation"))
+            sensorContact = try container.decodeIfPresent(Bool.self, forKey: Key("sensorContact"))
+            syncIdentifier = try container.decodeIfPresent(String.self, forKey: Key("syncIdentifier"))
+            syncVersion = try container.decodeIfPresent(Int64.self, forKey: Key("syncVersion"))
+            for key in container.allKeys where !Self.knownKeys.contains(key.stringValue) {
+                extra[key.stringValue] = try container.decode(String.self, forKey: key)
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encodeIfPresent(sensorLocation, forKey: Key("sensorLocation"))
+            try container.encodeIfPresent(sensorContact, forKey: Key("sensorContact"))
+            try container.encodeIfPresent(syncIdentifier, forKey: Key("syncIdentifier"))
+            try container.encodeIfPresent(syncVersion, forKey: Key("syncVersion"))
+            for (key, value) in extra.sorted(by: { $0.key < $1.key }) { try container.encode(value, forKey: Key(key)) }
+        }
+    }
+}
+
+extension SampleRecord {
+    /// The record of a stored sample.
+    public init(_ stored: StoredSample) {
+        let sample = stored.sample
+        id = stored.id
+        type = sample.type.identifier
+        start = sample.start.microsecondsSinceEpoch
+        end = sample.end.microsecondsSinceEpoch
+        value = sample.canonicalValue
+        unit = sample.type.canonicalUnit.unitString
+        source = stored.source.name
+        device = sample.device.map {
+            Device(
+                identifier: $0.localIdentifier, name: $0.name, manufacturer: $0.manufacturer, model: $0.model,
+                hardwareVersion: $0.hardwareVersion, firmwareVersion: $0.firmwareVersion, softwareVersion: $0.softwareVersion)
+        }
+        let metadata = sample.metadata
+        self.metadata = Metadata(
+            sensorLocation: metadata.sensorLocation?.name, sensorContact: metadata.sensorContact,
+            syncIdentifier: metadata.syncIdentifier, syncVersion: metadata.syncVersion.map(Int64.init), extra: metadata.extra)
+    }
+
+    /// The stored sample this record describes (the client's side).
+    public func storedSample() throws(WireError) -> StoredSample {
+        guard let sampleType = SampleType(identifier: type) else { throw WireError("unknown sample type '\(type)'") }
+        let parsedUnit: HealthUnit
+        do { parsedUnit = try HealthUnit(from: unit) } catch { throw WireError("sample \(id): \(error)") }
+        let sample: QuantitySample
+        do {
+            sample = try QuantitySample(
+                type: sampleType, quantity: Quantity(unit: parsedUnit, doubleValue: value),
+                start: Timestamp(microsecondsSinceEpoch: start), end: Timestamp(microsecondsSinceEpoch: end),
+                device: device.map {
+                    HealthDevice(
+                        localIdentifier: $0.identifier, name: $0.name, manufacturer: $0.manufacturer, model: $0.model,
+                        hardwareVersion: $0.hardwareVersion, firmwareVersion: $0.firmwareVersion, softwareVersion: $0.softwareVersion)
+                },
+                metadata: SampleMetadata(
+                    sensorLocation: metadata.sensorLocation.flatMap(HeartRateSensorLocation.init(name:)),
+                    sensorContact: metadata.sensorContact, syncIdentifier: metadata.syncIdentifier,
+                    syncVersion: metadata.syncVersion.map(Int.init(truncatingIfNeeded:)), extra: metadata.extra))
+        } catch {
+            throw WireError("sample \(id): \(error)")
+        }
+        return StoredSample(id: id, source: HealthSource(name: source), sample: sample)
+    }
+
+    /// The record as a dictionary (`a{sv}`), unknown parts left out.
+    public var wireValue: DBusValue {
+        WireDictionary.value([
+            ("id", .int64(id)), ("type", .string(type)), ("start", .int64(start)), ("end", .int64(end)),
+            ("value", .double(value)), ("unit", .string(unit)), ("source", .string(source)),
+            ("device", device.map { device in
+                WireDictionary.value([
+                    ("identifier", .string(device.identifier)), ("name", device.name.wire),
+                    ("manufacturer", device.manufacturer.wire), ("model", device.model.wire),
+                    ("hardwareVersion", device.hardwareVersion.wire), ("firmwareVersion", device.firmwareVersion.wire),
+                    ("softwareVersion", device.softwareVersion.wire),
+                ])
+            }),
+            ("metadata", WireDictionary.value(
+                [
+                    ("sensorLocation", metadata.sensorLocation.wire), ("sensorContact", metadata.sensorContact.map(DBusValue.bool)),
+                    ("syncIdentifier", metadata.syncIdentifier.wire), ("syncVersion", metadata.syncVersion.map(DBusValue.int64)),
+                ] + metadata.extra.sorted { $0.key < $1.key }.map { ($0.key, DBusValue.string($0.value)) })),
+        ])
+    }
+
+    /// The record a dictionary (`a{sv}`) describes.
+    public init(wire value: DBusValue) throws(WireError) {
+        let entries = try WireDictionary(value, context: "sample")
+        id = try entries.requiredInteger("id")
+        type = try entries.requiredString("type")
+        start = try entries.requiredInteger("start")
+        end = try entries.requiredInteger("end")
+        self.value = try entries.requiredNumber("value")
+        unit = try entries.requiredString("unit")
+        source = try entries.requiredString("source")
+        if let device = try entries.dictionary("device") {
+            self.device = Device(
+                identifier: try device.requiredString("identifier"), name: try device.string("name"),
+                manufacturer: try device.string("manufacturer"), model: try device.string("model"),
+                hardwareVersion: try device.string("hardwareVersion"), firmwareVersion: try device.string("firmwareVersion"),
+                softwareVersion: try device.string("softwareVersion"))
+        }
+        let metadata = try entries.dictionary("metadata")
+        var extra: [String: String] = [:]
+        for (key, value) in metadata?.entries ?? [:] where !Metadata.knownKeys.contains(key) {
+            if case .string(let text) = value { extra[key] = text }
+        }
+        self.metadata = Metadata(
+            sensorLocation: try metadata?.string("sensorLocation"), sensorContact: try metadata?.bool("sensorContact"),
+            syncIdentifier: try metadata?.string("syncIdentifier"), syncVersion: try metadata?.integer("syncVersion"),
+            extra: extra)
+    }
+}

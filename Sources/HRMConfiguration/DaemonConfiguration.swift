@@ -8,6 +8,7 @@ import SensorDecoding
 /// sensor = ble
 /// sensor = mock:bpm=70
 /// any-strap = no
+/// serve = yes
 /// flush-interval = 0.5
 /// log-level = info
 ///
@@ -22,6 +23,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var sensors: [SensorSpec] = []
     /// Admit any heart-rate strap, not only trusted ones.
     public var anyStrap = false
+    /// Also serve the store on the system bus (`org.hrmd.Health`).
+    public var serve = false
     /// Seconds between batched writes.
     public var flushInterval: Double = 0.5
     /// The least severe log level printed.
@@ -53,6 +56,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
             case ("hrmd", "any-strap"):
                 guard let flag = Bool(configurationValue: entry.value) else { throw invalid("expected yes or no") }
                 anyStrap = flag
+            case ("hrmd", "serve"):
+                guard let flag = Bool(configurationValue: entry.value) else { throw invalid("expected yes or no") }
+                serve = flag
             case ("hrmd", "flush-interval"):
                 guard let seconds = Double(entry.value), seconds >= 0.05, seconds <= 60 else {
                     throw invalid("expected seconds between 0.05 and 60")
@@ -72,7 +78,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             case ("", _):
                 throw invalid("keys belong in a section such as [hrmd]")
             case ("hrmd", _):
-                throw invalid("unknown key (known: store, sensor, any-strap, flush-interval, log-level)")
+                throw invalid("unknown key (known: store, sensor, any-strap, serve, flush-interval, log-level)")
             default:
                 throw invalid("unknown section [\(entry.section)] (known: [hrmd], [locations])")
             }

@@ -54,6 +54,7 @@ struct DaemonConfigurationTests {
             sensor = mock:bpm=70
             sensor = ble:AA:BB:CC:DD:EE:FF
             any-strap = no
+            serve = yes
             flush-interval = 0.25
             log-level = debug
 
@@ -66,6 +67,8 @@ struct DaemonConfigurationTests {
         #expect(configuration.storePath == "/var/lib/hrmd/hrmd.sqlite")
         #expect(configuration.sensors.count == 2)
         #expect(configuration.flushInterval == 0.25)
+        #expect(configuration.serve)
+        #expect(DaemonConfiguration().serve == false)
         #expect(configuration.logLevel == .debug)
         #expect(configuration.locations == ["AA:BB:CC:DD:EE:FF": .chest, "mock-2": .wrist])
     }
@@ -75,7 +78,7 @@ struct DaemonConfigurationTests {
         let text = "[hrmd]\nsensor = mock\ncolour = blue\n"
         #expect(throws: ConfigurationError.invalidLine(
             file: "/etc/hrmd/hrmd.conf", line: 3, key: "colour",
-            message: "unknown key (known: store, sensor, any-strap, flush-interval, log-level)")) {
+            message: "unknown key (known: store, sensor, any-strap, serve, flush-interval, log-level)")) {
             try DaemonConfiguration(text: text, file: "/etc/hrmd/hrmd.conf")
         }
     }

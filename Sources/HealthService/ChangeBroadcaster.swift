@@ -1,0 +1,63 @@
+import HealthStore
+import HealthWire
+import Logging
+import SDBus
+
+/// Tells observers that samples changed: `SamplesChanged(type, anchor)` sent to each
+/// observer alone (unicast, so heart-rate activity never leaks to the whole bus), and only
+/// to an observer that may read the change: a manager, a source with read authorization
+/// for the type, or the source whose own samples changed. Commits that come while it is
+/// sending are merged into one signal per observer and type.
+final class ChangeBroadcaster: Sendable {
+    private let connection: DBusConnection
+    private let observers: ObserverRegistry
+    private let requests: HealthRequests
+    private let logger: Logger
+    private let pending = PendingChanges()
+    private let doorbell: AsyncStream<Void>
+    private let ring: AsyncStream<Void>.Continuation
+
+    init(connection: DBusConnection, observers: ObserverRegistry, requests: HealthRequests, logger: Logger) {
+        self.connection = connection
+        self.observers = observers
+        self.requests = requests
+        self.logger = logger
+        (doorbell, ring) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Called by the store after a commit, on the writing thread: cheap, never blocks.
+    func note(_ change: StoreChange) {
+        pending.merge(change)
+        ring.yield()
+    }
+
+    func finish() { ring.finish() }
+
+    func run() async {
+        for await _ in doorbell {
+            let (anchor, changed) = pending.take()
+            for (type, sources) in changed {
+                let recipients = observers.observers(of: type)
+                guard !recipients.isEmpty else { continue }
+                let readers: Set<String>
+                if recipients.allSatisfy({ $0.isManager || sources.contains($0.source) }) {
+                    readers = []
+                } else {
+                    readers = (try? await requests.onStore { store throws(HealthStoreError) in
+                        Set(try store.authorizationAccessEntries()
+                            .filter { $0.type == type && $0.access == .read && $0.status == .sharingAuthorized }.map(\.source))
+                    }) ?? []
+                }
+                for recipient in recipients where recipient.isManager || sources.contains(recipient.source) || readers.contains(recipient.source) {
+                    do {
+                        try await connection.emitSignal(
+                            path: HealthBus.path, interface: HealthBus.interface, member: "SamplesChanged",
+                            arguments: [.string(type.identifier), .uint64(UInt64(max(0, anchor)))], destination: recipient.busName)
+                    } catch {
+                        logger.debug("SamplesChanged to \(recipient.busName) failed: \(error)")
+                    }
+                }
+            }
+        }
+    }
+}

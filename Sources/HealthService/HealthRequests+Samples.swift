@@ -1,0 +1,163 @@
+import Foundation
+import HealthStore
+import HealthWire
+import SDBus
+
+extension HealthRequests {
+    func saveSamples(_ caller: Caller, _ arguments: inout CallArguments) async throws(ServiceFailure) -> [DBusValue] {
+        let source = try caller.source(app: try arguments.string("app"))
+        let values = try arguments.array("samples")
+        guard values.count <= HealthBusLimits.samplesPerSave else {
+            throw .invalidArguments("a save takes at most \(HealthBusLimits.samplesPerSave) samples, not \(values.count); split the batch")
+        }
+        var samples: [QuantitySample] = []
+        samples.reserveCapacity(values.count)
+        for (index, value) in values.enumerated() {
+            do { samples.append(try SampleSubmission.sample(from: value, index: index)) } catch { throw error.failure }
+        }
+        let report = try await onStore { store throws(HealthStoreError) in
+            try store.save(samples, from: HealthSource(name: source), policy: .refuseUnauthorized)
+        }
+        return [.uint32(UInt32(clamping: report.stored + report.replaced)), .uint32(UInt32(clamping: report.unchanged))]
+    }
+
+    func querySamples(_ caller: Caller, _ arguments: inout CallArguments) async throws(ServiceFailure) -> [DBusValue] {
+        let source = try caller.source(app: try arguments.string("app"))
+        let type = try arguments.sampleType()
+        let range = try arguments.range()
+        let limit = try arguments.limit(maximum: HealthBusLimits.samplesPerQuery)
+        let query = SampleQuery(type: type, since: range.since, until: range.until, limit: limit, reader: await reader(for: caller, source: source))
+        let samples = try await onStore { store throws(HealthStoreError) in try store.samples(query) }
+        return [.array(element: "a{sv}", samples.map { SampleRecord($0).wireValue })]
+    }
+
+    func querySamplesToFile(_ caller: Caller, _ arguments: inout CallArguments) async throws(ServiceFailure) -> [DBusValue] {
+        let source = try caller.source(app: try arguments.string("app"))
+        let type = try arguments.sampleType()
+        let range = try arguments.range()
+        let options = try arguments.dictionary("options")
+        let output = try arguments.fileDescriptor("output")
+        var query = SampleQuery(type: type, since: range.since, until: range.until, reader: await reader(for: caller, source: source))
+        do {
+            query.source = try options.string("source")
+            query.device = try options.string("device")
+            if let limit = try options.integer("limit"), limit > 0 { query.limit = Int(clamping: limit) }
+            query.newestFirst = try options.bool("newestFirst") ?? false
+        } catch {
+            throw error.failure
+        }
+        let finalQuery = query
+        let count = try await workers.run { [store] () throws(ServiceFailure) -> Int in
+            var writer: PipeWriter
+            do { writer = try PipeWriter(descriptor: output.rawValue) } catch { throw .invalidArguments("the output descriptor: \(error)") }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            var written = 0
+            var failure: PipeWriter.Failure?
+            do {
+                try store.enumerateSamples(finalQuery) { stored in
+                    guard failure == nil else { return }
+                    let line = (try? encoder.encode(SampleRecord(stored))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+                    do { try writer.writeLine(line) } catch { failure = error }
+                    written += 1
+                }
+            } catch {
+                throw .store(error)
+            }
+            if failure == nil {
+                do { try writer.flush() } catch { failure = error }
+            }
+            if let failure { throw ServiceFailure(name: HealthBusError.failed, message: "writing the samples: \(failure)") }
+            return written
+        }
+        return [.uint32(UInt32(clamping: count))]
+    }
+
+    func statistics(_ caller: Caller, _ arguments: inout CallArguments) async throws(ServiceFailure) -> [DBusValue] {
+        let source = try caller.source(app: try arguments.string("app"))
+        let type = try arguments.sampleType()
+        let bucketName = try arguments.string("bucket")
+        let range = try arguments.range()
+        let options = try arguments.dictionary("options")
+        let name: StatisticsBucketName
+        let zoneName: String?
+        do {
+            name = try StatisticsBucketName.parse(bucketName)
+            zoneName = try options.string("timeZone")
+        } catch {
+            throw error.failure
+        }
+        var timeZone = TimeZone(identifier: "UTC")!
+        if let zoneName {
+            guard let named = TimeZone(identifier: zoneName) else { throw .invalidArguments("unknown time zone '\(zoneName)'") }
+            timeZone = named
+        }
+        let bucket = name.bucket(timeZone: timeZone)
+        let reader = await reader(for: caller, source: source)
+        let buckets = try await onStore { store throws(HealthStoreError) in
+            try store.statistics(of: type, by: bucket, since: range.since, until: range.until, reader: reader)
+        }
+        return [.array(element: StatisticsBucketValue.wireSignature, buckets.map(\.wireValue))]
+    }
+
+    func heartRateVariability(_ caller: Caller, _ arguments: inout CallArguments) async throws(ServiceFailure) -> [DBusValue] {
+        let source = try caller.source(app: try arguments.string("app"))
+        let range = try arguments.range()
+        let query = SampleQuery(type: .rrInterval, since: range.since, until: range.until, reader: await reader(for: caller, source: source))
+        let variability = try await onStore { store throws(HealthStoreError) in
+            HeartRateVariability(intervals: try store.samples(query).map(\.sample))
+        }
+        return [variability?.wireValue ?? WireDictionary.value([])]
+    }
+
+    func heartRateZones(_ caller: Caller, _ arguments: inout CallArguments) async throws(ServiceFailure) -> [DBusValue] {
+        let source = try caller.source(app: try arguments.string("app"))
+        let range = try arguments.range()
+        let maximum = try arguments.double("maxHeartRate")
+        guard (100...250).contains(maximum) else { throw .invalidArguments("maxHeartRate must be 100…250 count/min, not \(maximum)") }
+        let query = SampleQuery(type: .heartRate, since: range.since, until: range.until, reader: await reader(for: caller, source: source))
+        let zones = try await onStore { store throws(HealthStoreError) -> [HeartRateZones.Zone] in
+            let samples = try store.samples(query).map(\.sample)
+            return samples.isEmpty ? [] : HeartRateZones(samples: samples, maximumHeartRate: maximum).zones
+        }
+        return [.array(element: HeartRateZones.Zone.wireSignature, zones.map(\.wireValue))]
+    }
+
+    func changes(_ caller: Caller, _ arguments: inout CallArguments) async throws(ServiceFailure) -> [DBusValue] {
+        let source = try caller.source(app: try arguments.string("app"))
+        let type = try arguments.sampleType()
+        let anchor = try arguments.uint64("anchor")
+        let limit = try arguments.limit(maximum: HealthBusLimits.samplesPerQuery)
+        guard anchor <= UInt64(Int64.max) else { throw .invalidArguments("anchor \(anchor) is out of range") }
+        let reader = await reader(for: caller, source: source)
+        let changes = try await onStore { store throws(HealthStoreError) in
+            try store.changes(of: type, since: Int64(anchor), limit: limit, reader: reader)
+        }
+        return [
+            .array(element: "a{sv}", changes.added.map { SampleRecord($0).wireValue }),
+            .array(element: DeletedSample.wireSignature, changes.deleted.map(\.wireValue)),
+            .uint64(UInt64(max(0, changes.anchor))),
+        ]
+    }
+
+    func currentAnchor() async throws(ServiceFailure) -> [DBusValue] {
+        let anchor = try await onStore { store throws(HealthStoreError) in try store.currentAnchor() }
+        return [.uint64(UInt64(max(0, anchor)))]
+    }
+
+    func deleteSamples(_ caller: Caller, _ arguments: inout CallArguments) async throws(ServiceFailure) -> [DBusValue] {
+        let own = try caller.source(app: try arguments.string("app"))
+        let type = try arguments.sampleType()
+        let named = try arguments.string("source")
+        let range = try arguments.range()
+        let source = named.isEmpty ? own : named
+        if source != own {
+            try await authority.requireManager(caller, for: "deleting another source's samples")
+        }
+        let deleted = try await onStore { store throws(HealthStoreError) in
+            try store.deleteSamples(of: type, source: source, since: range.since, until: range.until)
+        }
+        if deleted > 0 { logger.notice("\(caller.user) deleted \(deleted) \(type.identifier) samples of \(source)") }
+        return [.uint32(UInt32(clamping: deleted))]
+    }
+}

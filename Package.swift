@@ -50,11 +50,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // frames → decode → quantities → policy → authorize → batched writes.
+        // frames → decode → quantities → policy → authorize → batched writes; recordings replayed the same way.
         .target(
             name: "Ingest",
             dependencies: [
-                "SensorDecoding", "ANTDecoding", "HealthUnits", "HealthStore", "Timestamps",
+                "SensorDecoding", "ANTDecoding", "HealthUnits", "HealthStore", "Timestamps", "SensorBackends",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -30,3 +30,34 @@ public struct AuthorizationEntry: Sendable, Hashable {
         self.read = read
     }
 }
+
+extension AuthorizationStatus {
+    /// The status with this name (`notDetermined`, `sharingDenied`, `sharingAuthorized`), as
+    /// `description` writes it.
+    public init?(name: String) {
+        guard let match = Self.allCases.first(where: { $0.description == name }) else { return nil }
+        self = match
+    }
+}
+
+/// What an authorization is for: writing samples of a type, or reading other sources' samples.
+public enum AuthorizationAccess: String, Sendable, Hashable, CaseIterable {
+    case share
+    case read
+}
+
+/// One request or answer for one kind of access: a source, a type, share or read, and the
+/// status. A pending request (asked for, not answered) is `notDetermined`.
+public struct AuthorizationAccessEntry: Sendable, Hashable {
+    public var source: String
+    public var type: SampleType
+    public var access: AuthorizationAccess
+    public var status: AuthorizationStatus
+
+    public init(source: String, type: SampleType, access: AuthorizationAccess, status: AuthorizationStatus) {
+        self.source = source
+        self.type = type
+        self.access = access
+        self.status = status
+    }
+}

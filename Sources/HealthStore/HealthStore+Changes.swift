@@ -37,24 +37,32 @@ extension HealthStore {
     /// The samples of `type` added, and the ones deleted, after `anchor` (0 for the beginning),
     /// in change order, at most `limit` events (HKAnchoredObjectQuery, Health Connect's
     /// change tokens). Call again with the returned anchor until it returns nothing.
-    public func changes(of type: SampleType, since anchor: Int64, limit: Int = 1000) throws(HealthStoreError) -> ChangeSet {
+    ///
+    /// `reader` is the program asking, as in `SampleQuery.reader`: without read authorization
+    /// for the type it hears only of its own samples, added or deleted.
+    public func changes(of type: SampleType, since anchor: Int64, limit: Int = 1000, reader: String? = nil)
+        throws(HealthStoreError) -> ChangeSet
+    {
         try read { db in
+            let scope = try ReaderScope(reader: reader, type: type, db)
+            let addedVisible = scope.condition(on: "s.sourceId")
             let addedRows = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT \(SampleRow.columns) FROM sample s
-                    WHERE s.id > ? AND s.typeId = ? ORDER BY s.id LIMIT ?
+                    WHERE s.id > ? AND s.typeId = ?\(addedVisible.map { " AND " + $0.sql } ?? "") ORDER BY s.id LIMIT ?
                     """,
-                arguments: [anchor, type.storageID, limit])
+                arguments: [anchor, type.storageID] + (addedVisible?.arguments ?? []) + [limit])
             var decoder = SampleRow()
             let added = try addedRows.map { try decoder.decode($0, type: type, db) }
+            let deletedVisible = scope.condition(on: "t.sourceId")
             let deleted = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT t.anchor, t.sampleId, s.name FROM deletedSample t JOIN source s ON s.id = t.sourceId
-                    WHERE t.anchor > ? AND t.typeId = ? ORDER BY t.anchor LIMIT ?
+                    WHERE t.anchor > ? AND t.typeId = ?\(deletedVisible.map { " AND " + $0.sql } ?? "") ORDER BY t.anchor LIMIT ?
                     """,
-                arguments: [anchor, type.storageID, limit]
+                arguments: [anchor, type.storageID] + (deletedVisible?.arguments ?? []) + [limit]
             ).map { DeletedSample(id: $0[1], type: type, source: $0[2], anchor: $0[0]) }
             // Keep the first `limit` events of both lists in anchor order.
             var events: [(anchor: Int64, added: StoredSample?, deleted: DeletedSample?)] =
@@ -72,21 +80,33 @@ extension HealthStore {
         try read { db in try AnchorSequence(db).last }
     }
 
-    /// Deletes the samples of `type` written by `source` that start in [since, until), leaving
-    /// tombstones; a source deletes only its own samples, as in HealthKit. Returns the count.
+    /// Deletes the samples of `type` written by `source` (and, when given, measured by the
+    /// device with local identifier `device`) that start in [since, until), leaving
+    /// tombstones; a source deletes only its own samples, as in HealthKit, and a manager names
+    /// the source it deletes from. Returns the count; observers hear of it when it is not 0.
     @discardableResult
-    public func deleteSamples(of type: SampleType, source: String, since: Timestamp? = nil, until: Timestamp? = nil)
-        throws(HealthStoreError) -> Int
-    {
-        try write { db in
+    public func deleteSamples(
+        of type: SampleType, source: String, device: String? = nil, since: Timestamp? = nil, until: Timestamp? = nil
+    ) throws(HealthStoreError) -> Int {
+        try writeAnnouncing { db in
             guard let sourceID = try Int64.fetchOne(db, sql: "SELECT id FROM source WHERE name = ?", arguments: [source])
-            else { return 0 }
-            return try Self.deleteWithTombstones(
-                where: "typeId = ? AND sourceId = ? AND start >= ? AND start < ?",
-                arguments: [
-                    type.storageID, sourceID, since?.microsecondsSinceEpoch ?? Int64.min,
-                    until?.microsecondsSinceEpoch ?? Int64.max,
-                ], db)
+            else { return (0, nil) }
+            var condition = "typeId = ? AND sourceId = ? AND start >= ? AND start < ?"
+            var arguments: StatementArguments = [
+                type.storageID, sourceID, since?.microsecondsSinceEpoch ?? Int64.min,
+                until?.microsecondsSinceEpoch ?? Int64.max,
+            ]
+            if let device {
+                guard let deviceID = try Int64.fetchOne(
+                    db, sql: "SELECT id FROM device WHERE localIdentifier = ?", arguments: [device])
+                else { return (0, nil) }
+                condition += " AND deviceId = ?"
+                _ = arguments.append(contentsOf: [deviceID])
+            }
+            let count = try Self.deleteWithTombstones(where: condition, arguments: arguments, db)
+            var changes = ChangeCollector()
+            if count > 0 { changes.record(type, source: source) }
+            return (count, try pendingChange(changes, db))
         }
     }
 

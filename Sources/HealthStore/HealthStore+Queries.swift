@@ -17,8 +17,10 @@ public struct SampleQuery: Sendable, Hashable {
     public var limit: Int?
     /// Newest first instead of oldest first.
     public var newestFirst: Bool
-    /// The source reading, when a program rather than the user reads: it needs read
-    /// authorization for the type. nil reads as the store's owner (the user's own tools).
+    /// The source reading, when a program rather than the user reads: with read authorization
+    /// for the type it sees every source's samples, without it only its own (combined with
+    /// `source`, another source then gives nothing). nil reads as the store's owner (the
+    /// user's own tools).
     public var reader: String?
 
     public init(
@@ -66,17 +68,19 @@ extension HealthStore {
             _ = arguments.append(contentsOf: [device])
         }
         let order = query.newestFirst ? "DESC" : "ASC"
-        var sql = """
-            SELECT \(SampleRow.columns) FROM sample s
-            WHERE \(conditions.joined(separator: " AND ")) ORDER BY s.start \(order), s.id \(order)
-            """
-        if let limit = query.limit {
-            sql += " LIMIT ?"
-            _ = arguments.append(contentsOf: [limit])
-        }
         try read { db in
-            if let reader = query.reader, try Self.readStatus(source: reader, type: query.type, db) != .sharingAuthorized {
-                throw HealthStoreError.readNotAuthorized(source: reader, type: query.type.identifier)
+            var conditions = conditions, arguments = arguments
+            if let visible = try ReaderScope(reader: query.reader, type: query.type, db).condition(on: "s.sourceId") {
+                conditions.append(visible.sql)
+                _ = arguments.append(contentsOf: visible.arguments)
+            }
+            var sql = """
+                SELECT \(SampleRow.columns) FROM sample s
+                WHERE \(conditions.joined(separator: " AND ")) ORDER BY s.start \(order), s.id \(order)
+                """
+            if let limit = query.limit {
+                sql += " LIMIT ?"
+                _ = arguments.append(contentsOf: [limit])
             }
             var decoder = SampleRow()
             let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)

@@ -22,21 +22,48 @@ public struct SaveReport: Sendable, Equatable {
     public var deniedCount: Int { denied.values.reduce(0, +) }
 }
 
+/// What `save` does with samples of a type the source may not share.
+public enum SavePolicy: Sendable, Hashable {
+    /// Saves the rest and counts them in `SaveReport.denied`; a type never asked for is
+    /// recorded as a `notDetermined` request (the recording daemon's way).
+    case skipUnauthorized
+    /// Saves nothing and throws `HealthStoreError.shareNotAuthorized`; records no request
+    /// (a program's batch is all or nothing, as HealthKit's save).
+    case refuseUnauthorized
+}
+
 extension HealthStore {
     /// Saves `samples` written by `source` in one transaction.
     ///
-    /// Authorization is checked inside the transaction, per type: samples of a type the source
-    /// may not share are counted in `denied` and not saved (a type never asked for is recorded
-    /// as a `notDetermined` request). Saving a sample whose identity (source, device, type,
-    /// start) is stored changes nothing; with a sync identifier, a higher sync version
-    /// replaces the stored sample and leaves a tombstone.
-    public func save(_ samples: [QuantitySample], from source: HealthSource) throws(HealthStoreError) -> SaveReport {
+    /// Authorization is checked inside the transaction, per type, so a revoke applies from the
+    /// next save; `policy` says what happens to samples of a type the source may not share.
+    /// Saving a sample whose identity (source, device, type, start) is stored changes nothing;
+    /// with a sync identifier, a higher sync version replaces the stored sample and leaves a
+    /// tombstone.
+    public func save(_ samples: [QuantitySample], from source: HealthSource, policy: SavePolicy = .skipUnauthorized)
+        throws(HealthStoreError) -> SaveReport
+    {
         guard !samples.isEmpty else { return SaveReport() }
-        return try write { db in
+        return try writeAnnouncing { db in
+            if policy == .refuseUnauthorized { try Self.refuseUnauthorized(samples, source: source.name, db) }
             var writer = try SampleWriter(db: db, source: source)
             for sample in samples { try writer.save(sample) }
             try writer.finish()
-            return writer.report
+            return (writer.report, try pendingChange(writer.changes, db))
+        }
+    }
+
+    /// Throws `shareNotAuthorized` when `source` may not share one of the types of `samples`.
+    private static func refuseUnauthorized(_ samples: [QuantitySample], source: String, _ db: Database) throws {
+        var types = Set<SampleType>()
+        for sample in samples { types.insert(sample.type) }
+        var refused: [SampleType] = []
+        for type in types where try status(of: .share, source: source, type: type, db) != .sharingAuthorized {
+            refused.append(type)
+        }
+        guard refused.isEmpty else {
+            throw HealthStoreError.shareNotAuthorized(
+                source: source, types: refused.sorted { $0.storageID < $1.storageID }.map(\.identifier))
         }
     }
 }
@@ -45,7 +72,10 @@ extension HealthStore {
 private struct SampleWriter {
     let db: Database
     let sourceID: Int64
+    let sourceName: String
     var report = SaveReport()
+    /// The types whose samples this save added or replaced.
+    private(set) var changes = ChangeCollector()
     private var anchors: AnchorSequence
     private var rollups = MinuteRollups()
     private var deviceIDs: [String: Int64] = [:]
@@ -61,6 +91,7 @@ private struct SampleWriter {
     init(db: Database, source: HealthSource) throws {
         self.db = db
         self.sourceID = try HealthStore.upsertSource(source, db)
+        self.sourceName = source.name
         self.anchors = try AnchorSequence(db)
         self.insert = try db.cachedStatement(sql: """
             INSERT INTO sample (id, typeId, sourceId, deviceId, start, "end", value, sensorLocation,
@@ -106,7 +137,7 @@ private struct SampleWriter {
 
     private mutating func isAuthorized(_ type: SampleType) throws -> Bool {
         if let status = report.authorization[type] { return status == .sharingAuthorized }
-        let status = try HealthStore.shareStatus(sourceID: sourceID, type: type, db)
+        let status = try HealthStore.shareStatusRequesting(sourceID: sourceID, type: type, db)
         report.authorization[type] = status
         return status == .sharingAuthorized
     }
@@ -128,6 +159,7 @@ private struct SampleWriter {
         try insert.stepToCompletion(db)
         guard db.changesCount > 0 else { return false }
         anchors.last = id
+        changes.record(sample.type, source: sourceName)
         rollups.add(typeID: sample.type.storageID, start: sample.start.microsecondsSinceEpoch, value: sample.canonicalValue)
         return true
     }

@@ -21,6 +21,8 @@ public final class HealthStore: Sendable {
     /// The file behind the store, or nil for an in-memory store.
     public let path: String?
     let writer: any DatabaseWriter
+    /// Who hears of committed changes (`observeChanges`).
+    let changeObservers = ChangeObservers()
 
     /// Opens (and, if asked, creates) the store at `path`, upgrading an older schema.
     public static func open(path: String, mode: OpenMode) throws(HealthStoreError) -> HealthStore {
@@ -61,97 +63,6 @@ public final class HealthStore: Sendable {
         }
     }
 
-    // MARK: Authorization
-
-    /// Records that `source` wants to share `types` (rows become `notDetermined` unless the
-    /// user already answered) and returns the current share status of each.
-    @discardableResult
-    public func requestAuthorization(source: String, toShare types: [SampleType]) throws(HealthStoreError)
-        -> [SampleType: AuthorizationStatus]
-    {
-        try write { db in
-            let sourceID = try Self.upsertSource(HealthSource(name: source), db)
-            var statuses: [SampleType: AuthorizationStatus] = [:]
-            for type in types { statuses[type] = try Self.shareStatus(sourceID: sourceID, type: type, db) }
-            return statuses
-        }
-    }
-
-    /// Sets whether `source` may share `type`: the user's grant (`.sharingAuthorized`) or
-    /// revoke (`.sharingDenied`). Takes effect from the source's next write.
-    public func setShareAuthorization(_ status: AuthorizationStatus, source: String, type: SampleType)
-        throws(HealthStoreError)
-    {
-        try setAuthorization(column: "shareStatus", status, source: source, type: type)
-    }
-
-    /// Sets whether `source` may read `type` (HealthKit's read authorization): a query that
-    /// names the source as its reader is refused unless this is `.sharingAuthorized`.
-    public func setReadAuthorization(_ status: AuthorizationStatus, source: String, type: SampleType)
-        throws(HealthStoreError)
-    {
-        try setAuthorization(column: "readStatus", status, source: source, type: type)
-    }
-
-    private func setAuthorization(column: String, _ status: AuthorizationStatus, source: String, type: SampleType)
-        throws(HealthStoreError)
-    {
-        try write { db in
-            let sourceID = try Self.upsertSource(HealthSource(name: source), db)
-            try db.execute(
-                sql: """
-                    INSERT INTO authorization (sourceId, typeId, \(column)) VALUES (?, ?, ?)
-                    ON CONFLICT (sourceId, typeId) DO UPDATE SET \(column) = excluded.\(column)
-                    """,
-                arguments: [sourceID, type.storageID, status.rawValue])
-        }
-    }
-
-    /// Whether `source` may read `type`, checked inside the caller's read transaction.
-    static func readStatus(source: String, type: SampleType, _ db: Database) throws -> AuthorizationStatus {
-        let raw = try Int.fetchOne(
-            db,
-            sql: """
-                SELECT a.readStatus FROM authorization a JOIN source s ON s.id = a.sourceId
-                WHERE s.name = ? AND a.typeId = ?
-                """,
-            arguments: [source, type.storageID])
-        return raw.flatMap(AuthorizationStatus.init(rawValue:)) ?? .notDetermined
-    }
-
-    /// The share status of `source` for `type` (`notDetermined` when never asked).
-    public func authorizationStatus(source: String, type: SampleType) throws(HealthStoreError) -> AuthorizationStatus {
-        try read { db in
-            let raw = try Int.fetchOne(
-                db,
-                sql: """
-                    SELECT a.shareStatus FROM authorization a JOIN source s ON s.id = a.sourceId
-                    WHERE s.name = ? AND a.typeId = ?
-                    """,
-                arguments: [source, type.storageID])
-            return raw.flatMap(AuthorizationStatus.init(rawValue:)) ?? .notDetermined
-        }
-    }
-
-    /// Every recorded request and answer, by source then type.
-    public func authorizations() throws(HealthStoreError) -> [AuthorizationEntry] {
-        try read { db in
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT s.name, a.typeId, a.shareStatus, a.readStatus
-                    FROM authorization a JOIN source s ON s.id = a.sourceId ORDER BY s.name, a.typeId
-                    """)
-            return rows.compactMap { row in
-                guard let type = SampleType(storageID: row[1]) else { return nil }
-                return AuthorizationEntry(
-                    source: row[0], type: type,
-                    share: AuthorizationStatus(rawValue: row[2]) ?? .notDetermined,
-                    read: AuthorizationStatus(rawValue: row[3]) ?? .notDetermined)
-            }
-        }
-    }
-
     // MARK: Transactions
 
     func write<T>(_ body: (Database) throws -> T) throws(HealthStoreError) -> T {
@@ -183,20 +94,6 @@ public final class HealthStore: Sendable {
                 RETURNING id
                 """,
             arguments: [source.name, source.version])!
-    }
-
-    /// The share status, recording a `notDetermined` request when the source never asked.
-    static func shareStatus(sourceID: Int64, type: SampleType, _ db: Database) throws -> AuthorizationStatus {
-        if let raw = try Int.fetchOne(
-            db, sql: "SELECT shareStatus FROM authorization WHERE sourceId = ? AND typeId = ?",
-            arguments: [sourceID, type.storageID])
-        {
-            return AuthorizationStatus(rawValue: raw) ?? .notDetermined
-        }
-        try db.execute(
-            sql: "INSERT INTO authorization (sourceId, typeId, shareStatus) VALUES (?, ?, 0)",
-            arguments: [sourceID, type.storageID])
-        return .notDetermined
     }
 
     // MARK: Opening

@@ -18,8 +18,9 @@ public enum HealthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
     case incompatibleUnit(type: String, unit: String)
     /// A sample whose end is before its start.
     case invalidInterval(start: Timestamp, end: Timestamp)
-    /// A query named a reader source that may not read the type.
-    case readNotAuthorized(source: String, type: String)
+    /// A save that must be all or nothing holds types the source may not share (their
+    /// identifiers, in storage order); nothing was written.
+    case shareNotAuthorized(source: String, types: [String])
     /// SQLite reported an error.
     case database(String)
 
@@ -33,8 +34,8 @@ public enum HealthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
         case .unknownType(let name): "unknown sample type '\(name)'"
         case .incompatibleUnit(let type, let unit): "unit \(unit) is not compatible with \(type)"
         case .invalidInterval(let start, let end): "sample ends (\(end)) before it starts (\(start))"
-        case .readNotAuthorized(let source, let type):
-            "\(source) may not read \(type); grant it with: hrmctl auth grant --read \(source) \(type)"
+        case .shareNotAuthorized(let source, let types):
+            "\(source) may not store \(types.joined(separator: ", ")); nothing was saved"
         case .database(let message): "store error: \(message)"
         }
     }

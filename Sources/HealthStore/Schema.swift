@@ -11,6 +11,9 @@ enum Schema {
     static let minuteRollups = "v3-minute-rollups"
     /// What each sensor is doing now, as the recording daemon last said.
     static let sensorActivity = "v4-sensor-activity"
+    /// Whether share and read were requested, apart from the user's answers, so that pending
+    /// requests can be listed.
+    static let authorizationRequests = "v5-authorization-requests"
 
     /// The minute of a microsecond time column, rounded down (also before 1970).
     static func minute(of column: String) -> String {
@@ -23,6 +26,7 @@ enum Schema {
         migrator.registerMigration(syncAndTombstones, migrate: addSyncAndTombstones)
         migrator.registerMigration(minuteRollups, migrate: addMinuteRollups)
         migrator.registerMigration(sensorActivity, migrate: addSensorActivity)
+        migrator.registerMigration(authorizationRequests, migrate: addAuthorizationRequests)
         return migrator
     }
 
@@ -137,6 +141,16 @@ enum Schema {
                 skipped INTEGER NOT NULL CHECK (skipped >= 0),
                 updatedAt INTEGER NOT NULL
             ) WITHOUT ROWID;
+            """)
+    }
+
+    private static func addAuthorizationRequests(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE authorization ADD COLUMN shareRequested INTEGER NOT NULL DEFAULT 0 CHECK (shareRequested IN (0, 1));
+            ALTER TABLE authorization ADD COLUMN readRequested INTEGER NOT NULL DEFAULT 0 CHECK (readRequested IN (0, 1));
+            -- Before v5 a row with an unanswered share status was only ever made by a request
+            -- (or by a save, which counts as one).
+            UPDATE authorization SET shareRequested = 1 WHERE shareStatus = 0;
             """)
     }
 

@@ -23,15 +23,33 @@ public struct FITRecording {
         } catch {
             throw .unreadable(path: path, reason: error.description, missing: error.errno == ENOENT)
         }
+        try self.init(bytes: bytes, name: path, acceptingDamage: acceptingDamage)
+    }
+
+    /// Reads the FIT file open as `descriptor`, whole, from offset 0 (with pread: its offset
+    /// does not move, and the caller still owns and closes it). `name` stands for the file in
+    /// messages. Damage is treated as by `init(path:acceptingDamage:)`.
+    public init(descriptor: Int32, name: String, acceptingDamage: Bool = false) throws(RecordingError) {
+        let bytes: [UInt8]
+        do {
+            bytes = try LineReader.readAll(descriptor: descriptor, name: name)
+        } catch {
+            throw .unreadable(path: name, reason: error.description, missing: false)
+        }
+        try self.init(bytes: bytes, name: name, acceptingDamage: acceptingDamage)
+    }
+
+    /// Decodes the bytes of a FIT file; `name` stands for it in messages.
+    public init(bytes: [UInt8], name: String, acceptingDamage: Bool = false) throws(RecordingError) {
         let activity: FITActivity
         do {
             activity = try FITDecoder.decodeActivityPartially(bytes)
         } catch {
-            throw .damaged(path: path, reason: "\(error)")
+            throw .damaged(path: name, reason: "\(error)")
         }
         if let damage = activity.damage, !acceptingDamage {
             throw .damaged(
-                path: path,
+                path: name,
                 reason: "\(damage); \(activity.records.count) heart-rate records were read before it (store them with --accept-damaged)")
         }
         damage = activity.damage.map { "\($0)" }
@@ -90,17 +108,7 @@ public struct FITRecording {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw LineReader.Failure(path: path, errno: errno) }
         defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw LineReader.Failure(path: path, errno: errno)
-            }
-            if count == 0 { return bytes }
-            bytes.append(contentsOf: chunk[..<count])
-        }
+        return try LineReader.readAll(descriptor: fd, name: path)
     }
 }
 

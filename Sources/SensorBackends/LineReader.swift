@@ -25,6 +25,33 @@ final class LineReader {
         self.path = path
     }
 
+    /// Reads the file open as `descriptor` from its start, through a duplicate of it (the
+    /// caller keeps and closes `descriptor`; the file offset they share moves). `name` stands
+    /// for the path in errors. The descriptor must be seekable.
+    init(descriptor: Int32, name: String) throws(Failure) {
+        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        guard copy >= 0 else { throw Failure(path: name, errno: errno) }
+        guard lseek(copy, 0, SEEK_SET) == 0 else {
+            let error = errno
+            close(copy)
+            throw Failure(path: name, errno: error)
+        }
+        guard let file = fdopen(copy, "r") else {
+            let error = errno
+            close(copy)
+            throw Failure(path: name, errno: error)
+        }
+        self.file = file
+        self.path = name
+    }
+
+    /// The file's size in bytes, when it is a regular file.
+    var size: Int? {
+        var status = stat()
+        guard fstat(fileno(file), &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int(status.st_size)
+    }
+
     /// The next line without its newline, or nil at the end.
     func next() throws(Failure) -> String? {
         guard let bytes = try nextBytes() else { return nil }
@@ -53,18 +80,31 @@ final class LineReader {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(path: path, errno: errno) }
         defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let result = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
+        return try prefix(ofDescriptor: fd, name: path, count: count)
+    }
+
+    /// The first bytes of the file open as `descriptor`, read from offset 0 without moving
+    /// its offset. `name` stands for the path in errors.
+    static func prefix(ofDescriptor descriptor: Int32, name: String, count: Int) throws(Failure) -> [UInt8] {
+        try readAll(descriptor: descriptor, name: name, limit: count)
+    }
+
+    /// The bytes of the file open as `descriptor` from offset 0 (at most `limit`), read with
+    /// pread so its offset does not move. `name` stands for the path in errors.
+    static func readAll(descriptor: Int32, name: String, limit: Int = .max) throws(Failure) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: min(limit, 65_536))
+        while bytes.count < limit {
+            let wanted = min(chunk.count, limit - bytes.count)
+            let result = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, wanted, off_t(bytes.count)) }
             if result < 0 {
                 if errno == EINTR { continue }
-                throw Failure(path: path, errno: errno)
+                throw Failure(path: name, errno: errno)
             }
             if result == 0 { break }
-            filled += result
+            bytes.append(contentsOf: chunk[..<result])
         }
-        return Array(bytes.prefix(filled))
+        return bytes
     }
 
     deinit {

@@ -46,23 +46,41 @@ public struct TraceRecording: Sequence, IteratorProtocol {
 
     /// Opens `path` and checks its header line.
     public init(path: String) throws(RecordingError) {
+        reader = try Self.open(name: path) { () throws(LineReader.Failure) in try LineReader(path: path) }
+    }
+
+    /// Reads the trace open as `descriptor`, from its start, and checks its header line. The
+    /// descriptor must be seekable (a regular file); it is read through a duplicate, so the
+    /// caller still owns and closes it (the file offset they share moves). `name` stands for
+    /// the file in messages.
+    public init(descriptor: Int32, name: String) throws(RecordingError) {
+        reader = try Self.open(name: name) { () throws(LineReader.Failure) in try LineReader(descriptor: descriptor, name: name) }
+    }
+
+    private static func open(name: String, _ makeReader: () throws(LineReader.Failure) -> LineReader) throws(RecordingError)
+        -> LineReader
+    {
         do {
-            reader = try LineReader(path: path)
-            guard let header = try reader.next() else { throw RecordingError.damaged(path: path, reason: "empty file") }
+            let reader = try makeReader()
+            guard let header = try reader.next() else { throw RecordingError.damaged(path: name, reason: "empty file") }
             try TraceLine.decodeHeader(header)
+            return reader
         } catch let failure as LineReader.Failure {
-            throw .unreadable(path: path, reason: failure.description, missing: failure.errno == ENOENT)
+            throw .unreadable(path: name, reason: failure.description, missing: failure.errno == ENOENT)
         } catch let error as TraceError {
-            throw .damaged(path: path, reason: "line 1: \(error)")
+            throw .damaged(path: name, reason: "line 1: \(error)")
         } catch let error as RecordingError {
             throw error
         } catch {
-            throw .damaged(path: path, reason: "\(error)")
+            throw .damaged(path: name, reason: "\(error)")
         }
     }
 
     /// Bytes of the file read so far (for progress).
     public var bytesRead: Int { reader.bytesRead }
+
+    /// The file's size in bytes, when it is a regular file (for progress).
+    public var size: Int? { reader.size }
 
     public mutating func next() -> RecordingEntry? {
         guard !failed else { return nil }
@@ -86,14 +104,29 @@ public struct TraceRecording: Sequence, IteratorProtocol {
 
     /// Which kind of recording `path` holds.
     public static func kind(of path: String) throws(RecordingError) -> RecordingKind {
+        try kind(name: path) { () throws(LineReader.Failure) in try LineReader.prefix(of: path, count: 200) }
+    }
+
+    /// Which kind of recording the file open as `descriptor` holds, from its first bytes (read
+    /// at offset 0; the descriptor's offset does not move). `name` stands for the file in
+    /// messages.
+    public static func kind(ofDescriptor descriptor: Int32, name: String) throws(RecordingError) -> RecordingKind {
+        try kind(name: name) { () throws(LineReader.Failure) in
+            try LineReader.prefix(ofDescriptor: descriptor, name: name, count: 200)
+        }
+    }
+
+    private static func kind(name: String, _ readPrefix: () throws(LineReader.Failure) -> [UInt8]) throws(RecordingError)
+        -> RecordingKind
+    {
         let prefix: [UInt8]
         do {
-            prefix = try LineReader.prefix(of: path, count: 200)
+            prefix = try readPrefix()
         } catch {
-            throw .unreadable(path: path, reason: error.description, missing: error.errno == ENOENT)
+            throw .unreadable(path: name, reason: error.description, missing: error.errno == ENOENT)
         }
         if TraceLine.looksLikeTrace(prefix) { return .trace }
         if prefix.count >= 12, Array(prefix[8..<12]) == Array(".FIT".utf8) { return .fit }
-        throw .unknownFormat(path: path)
+        throw .unknownFormat(path: name)
     }
 }

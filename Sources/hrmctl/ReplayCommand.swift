@@ -5,8 +5,6 @@ import HealthStore
 import Ingest
 import Logging
 import SensorBackends
-import SensorDecoding
-import Timestamps
 
 /// `hrmctl replay`: recordings through the same path as live data.
 struct ReplayCommand: ParsableCommand {
@@ -62,101 +60,48 @@ struct ReplayCommand: ParsableCommand {
             let store = try storeOptions.location.open(.existingOnly)
             var logger = Logger(label: "hrmctl") { StreamLogHandler.standardError(label: $0) }
             logger.logLevel = .error
-            var ingestor = FrameIngestor(
+            let progress = ProgressBox()
+            var recordings = RecordingImport(
                 store: store, settings: IngestSettings(source: HealthSource(name: "hrmd", version: HRMVersion.current), maxBatch: 10_000),
-                logger: logger)
-            var badLines = 0
+                options: RecordingImport.Options(speed: realtime ? 1 : speed, acceptDamaged: acceptDamaged), logger: logger
+            ) { message in
+                progress.line?.clear()
+                printError(message, program: "hrmctl")
+            }
             for file in files {
-                badLines += try replay(file, into: &ingestor)
+                progress.line = ProgressLine(label: (file as NSString).lastPathComponent, total: Self.size(of: file))
+                defer { progress.line?.finish() }
+                do throws(RecordingError) {
+                    try recordings.replay(path: file) { bytesRead, _ in progress.line?.update(bytesRead) }
+                } catch {
+                    if case .unreadable(_, _, true) = error { throw CommandFailure("\(error)", status: .noInput) }
+                    throw CommandFailure("\(error)", status: .dataError)
+                }
             }
-            ingestor.finish()
-            try summarize(ingestor, badLines: badLines)
+            try conclude(recordings.finish())
         }
     }
 
-    /// Feeds one file; returns its number of bad lines (and unusable parts).
-    private func replay(_ file: String, into ingestor: inout FrameIngestor) throws(CommandFailure) -> Int {
-        var pace = Pace(speed: realtime ? 1 : speed)
-        var badLines = 0
-        func take(_ entry: RecordingEntry) {
-            switch entry {
-            case .frame(let frame, _):
-                pace.wait(until: frame.time)
-                ingestor.accept(frame)
-            case .badLine(let line, let reason):
-                badLines += 1
-                if badLines <= 50 { printError("\(file):\(line): \(reason)", program: "hrmctl") }
-            case .unusable(let reason):
-                badLines += 1
-                printError("\(file): \(reason)", program: "hrmctl")
-            }
-        }
-        do {
-            switch try TraceRecording.kind(of: file) {
-            case .trace:
-                var recording = try TraceRecording(path: file)
-                let total = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
-                var progress = ProgressLine(label: (file as NSString).lastPathComponent, total: total)
-                while let entry = recording.next() {
-                    if case .frame = entry {} else { progress.clear() }
-                    take(entry)
-                    progress.update(recording.bytesRead)
-                }
-                progress.finish()
-            case .fit:
-                let recording = try FITRecording(path: file, acceptingDamage: acceptDamaged)
-                if let damage = recording.damage {
-                    printError("\(file): \(damage); storing what was read before it", program: "hrmctl")
-                }
-                recording.entries.forEach(take)
-            }
-        } catch {
-            if case .unreadable(_, _, true) = error { throw CommandFailure("\(error)", status: .noInput) }
-            throw CommandFailure("\(error)", status: .dataError)
-        }
-        if badLines > 50 { printError("\(file): \(badLines - 50) more bad lines", program: "hrmctl") }
-        return badLines
+    private static func size(of file: String) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
     }
 
-    private func summarize(_ ingestor: FrameIngestor, badLines: Int) throws(CommandFailure) {
-        let counters = ingestor.counters
-        var parts = ["\(counters.frames) frames", "\(counters.stored) samples stored", "\(counters.unchanged) already stored"]
-        if counters.denied > 0 { parts.append("\(counters.denied) not authorized") }
-        let skips = ingestor.skipTotals
-        if !skips.isEmpty {
-            var byReason: [String: Int] = [:]
-            for skip in skips { byReason[skip.reason, default: 0] += skip.count }
-            parts.append("skipped " + byReason.sorted { $0.key < $1.key }.map { "\($0.value) (\($0.key))" }.joined(separator: ", "))
-        }
-        if badLines > 0 { parts.append("\(badLines) bad lines") }
-        if counters.lost > 0 { parts.append("\(counters.lost) could not be written") }
-        print("replayed: " + parts.joined(separator: "; "))
-        if ingestor.authorizationStatuses[.heartRate] != .sharingAuthorized && counters.denied > 0 && counters.stored == 0 {
+    /// Prints the totals and turns them into the exit status.
+    private func conclude(_ summary: RecordingImportSummary) throws(CommandFailure) {
+        print("replayed: \(summary)")
+        if summary.storedNothingForLackOfAuthorization {
             throw CommandFailure(
                 "hrmd may not store heart-rate, so nothing was stored; grant it with: hrmctl auth grant hrmd heart-rate",
                 status: .permissionDenied)
         }
-        if counters.lost > 0 { throw CommandFailure("\(counters.lost) samples could not be written to the store", status: .failure) }
-        if badLines > 0 { throw CommandFailure("\(badLines) bad lines were skipped; the good ones are stored", status: .dataError) }
+        if summary.lost > 0 { throw CommandFailure("\(summary.lost) samples could not be written to the store", status: .failure) }
+        if summary.badLines > 0 {
+            throw CommandFailure("\(summary.badLines) bad lines were skipped; the good ones are stored", status: .dataError)
+        }
     }
 }
 
-/// Paces a replay: nil plays as fast as possible, otherwise the recorded gaps ÷ speed.
-private struct Pace {
-    private let speed: Double?
-    private var origin: (recorded: Timestamp, started: ContinuousClock.Instant)?
-
-    init(speed: Double?) { self.speed = speed }
-
-    mutating func wait(until time: Timestamp) {
-        guard let speed else { return }
-        guard let origin else {
-            origin = (time, .now)
-            return
-        }
-        let offset = Double(time.microsecondsSinceEpoch - origin.recorded.microsecondsSinceEpoch) / 1e6 / speed
-        let remaining = origin.started.advanced(by: .seconds(max(0, offset))) - .now
-        let microseconds = Double(remaining.components.seconds) * 1e6 + Double(remaining.components.attoseconds) / 1e12
-        if microseconds > 0 { usleep(useconds_t(min(microseconds, 60e6))) }
-    }
+/// The progress line of the recording being replayed, cleared before each message.
+private final class ProgressBox {
+    var line: ProgressLine?
 }

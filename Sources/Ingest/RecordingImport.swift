@@ -1,0 +1,162 @@
+import HealthStore
+import Logging
+import SensorBackends
+
+/// Replays recordings (hrmd traces and FIT files, told apart by content) into the store
+/// through the same decode → convert → authorize → store path as live data, with their
+/// original timestamps, as `hrmctl replay` and the store service's Import do. Replaying what
+/// is already stored stores nothing new.
+///
+/// Replay each recording with `replay(path:)` or `replay(descriptor:name:)`, then call
+/// `finish()` for the totals. Messages for the user (`NAME:12: reason` for a bad trace line,
+/// `NAME: reason` for an unusable part or accepted damage) go to `messages` as they come, one
+/// line each; at most `maxBadLineMessages` bad lines are told per recording, then how many
+/// more there were.
+public struct RecordingImport {
+    /// How recordings are played.
+    public struct Options: Sendable, Hashable {
+        /// Play N times faster than recorded; nil (or not a positive finite number): as fast
+        /// as possible.
+        public var speed: Double?
+        /// Store what a damaged (truncated or corrupt) FIT file holds before the damage,
+        /// instead of refusing the file.
+        public var acceptDamaged: Bool
+
+        public init(speed: Double? = nil, acceptDamaged: Bool = false) {
+            self.speed = speed
+            self.acceptDamaged = acceptDamaged
+        }
+    }
+
+    /// Bad lines told one by one per recording; the rest are counted in one message.
+    public static let maxBadLineMessages = 50
+
+    private let store: HealthStore
+    private let options: Options
+    private let messages: (String) -> Void
+    private var ingestor: FrameIngestor
+    private var badLines = 0
+
+    /// An import into `store` with `settings` (its source is the one that writes, and whose
+    /// authorization applies). Ingest errors are logged to `logger`; messages for the user go
+    /// to `messages`.
+    public init(
+        store: HealthStore, settings: IngestSettings, options: Options = Options(), logger: Logger,
+        messages: @escaping (String) -> Void
+    ) {
+        self.store = store
+        self.options = options
+        self.messages = messages
+        ingestor = FrameIngestor(store: store, settings: settings, logger: logger)
+    }
+
+    /// Replays the recording at `path`; `name` (the path when nil) stands for it in messages.
+    /// `progress` hears the bytes read and the file's size as a trace is read.
+    ///
+    /// Throws when the file cannot be read at all, is not a recording, or is a damaged FIT
+    /// file (unless damage is accepted); what earlier recordings gave is still pending then:
+    /// `finish()` writes it.
+    public mutating func replay(
+        path: String, name: String? = nil, progress: ((_ bytesRead: Int, _ size: Int) -> Void)? = nil
+    ) throws(RecordingError) {
+        let name = name ?? path
+        switch try TraceRecording.kind(of: path) {
+        case .trace: try replay(TraceRecording(path: path), name: name, progress: progress)
+        case .fit: try replay(FITRecording(path: path, acceptingDamage: options.acceptDamaged), name: name)
+        }
+    }
+
+    /// Replays the recording open as `descriptor` (a regular file, read from its start; the
+    /// caller keeps it open and closes it, and the file offset may move). `name` stands for
+    /// it in messages.
+    public mutating func replay(
+        descriptor: Int32, name: String, progress: ((_ bytesRead: Int, _ size: Int) -> Void)? = nil
+    ) throws(RecordingError) {
+        switch try TraceRecording.kind(ofDescriptor: descriptor, name: name) {
+        case .trace: try replay(TraceRecording(descriptor: descriptor, name: name), name: name, progress: progress)
+        case .fit: try replay(FITRecording(descriptor: descriptor, name: name, acceptingDamage: options.acceptDamaged), name: name)
+        }
+    }
+
+    /// Writes what is pending and returns the totals of every recording replayed.
+    public mutating func finish() -> RecordingImportSummary {
+        ingestor.finish()
+        let counters = ingestor.counters
+        var summary = RecordingImportSummary()
+        summary.frames = counters.frames
+        summary.stored = counters.stored
+        summary.unchanged = counters.unchanged
+        summary.denied = counters.denied
+        summary.lost = counters.lost
+        summary.badLines = badLines
+        for skip in ingestor.skipTotals { summary.skipped[skip.reason, default: 0] += skip.count }
+        let seen = ingestor.authorizationStatuses[.heartRate]
+        summary.heartRateShareStatus = seen
+            ?? (try? store.authorizationStatus(source: ingestor.settings.source.name, type: .heartRate)) ?? .notDetermined
+        summary.storedNothingForLackOfAuthorization = seen != .sharingAuthorized && counters.denied > 0 && counters.stored == 0
+        return summary
+    }
+
+    private mutating func replay(_ recording: TraceRecording, name: String, progress: ((Int, Int) -> Void)?) {
+        var recording = recording
+        var told = BadLineTeller(name: name, messages: messages)
+        var pace = ReplayPace(speed: options.speed)
+        let size = recording.size ?? 0
+        while let entry = recording.next() {
+            take(entry, pace: &pace, told: &told)
+            progress?(recording.bytesRead, size)
+        }
+        told.finish()
+        badLines += told.count
+    }
+
+    private mutating func replay(_ recording: FITRecording, name: String) {
+        if let damage = recording.damage { messages("\(name): \(damage); storing what was read before it") }
+        var told = BadLineTeller(name: name, messages: messages)
+        var pace = ReplayPace(speed: options.speed)
+        for entry in recording.entries { take(entry, pace: &pace, told: &told) }
+        told.finish()
+        badLines += told.count
+    }
+
+    private mutating func take(_ entry: RecordingEntry, pace: inout ReplayPace, told: inout BadLineTeller) {
+        switch entry {
+        case .frame(let frame, _):
+            pace.wait(until: frame.time)
+            ingestor.accept(frame)
+        case .badLine(let line, let reason):
+            told.badLine(line, reason)
+        case .unusable(let reason):
+            told.unusable(reason)
+        }
+    }
+}
+
+/// Tells one recording's bad lines: the first `RecordingImport.maxBadLineMessages` each, then
+/// how many more; unusable parts always.
+private struct BadLineTeller {
+    let name: String
+    let messages: (String) -> Void
+    /// Bad lines and unusable parts so far.
+    private(set) var count = 0
+
+    init(name: String, messages: @escaping (String) -> Void) {
+        self.name = name
+        self.messages = messages
+    }
+
+    mutating func badLine(_ line: Int, _ reason: String) {
+        count += 1
+        if count <= RecordingImport.maxBadLineMessages { messages("\(name):\(line): \(reason)") }
+    }
+
+    mutating func unusable(_ reason: String) {
+        count += 1
+        messages("\(name): \(reason)")
+    }
+
+    func finish() {
+        let limit = RecordingImport.maxBadLineMessages
+        if count > limit { messages("\(name): \(count - limit) more bad lines") }
+    }
+}

@@ -141,7 +141,8 @@ extension BusEventLoop {
     }
 
     /// The caller's effective uid, from the bus daemon (no SD_BUS_CREDS_AUGMENT: nothing is read
-    /// from /proc). dbus-daemon reports only the uid of the caller's socket credentials
+    /// from /proc). A sender's first call costs one synchronous `GetConnectionUnixUser` round
+    /// trip to the bus daemon on the loop thread; its later calls come from the cache. dbus-daemon reports only the uid of the caller's socket credentials
     /// (`UnixUserID`, which sd-bus files as EUID); sd-bus cannot know the real uid without
     /// /proc, so the EUID is what a service authorizes.
     private func senderUID(of message: OpaquePointer, sender: String) -> Result<UInt32, DBusError> {

@@ -312,6 +312,22 @@ struct ExportedObjectTests {
         #expect(try await service.call(other, "Later", [.uint32(0)]) == [.bool(true)])
     }
 
+    @Test func answeringAfterTheServiceClosedDoesNothing() async throws {
+        let service = try await Service()
+        var calls = service.calls.makeAsyncIterator()
+        let client = try service.client()
+        defer { client.close() }
+        let waiting = Task { try await service.call(client, "Later", [.uint32(0)]) }
+        let call = try #require(await calls.next())
+        service.server.close()
+        #expect(await calls.next() == nil, "the stream finishes when the connection closes")
+        call.reply([.bool(true)])
+        call.fail(name: "org.example.Error.Late", message: "ignored")
+        #expect(call.isAnswered)
+        let result = await waiting.result
+        #expect(throws: DBusError.self) { try result.get() }
+    }
+
     @Test func droppingTheStreamRemovesTheObject() async throws {
         let bus = try await PrivateBus()
         let server = try DBusConnection.connect(address: bus.address)

@@ -73,8 +73,10 @@ let package = Package(
             name: "DeviceDiscovery",
             dependencies: ["CUdev", "WakeablePoll", "SensorBackends", "SensorDecoding", .product(name: "Logging", package: "swift-log")]
         ),
-        // A small typed client over sd-bus: calls, signals as async streams, values both ways.
-        .target(name: "SDBus", dependencies: ["CSystemd"]),
+        // sd_bus_vtable arrays built at run time (the SD_BUS_* vtable macros are C initialisers).
+        .target(name: "CSDBusVTable", linkerSettings: [.linkedLibrary("systemd")]),
+        // A small typed binding over sd-bus: calls, signals as async streams, exported objects, values both ways.
+        .target(name: "SDBus", dependencies: ["CSystemd", "CSDBusVTable"]),
         // BLE chest straps through bluetoothd's D-Bus API.
         .target(
             name: "BlueZBackend",

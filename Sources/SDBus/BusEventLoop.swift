@@ -26,12 +26,16 @@ final class BusEventLoop: @unchecked Sendable {
     private let nextIdentifier = Atomic<UInt64>(1)
 
     // Loop-thread state.
-    private var bus: OpaquePointer?
+    private(set) var bus: OpaquePointer?
     private var calls: [OpaquePointer: (id: UInt64, continuation: CallContinuation)] = [:]
     private var callSlots: [UInt64: OpaquePointer] = [:]
     private var subscriptions: [OpaquePointer: Subscription] = [:]
     private var subscriptionSlots: [UInt64: OpaquePointer] = [:]
     private var stopRequested = false
+    // Exported objects and the calls they received that are not answered yet (ExportedObject.swift).
+    var exports: [UInt64: ExportedObject] = [:]
+    var incomingCalls: [UInt64: OpaquePointer] = [:]
+    var senderUIDs = SenderUIDCache(capacity: 512)
 
     /// Takes ownership of a started `bus` and starts the loop thread.
     init(bus: OpaquePointer) throws(DBusError) {
@@ -142,6 +146,7 @@ final class BusEventLoop: @unchecked Sendable {
         }
         subscriptions.removeAll()
         subscriptionSlots.removeAll()
+        removeAllExports()
         if let bus { sd_bus_flush_close_unref(bus) }
         bus = nil
         close(wakeDescriptor)
@@ -260,14 +265,17 @@ final class BusEventLoop: @unchecked Sendable {
         subscription.stream.finish()
     }
 
-    /// Sends a signal.
-    func emit(path: String, interface: String, member: String, arguments: [DBusValue]) -> Result<Void, DBusError> {
+    /// Sends a signal, to every connection with a matching rule or (with `destination`) to one.
+    func emit(path: String, interface: String, member: String, arguments: [DBusValue], destination: String?) -> Result<Void, DBusError> {
         guard let bus else { return .failure(.disconnected) }
         var message: OpaquePointer?
         let created = sd_bus_message_new_signal(bus, &message, path, interface, member)
         guard created >= 0, let message else { return .failure(.system(operation: "sd_bus_message_new_signal", errno: -created)) }
         defer { sd_bus_message_unref(message) }
         do {
+            if let destination {
+                try check(sd_bus_message_set_destination(message, destination), "sd_bus_message_set_destination(\(destination))")
+            }
             try MessageWriter(message: message).append(arguments)
             try check(sd_bus_send(bus, message, nil), "sd_bus_send")
         } catch {

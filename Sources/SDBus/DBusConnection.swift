@@ -1,9 +1,10 @@
 import CSystemd
 
-/// A client connection to a D-Bus bus over sd-bus. Safe to use from any task: every
+/// A connection to a D-Bus bus over sd-bus, as a client (calls, signals) and as a service
+/// (exported objects, names, signals to one client). Safe to use from any task: every
 /// operation is handed to the connection's own event-loop thread. Closed on `close()` or
 /// when the last reference goes; when the bus goes away, pending calls fail with
-/// `DBusError.disconnected` and every signal stream finishes.
+/// `DBusError.disconnected` and every signal and method-call stream finishes.
 public final class DBusConnection: Sendable {
     private let loop: BusEventLoop
 
@@ -102,25 +103,77 @@ public final class DBusConnection: Sendable {
         return stream
     }
 
-    /// Sends a signal from this connection.
-    public func emitSignal(path: String, interface: String, member: String, arguments: [DBusValue] = []) async throws(DBusError) {
-        let loop = loop
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, DBusError>, Never>) in
-            let queued = loop.enqueue { loop in
-                continuation.resume(returning: loop.emit(path: path, interface: interface, member: member, arguments: arguments))
-            }
-            if !queued { continuation.resume(returning: .failure(.disconnected)) }
+    /// Sends a signal from this connection. With a `destination` (a unique name such as a
+    /// caller's `DBusMethodCall.sender`) only that connection receives it; without one, every
+    /// connection whose match rules select it does.
+    public func emitSignal(
+        path: String, interface: String, member: String, arguments: [DBusValue] = [], destination: String? = nil
+    ) async throws(DBusError) {
+        try await onLoop { loop in
+            loop.emit(path: path, interface: interface, member: member, arguments: arguments, destination: destination)
         }
-        try result.get()
     }
 
-    /// Asks the bus daemon for a well-known name; throws when another connection has it.
+    /// Asks the bus daemon for a well-known name, without queueing for it and without letting
+    /// another connection take it over (RequestName flags: DO_NOT_QUEUE only). Throws
+    /// `DBusError.nameTaken` when another connection owns it, and the bus daemon's
+    /// `org.freedesktop.DBus.Error.AccessDenied` when its policy forbids this connection to own it.
     public func requestName(_ name: String) async throws(DBusError) {
         let reply = try await call(
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
             member: "RequestName", arguments: [.string(name), .uint32(4)])  // DBUS_NAME_FLAG_DO_NOT_QUEUE
-        guard reply.first?.integer == 1 || reply.first?.integer == 4 else {
-            throw .remote(name: "org.freedesktop.DBus.Error.AccessDenied", message: "\(name) is owned by another connection")
+        switch reply.first?.integer {
+        case 1, 4: return  // PRIMARY_OWNER, ALREADY_OWNER
+        case 2, 3: throw .nameTaken(name)  // IN_QUEUE (cannot happen without queueing), EXISTS
+        default: throw .unexpectedReply("RequestName(\(name)) answered \(reply)")
         }
+    }
+
+    /// The unique name of this connection (`:1.42`), as the bus daemon assigned it.
+    public var uniqueName: String {
+        get async throws(DBusError) {
+            try await onLoop { $0.uniqueName() }
+        }
+    }
+
+    /// Exports `interface` at `path`. Incoming calls arrive on the returned stream, in order;
+    /// answer each one (`DBusMethodCall.reply`/`fail`).
+    ///
+    /// The loop thread never waits for the consumer: when `maximumPendingCalls` calls are
+    /// queued and not yet taken, further calls are answered right away with
+    /// `org.freedesktop.DBus.Error.LimitsExceeded`. Calls of the wrong signature are answered
+    /// `InvalidArgs`, unknown methods `UnknownMethod`, by sd-bus from the vtable, which also
+    /// answers `org.freedesktop.DBus.Introspectable.Introspect` and
+    /// `org.freedesktop.DBus.Properties.Get`/`GetAll` (the properties are constant).
+    /// Every method may be called by any user; authorize with `DBusMethodCall.senderUID`.
+    /// The object is removed when the stream's consumer stops or the stream is dropped;
+    /// calls still waiting in it are then answered `org.freedesktop.DBus.Error.Failed`.
+    public func exportObject(
+        path: String, interface: DBusInterfaceDescription, maximumPendingCalls: Int
+    ) async throws(DBusError) -> AsyncStream<DBusMethodCall> {
+        guard maximumPendingCalls >= 1 else {
+            throw .system(operation: "exportObject(\(path)): maximumPendingCalls \(maximumPendingCalls) < 1", errno: 22)
+        }
+        try interface.validate()
+        let id = loop.makeIdentifier()
+        let (stream, continuation) = AsyncStream<DBusMethodCall>.makeStream(bufferingPolicy: .bufferingOldest(maximumPendingCalls))
+        continuation.onTermination = { [loop] _ in loop.enqueue { $0.removeExport(id: id) } }
+        do {
+            try await onLoop { loop in loop.export(id: id, path: path, interface: interface, calls: continuation) }
+        } catch {
+            continuation.finish()
+            throw error
+        }
+        return stream
+    }
+
+    /// Runs `job` on the loop thread and returns its result (`disconnected` once closed).
+    private func onLoop<T: Sendable>(_ job: @escaping @Sendable (BusEventLoop) -> Result<T, DBusError>) async throws(DBusError) -> T {
+        let loop = loop
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, DBusError>, Never>) in
+            let queued = loop.enqueue { loop in continuation.resume(returning: job(loop)) }
+            if !queued { continuation.resume(returning: .failure(.disconnected)) }
+        }
+        return try result.get()
     }
 }

@@ -10,6 +10,8 @@ public enum DBusError: Error, Sendable, Hashable, CustomStringConvertible {
     case disconnected
     /// A reply arrived but did not have the expected signature or contents.
     case unexpectedReply(String)
+    /// `requestName`: another connection owns this well-known name.
+    case nameTaken(String)
 
     /// The D-Bus error name for remote errors, nil otherwise.
     public var name: String? {
@@ -28,6 +30,7 @@ public enum DBusError: Error, Sendable, Hashable, CustomStringConvertible {
         case .system(let operation, let errno): "\(operation) failed: \(String(cString: strerrorText(errno))) (errno \(errno))"
         case .disconnected: "the D-Bus connection is closed"
         case .unexpectedReply(let what): "unexpected reply: \(what)"
+        case .nameTaken(let name): "the D-Bus name \(name) is owned by another connection"
         }
     }
 }

@@ -13,12 +13,21 @@ public final class PrivateBus: @unchecked Sendable {
     public let address: String
     private var pid: pid_t
 
-    public init() async throws {
+    /// Starts a bus with the session bus's configuration. `allowingAllUsers` lets clients of
+    /// any uid connect (session.conf admits only the daemon's own uid) and opens the socket's
+    /// directory to them: for tests that run a client as another user.
+    public init(allowingAllUsers: Bool = false) async throws {
         directory = try TemporaryDirectory(prefix: "hrmd-bus")
         address = "unix:path=\(directory.file("bus"))"
+        var configuration = "/usr/share/dbus-1/session.conf"
+        if allowingAllUsers {
+            configuration = directory.file("bus.conf")
+            try Self.allUsersConfiguration.write(toFile: configuration, atomically: true, encoding: .utf8)
+            chmod(directory.path, 0o755)
+        }
         let result = try await ChildProcess.run(
             "/usr/bin/dbus-daemon",
-            ["--config-file=/usr/share/dbus-1/session.conf", "--address=\(address)", "--fork", "--print-pid"],
+            ["--config-file=\(configuration)", "--address=\(address)", "--fork", "--print-pid"],
             in: directory, timeout: .seconds(10))
         guard result.exitCode == 0, let pid = pid_t(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw StartFailed(description: "dbus-daemon did not start (\(result.termination)): \(result.stderr)")
@@ -34,4 +43,21 @@ public final class PrivateBus: @unchecked Sendable {
     }
 
     deinit { stop() }
+
+    /// session.conf's policy plus `<allow user="*"/>`.
+    private static let allUsersConfiguration = """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>session</type>
+          <listen>unix:tmpdir=/tmp</listen>
+          <auth>EXTERNAL</auth>
+          <policy context="default">
+            <allow user="*"/>
+            <allow send_destination="*" eavesdrop="true"/>
+            <allow eavesdrop="true"/>
+            <allow own="*"/>
+          </policy>
+        </busconfig>
+        """
 }

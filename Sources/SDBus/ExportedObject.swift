@@ -1,0 +1,207 @@
+import CSystemd
+@preconcurrency import Glibc
+
+/// One interface exported at one path: its vtable, its sd-bus slot and the stream its calls
+/// go to. Lives on the loop thread, in `BusEventLoop.exports`, from `export` to `removeExport`.
+final class ExportedObject {
+    let id: UInt64
+    let path: String
+    let interface: DBusInterfaceDescription
+    let calls: AsyncStream<DBusMethodCall>.Continuation
+    let vtable: ObjectVTable
+    var slot: OpaquePointer?
+    unowned let loop: BusEventLoop
+    private let properties: [String: DBusInterfaceDescription.Property]
+
+    init(id: UInt64, path: String, interface: DBusInterfaceDescription, calls: AsyncStream<DBusMethodCall>.Continuation, loop: BusEventLoop) {
+        self.id = id
+        self.path = path
+        self.interface = interface
+        self.calls = calls
+        self.loop = loop
+        properties = Dictionary(interface.properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        vtable = ObjectVTable(interface, methodHandler: { message, userdata, _ in
+            guard let message, let userdata else { return -EINVAL }
+            let object = Unmanaged<ExportedObject>.fromOpaque(userdata).takeUnretainedValue()
+            return object.loop.receiveCall(message, for: object)
+        }, propertyGetter: { _, _, _, property, reply, userdata, _ in
+            guard let property, let reply, let userdata else { return -EINVAL }
+            return Unmanaged<ExportedObject>.fromOpaque(userdata).takeUnretainedValue().appendProperty(String(cString: property), to: reply)
+        })
+    }
+
+    /// Appends a property's value to a Properties.Get/GetAll reply (sd-bus opened the variant).
+    private func appendProperty(_ name: String, to reply: OpaquePointer) -> Int32 {
+        guard let property = properties[name] else { return -ENOENT }
+        do {
+            try MessageWriter(message: reply).append(property.valueToSend)
+        } catch {
+            if case .system(_, let code) = error { return -code }
+            return -EINVAL
+        }
+        return 1
+    }
+}
+
+/// The unique names of recent callers and their uids. Unique names are never reused on a bus,
+/// so an entry never goes stale; the oldest entries go when the cache is full.
+struct SenderUIDCache {
+    let capacity: Int
+    private var uids: [String: UInt32] = [:]
+    private var order: [String] = []
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    subscript(sender: String) -> UInt32? { uids[sender] }
+
+    mutating func insert(_ uid: UInt32, for sender: String) {
+        guard uids.updateValue(uid, forKey: sender) == nil else { return }
+        order.append(sender)
+        if order.count > capacity { uids[order.removeFirst()] = nil }
+    }
+}
+
+// MARK: Exported objects (loop thread only)
+
+extension BusEventLoop {
+    /// Registers `interface` at `path`; its calls go to `calls`.
+    func export(
+        id: UInt64, path: String, interface: DBusInterfaceDescription, calls: AsyncStream<DBusMethodCall>.Continuation
+    ) -> Result<Void, DBusError> {
+        guard let bus else {
+            calls.finish()
+            return .failure(.disconnected)
+        }
+        let object = ExportedObject(id: id, path: path, interface: interface, calls: calls, loop: self)
+        var slot: OpaquePointer?
+        let userdata = Unmanaged.passUnretained(object).toOpaque()
+        let added = sd_bus_add_object_vtable(bus, &slot, path, interface.name, object.vtable.entries, userdata)
+        guard added >= 0, let slot else {
+            calls.finish()
+            return .failure(.system(operation: "sd_bus_add_object_vtable(\(path), \(interface.name))", errno: -added))
+        }
+        object.slot = slot
+        exports[id] = object
+        return .success(())
+    }
+
+    /// Unregisters an exported object (its stream ended). Calls already taken can still be answered.
+    func removeExport(id: UInt64) {
+        guard let object = exports.removeValue(forKey: id) else { return }
+        if let slot = object.slot { sd_bus_slot_unref(slot) }
+        object.slot = nil
+        object.calls.finish()
+    }
+
+    /// Unregisters every object and forgets every unanswered call (the bus is closing).
+    func removeAllExports() {
+        for id in Array(exports.keys) { removeExport(id: id) }
+        for (_, message) in incomingCalls { sd_bus_message_unref(message) }
+        incomingCalls.removeAll()
+    }
+
+    /// The vtable's method handler: a call that passed sd-bus's signature check. Returns 1
+    /// ("handled"): the answer is sent later by `answerCall`, or now when the call is refused.
+    fileprivate func receiveCall(_ message: OpaquePointer, for object: ExportedObject) -> Int32 {
+        func field(_ value: UnsafePointer<CChar>?) -> String { value.map { String(cString: $0) } ?? "" }
+        let sender = field(sd_bus_message_get_sender(message))
+        let uid: UInt32
+        switch senderUID(of: message, sender: sender) {
+        case .success(let known): uid = known
+        case .failure(let error):
+            sendError(to: message, name: DBusMethodCall.failed, message: "the caller could not be identified: \(error)")
+            return 1
+        }
+        let arguments: [DBusValue]
+        do {
+            arguments = try MessageReader(message: message).readAll()
+        } catch {
+            sendError(to: message, name: "org.freedesktop.DBus.Error.InvalidArgs", message: "\(error)")
+            return 1
+        }
+        let id = makeIdentifier()
+        incomingCalls[id] = sd_bus_message_ref(message)
+        let call = DBusMethodCall(
+            loop: self, id: id, member: field(sd_bus_message_get_member(message)), sender: sender, senderUID: uid,
+            arguments: arguments, allowsInteractiveAuthorization: sd_bus_message_get_allow_interactive_authorization(message) > 0)
+        switch object.calls.yield(call) {
+        case .enqueued:
+            break
+        case .dropped(let refused):
+            refused.answerOnLoopThread(.error(
+                name: "org.freedesktop.DBus.Error.LimitsExceeded",
+                message: "\(object.interface.name) at \(object.path) has too many calls waiting"))
+        case .terminated:
+            call.answerOnLoopThread(.error(
+                name: "org.freedesktop.DBus.Error.UnknownObject", message: "\(object.path) is no longer served"))
+        @unknown default:
+            call.answerOnLoopThread(.error(name: DBusMethodCall.failed, message: "the call could not be queued"))
+        }
+        return 1
+    }
+
+    /// The caller's effective uid, from the bus daemon (no SD_BUS_CREDS_AUGMENT: nothing is read
+    /// from /proc). A sender's first call costs one synchronous `GetConnectionUnixUser` round
+    /// trip to the bus daemon on the loop thread; its later calls come from the cache. dbus-daemon reports only the uid of the caller's socket credentials
+    /// (`UnixUserID`, which sd-bus files as EUID); sd-bus cannot know the real uid without
+    /// /proc, so the EUID is what a service authorizes.
+    private func senderUID(of message: OpaquePointer, sender: String) -> Result<UInt32, DBusError> {
+        if let uid = senderUIDs[sender] { return .success(uid) }
+        var creds: OpaquePointer?
+        let queried = sd_bus_query_sender_creds(message, UInt64(SD_BUS_CREDS_EUID), &creds)
+        guard queried >= 0, let creds else { return .failure(.system(operation: "sd_bus_query_sender_creds", errno: -queried)) }
+        defer { sd_bus_creds_unref(creds) }
+        var uid = uid_t.max
+        let read = sd_bus_creds_get_euid(creds, &uid)
+        guard read >= 0 else { return .failure(.system(operation: "sd_bus_creds_get_euid", errno: -read)) }
+        if !sender.isEmpty { senderUIDs.insert(uid, for: sender) }
+        return .success(uid)
+    }
+
+    /// Sends the answer to an incoming call and lets the call go. A reply whose values do not
+    /// fit the method's output signature becomes an error reply.
+    func answerCall(id: UInt64, with answer: DBusMethodCall.Answer) {
+        guard let message = incomingCalls.removeValue(forKey: id) else { return }
+        defer { sd_bus_message_unref(message) }
+        guard let bus else { return }
+        switch answer {
+        case .values(let values):
+            var reply: OpaquePointer?
+            let created = sd_bus_message_new_method_return(message, &reply)
+            guard created >= 0, let reply else {
+                return sendError(to: message, name: DBusMethodCall.failed, message: "the reply could not be built (errno \(-created))")
+            }
+            defer { sd_bus_message_unref(reply) }
+            do {
+                try MessageWriter(message: reply).append(values)
+                try check(sd_bus_send(bus, reply, nil), "sd_bus_send")
+            } catch {
+                let signature = values.map(\.signature).joined()
+                sendError(to: message, name: DBusMethodCall.failed, message: "the service's reply '\(signature)' could not be sent: \(error)")
+            }
+        case .error(let name, let text):
+            sendError(to: message, name: name, message: text)
+        }
+    }
+
+    /// Answers `call` with an error; an error name sd-bus refuses becomes `Error.Failed`.
+    private func sendError(to call: OpaquePointer, name: String, message text: String) {
+        var error = sd_bus_error()
+        defer { sd_bus_error_free(&error) }
+        _ = sd_bus_error_set(&error, name, text)  // returns the errno the name maps to, not a failure
+        if sd_bus_reply_method_error(call, &error) >= 0 { return }
+        var fallback = sd_bus_error()
+        defer { sd_bus_error_free(&fallback) }
+        _ = sd_bus_error_set(&fallback, DBusMethodCall.failed, "\(name): \(text)")
+        _ = sd_bus_reply_method_error(call, &fallback)
+    }
+
+    /// This connection's unique name (`:1.42`).
+    func uniqueName() -> Result<String, DBusError> {
+        guard let bus else { return .failure(.disconnected) }
+        var name: UnsafePointer<CChar>?
+        let read = sd_bus_get_unique_name(bus, &name)
+        guard read >= 0, let name else { return .failure(.system(operation: "sd_bus_get_unique_name", errno: -read)) }
+        return .success(String(cString: name))
+    }
+}

@@ -88,6 +88,16 @@ let package = Package(
         // The store service's wire protocol: names, limits and the D-Bus codings of samples,
         // statistics, devices and authorizations, shared by the service and its clients.
         .target(name: "HealthWire", dependencies: ["HealthStore", "HealthUnits", "Timestamps", "SDBus"]),
+        // The shared store as a service on the system bus (org.hrmd.Health1): who calls, polkit,
+        // enforced authorization, queries, statistics, imports and change notifications.
+        .target(
+            name: "HealthService",
+            dependencies: [
+                "HealthStore", "HealthWire", "SDBus", "Ingest", "SensorBackends", "Timestamps",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // Pure: the configuration file and sensor specifications.
         .target(name: "HRMConfiguration", dependencies: ["SensorDecoding"]),
         // What both executables share: exit codes, store location, time ranges, output.
@@ -102,7 +112,7 @@ let package = Package(
             name: "hrmd",
             dependencies: [
                 "CLISupport", "HRMConfiguration", "Ingest", "SensorBackends", "SensorDecoding", "HealthStore", "Timestamps",
-                "SystemdSupport", "DeviceDiscovery", "BlueZBackend",
+                "SystemdSupport", "DeviceDiscovery", "BlueZBackend", "HealthService", "HealthWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -61,7 +61,8 @@ struct CallArguments {
     }
 
     mutating func dictionary(_ what: String) throws(ServiceFailure) -> WireDictionary {
-        do { return try WireDictionary(try next(what), context: what) } catch { throw error.failure }
+        let value = try next(what)
+        do { return try WireDictionary(value, context: what) } catch { throw error.failure }
     }
 
     /// A sample type by its public name.

@@ -9,7 +9,7 @@ enum HealthInterface {
         DBusInterfaceDescription(
             name: HealthBus.interface,
             methods: [
-                method("RequestAuthorization", ["app": "s", "share": "as", "read": "as"], []),
+                method("RequestAuthorization", ["app": "s", "share": "as", "read": "as"], [:]),
                 method("AuthorizationStatus", ["app": "s", "type": "s"], ["status": "s"]),
                 method("SaveSamples", ["app": "s", "samples": "aa{sv}"], ["stored": "u", "unchanged": "u"]),
                 method("QuerySamples", ["app": "s", "type": "s", "since": "x", "until": "x", "limit": "u"], ["samples": "aa{sv}"]),
@@ -26,15 +26,15 @@ enum HealthInterface {
                 method(
                     "Changes", ["app": "s", "type": "s", "anchor": "t", "limit": "u"],
                     ["added": "aa{sv}", "deleted": "a" + DeletedSample.wireSignature, "newAnchor": "t"]),
-                method("CurrentAnchor", [], ["anchor": "t"]),
-                method("Observe", ["app": "s", "type": "s"], []),
-                method("Unobserve", ["app": "s", "type": "s"], []),
+                method("CurrentAnchor", [:], ["anchor": "t"]),
+                method("Observe", ["app": "s", "type": "s"], [:]),
+                method("Unobserve", ["app": "s", "type": "s"], [:]),
                 method(
                     "DeleteSamples", ["app": "s", "type": "s", "source": "s", "since": "x", "until": "x"], ["deleted": "u"]),
-                method("SetAuthorization", ["source": "s", "type": "s", "access": "s", "status": "s"], []),
-                method("Authorizations", [], ["entries": "a" + AuthorizationAccessEntry.wireSignature]),
-                method("Devices", [], ["devices": "aa{sv}", "activity": "aa{sv}"]),
-                method("Sources", [], ["sources": "aa{sv}"]),
+                method("SetAuthorization", ["source": "s", "type": "s", "access": "s", "status": "s"], [:]),
+                method("Authorizations", [:], ["entries": "a" + AuthorizationAccessEntry.wireSignature]),
+                method("Devices", [:], ["devices": "aa{sv}", "activity": "aa{sv}"]),
+                method("Sources", [:], ["sources": "aa{sv}"]),
                 method("Import", ["file": "h", "options": "a{sv}"], ["summary": "a{sv}", "messages": "as"]),
             ],
             signals: [
@@ -56,7 +56,7 @@ enum HealthInterface {
         DBusInterfaceDescription.Method(name: name, inputs: arguments(inputs), outputs: arguments(outputs))
     }
 
-    private static func arguments(_ pairs: KeyValuePairs<String, String>) -> [DBusInterfaceDescription.Argument] {
-        pairs.map { DBusInterfaceDescription.Argument(name: $0.key, signature: $0.value) }
+    private static func arguments(_ pairs: KeyValuePairs<String, String>) -> [(name: String, signature: String)] {
+        pairs.map { (name: $0.key, signature: $0.value) }
     }
 }

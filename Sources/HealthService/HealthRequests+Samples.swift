@@ -15,8 +15,9 @@ extension HealthRequests {
         for (index, value) in values.enumerated() {
             do { samples.append(try SampleSubmission.sample(from: value, index: index)) } catch { throw error.failure }
         }
+        let batch = samples
         let report = try await onStore { store throws(HealthStoreError) in
-            try store.save(samples, from: HealthSource(name: source), policy: .refuseUnauthorized)
+            try store.save(batch, from: HealthSource(name: source), policy: .refuseUnauthorized)
         }
         return [.uint32(UInt32(clamping: report.stored + report.replaced)), .uint32(UInt32(clamping: report.unchanged))]
     }
@@ -54,18 +55,18 @@ extension HealthRequests {
             encoder.outputFormatting = .sortedKeys
             var written = 0
             var failure: PipeWriter.Failure?
-            do {
+            do throws(HealthStoreError) {
                 try store.enumerateSamples(finalQuery) { stored in
                     guard failure == nil else { return }
                     let line = (try? encoder.encode(SampleRecord(stored))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-                    do { try writer.writeLine(line) } catch { failure = error }
+                    do throws(PipeWriter.Failure) { try writer.writeLine(line) } catch { failure = error }
                     written += 1
                 }
             } catch {
                 throw .store(error)
             }
             if failure == nil {
-                do { try writer.flush() } catch { failure = error }
+                do throws(PipeWriter.Failure) { try writer.flush() } catch { failure = error }
             }
             if let failure { throw ServiceFailure(name: HealthBusError.failed, message: "writing the samples: \(failure)") }
             return written

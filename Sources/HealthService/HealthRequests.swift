@@ -58,7 +58,7 @@ struct HealthRequests: Sendable {
     func onStore<T: Sendable>(_ body: @escaping @Sendable (HealthStore) throws(HealthStoreError) -> T) async throws(ServiceFailure) -> T {
         let store = store
         return try await workers.run { () throws(ServiceFailure) -> T in
-            do { return try body(store) } catch { throw .store(error) }
+            do throws(HealthStoreError) { return try body(store) } catch { throw .store(error) }
         }
     }
 

@@ -63,7 +63,8 @@ public struct HealthService: Service {
                 if !waiting { logger.warning("store service: waiting (no system bus: \(error))") }
                 waiting = true
                 attempt += 1
-                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(min(30, attempt))) }
+                let pause = Duration.seconds(min(30, attempt))
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: pause) }
                 continue
             }
             waiting = false

@@ -10,7 +10,7 @@ struct StoreWorkers: Sendable {
     func run<T: Sendable>(_ body: @escaping @Sendable () throws(ServiceFailure) -> T) async throws(ServiceFailure) -> T {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, ServiceFailure>, Never>) in
             queue.async {
-                do { continuation.resume(returning: .success(try body())) } catch { continuation.resume(returning: .failure(error)) }
+                do throws(ServiceFailure) { continuation.resume(returning: .success(try body())) } catch { continuation.resume(returning: .failure(error)) }
             }
         }
         return try result.get()

@@ -7,6 +7,8 @@ import Ingest
 import Logging
 import SensorBackends
 import SensorDecoding
+import HealthService
+import HealthWire
 import ServiceLifecycle
 import SystemdSupport
 
@@ -71,6 +73,18 @@ struct HRMDaemon: AsyncParsableCommand {
               /var/lib/hrmd/hrmd.sqlite. The file is created when missing (its directory
               is not).
 
+            THE STORE SERVICE (--serve, or serve = yes; on in the installed unit)
+              Also serves the store on the system bus as org.hrmd.Health (interface
+              org.hrmd.Health1, /usr/share/dbus-1/interfaces/org.hrmd.Health1.xml):
+              applications save and query samples as USER/APP, where USER is the login
+              name of the uid the bus daemon verified; each needs the user's grant per
+              type ("hrmctl auth requests" lists what they asked for). A reader without
+              read authorization sees only its own samples. Managers (root, the service's
+              user, and whoever polkit allows org.hrmd.health.manage: group hrmd by the
+              shipped rules) grant, read every source, delete and import. The store's
+              files are then created private to hrmd's user (umask 077). Without a
+              system bus it waits for one; when another process owns the name it exits 69.
+
             CONFIGURATION
               --config FILE, else /etc/hrmd/hrmd.conf when it exists. INI format:
                 [hrmd]
@@ -86,13 +100,15 @@ struct HRMDaemon: AsyncParsableCommand {
 
             EXIT STATUS
               0 success, 64 usage error, 66 configuration file missing, 69 a needed
-              service or the system store is unavailable, 73 the store cannot be
+              service or the system store is unavailable (or org.hrmd.Health is
+              owned by another process), 73 the store cannot be
               created, 77 permission denied, 1 anything else.
 
             EXAMPLES
               hrmd --store ./hr.sqlite --sensor mock --duration 10
               hrmd --sensor mock:bpm=55,hz=4 --sensor mock:location=wrist,seed=7
               hrmd --sensor mock --record /var/lib/hrmd/traces
+              hrmd --serve --store /var/lib/hrmd/hrmd.sqlite --sensor ble
             """,
         version: HRMVersion.current
     )
@@ -115,6 +131,13 @@ struct HRMDaemon: AsyncParsableCommand {
             "Admit any BLE strap advertising the Heart Rate service, not only listed, trusted or paired ones.",
             discussion: "Off by default, so a neighbour's strap is never recorded. Also 'any-strap = yes' in the configuration."))
     var anyStrap = false
+
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Also serve the store on the system bus as org.hrmd.Health (see THE STORE SERVICE).",
+            discussion: "Also 'serve = yes' in the configuration."))
+    var serve = false
 
     @Option(name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String?
@@ -140,6 +163,9 @@ struct HRMDaemon: AsyncParsableCommand {
         } catch let failure as CommandFailure {
             printError(failure.message, program: "hrmd")
             throw ExitCode(failure.status.rawValue)
+        } catch let failure as HealthServiceError {
+            printError(failure.description, program: "hrmd")
+            throw ExitCode(ExitStatus.unavailable.rawValue)
         }
     }
 
@@ -173,8 +199,14 @@ struct HRMDaemon: AsyncParsableCommand {
             recorder = TraceRecorder(directory: record, logger: logger)
         }
 
+        let serving = serve || configuration.serve
         let location = StoreLocation(flag: store, configured: configuration.storePath)
+        if serving {
+            // The store service's files belong to the service alone (CONTRACT.md).
+            umask(0o077)
+        }
         let healthStore = try location.open(.createIfMissing)
+        if serving { StorePrivacy.tighten(storePath: location.path, logger: logger) }
         logger.info("store \(location.path)")
 
         let notifier = ServiceNotifier()
@@ -217,6 +249,12 @@ struct HRMDaemon: AsyncParsableCommand {
         // service says STOPPING=1, sensors stop, the recorder drains, the pipeline drains and
         // flushes.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: pipeline)]
+        if serving {
+            services.append(.init(service: HealthService(
+                store: healthStore, version: HRMVersion.current,
+                importSource: HealthSource(name: HealthBus.daemonSource, version: HRMVersion.current),
+                logger: Logger(label: "hrmd.service"))))
+        }
         if let recorder { services.append(.init(service: RecorderService(recorder: recorder))) }
         services.append(.init(service: supervisor))
         if let duration {

@@ -1,0 +1,75 @@
+import HealthStore
+import HealthWire
+import Ingest
+import Logging
+import SDBus
+import SensorBackends
+import Synchronization
+
+/// Imports recordings a manager hands over as descriptors through the daemon's own decode,
+/// convert, authorize and store path (the same as `hrmctl replay`), as the daemon's source.
+/// Two at a time at most: an import holds a store worker for as long as it paces.
+final class RecordingImporter: Sendable {
+    /// What a manager asks for.
+    struct Request: Sendable {
+        var name: String
+        var acceptDamaged: Bool
+        var speed: Double?
+    }
+
+    private let store: HealthStore
+    private let source: HealthSource
+    private let logger: Logger
+    private let running = Mutex(0)
+    private let workers = StoreWorkers()
+    static let concurrentImports = 2
+
+    init(store: HealthStore, source: HealthSource, logger: Logger) {
+        self.store = store
+        self.source = source
+        self.logger = logger
+    }
+
+    func run(_ request: Request, from file: DBusFileDescriptor) async throws(ServiceFailure) -> (summary: ImportSummary, messages: [String]) {
+        let admitted = running.withLock { count in
+            guard count < Self.concurrentImports else { return false }
+            count += 1
+            return true
+        }
+        guard admitted else {
+            throw ServiceFailure(name: HealthBusError.limitsExceeded, message: "\(Self.concurrentImports) imports are already running; try again when one ends")
+        }
+        defer { running.withLock { $0 -= 1 } }
+        let (store, source, logger) = (store, source, logger)
+        return try await workers.run { () throws(ServiceFailure) -> (summary: ImportSummary, messages: [String]) in
+            let messages = Mutex<(lines: [String], dropped: Int)>(([], 0))
+            var importer = RecordingImport(
+                store: store, settings: IngestSettings(source: source, maxBatch: 10_000),
+                options: RecordingImport.Options(speed: request.speed, acceptDamaged: request.acceptDamaged), logger: logger,
+                messages: { line in
+                    messages.withLock { messages in
+                        if messages.lines.count < HealthBusLimits.importMessages { messages.lines.append(line) } else { messages.dropped += 1 }
+                    }
+                })
+            do throws(RecordingError) {
+                try importer.replay(descriptor: file.rawValue, name: request.name)
+            } catch {
+                throw ServiceFailure(name: HealthBusError.badData, message: error.description)
+            }
+            let result = importer.finish()
+            var summary = ImportSummary()
+            summary.frames = result.frames
+            summary.stored = result.stored
+            summary.unchanged = result.unchanged
+            summary.denied = result.denied
+            summary.lost = result.lost
+            summary.badLines = result.badLines
+            summary.skipped = result.skipped
+            summary.hrmdMayShare = result.mayShareHeartRate
+            var lines = messages.withLock { $0 }
+            if lines.dropped > 0 { lines.lines.append("\(request.name): \(lines.dropped) more messages") }
+            logger.notice("imported \(request.name): \(result)")
+            return (summary, lines.lines)
+        }
+    }
+}

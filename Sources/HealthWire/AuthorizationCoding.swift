@@ -1,0 +1,40 @@
+import HealthStore
+import SDBus
+
+extension AuthorizationAccessEntry {
+    /// `(source, type, access, status)`.
+    public static let wireSignature = "(ssss)"
+
+    public var wireValue: DBusValue {
+        .structure([.string(source), .string(type.identifier), .string(access.rawValue), .string(status.description)])
+    }
+
+    public init(wire value: DBusValue) throws(WireError) {
+        guard case .structure(let fields) = value.unwrapped, fields.count == 4,
+              let source = fields[0].string, let typeName = fields[1].string, let accessName = fields[2].string,
+              let statusName = fields[3].string
+        else { throw WireError("an authorization entry is not \(Self.wireSignature)") }
+        guard let type = SampleType(identifier: typeName) else { throw WireError("unknown sample type '\(typeName)'") }
+        guard let access = AuthorizationAccess(rawValue: accessName) else { throw WireError("unknown access '\(accessName)'") }
+        self.init(source: source, type: type, access: access, status: try AuthorizationStatus.parse(statusName))
+    }
+}
+
+extension AuthorizationStatus {
+    /// The status a call names (`notDetermined`, `sharingDenied`, `sharingAuthorized`).
+    public static func parse(_ name: String) throws(WireError) -> AuthorizationStatus {
+        guard let status = allCases.first(where: { $0.description == name }) else {
+            throw WireError("unknown status '\(name)' (known: \(allCases.map(\.description).joined(separator: ", ")))")
+        }
+        return status
+    }
+}
+
+extension AuthorizationAccess {
+    /// The access a call names (`share` or `read`).
+    public static func parse(_ name: String) throws(WireError) -> AuthorizationAccess {
+        guard let access = AuthorizationAccess(rawValue: name) else { throw WireError("unknown access '\(name)' (known: share, read)") }
+        return access
+    }
+}
+

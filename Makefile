@@ -42,7 +42,7 @@ INSTALLED := \
 	$(PREFIX)/share/zsh/site-functions/_hrmd $(PREFIX)/share/zsh/site-functions/_hrmctl \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish
 
-.PHONY: all deps build test check-service check-rules check-fake-bluez demo bench bench-ble release install uninstall clean
+.PHONY: all deps build test check-service check-service-bus check-rules check-fake-bluez demo bench bench-ble release install uninstall clean
 
 all: build
 
@@ -63,6 +63,7 @@ test: deps
 	$(MAKE) --no-print-directory check-service
 	$(MAKE) --no-print-directory check-rules
 	$(MAKE) --no-print-directory check-fake-bluez
+	$(MAKE) --no-print-directory check-service-bus
 
 ## check-service: the unit's syntax and security score, and an install into a scratch DESTDIR
 check-service:
@@ -75,6 +76,12 @@ check-rules:
 ## check-fake-bluez: the fake bluetoothd the BlueZ tests run against, driven by a D-Bus client
 check-fake-bluez:
 	/usr/bin/python3 Tests/BlueZ/test_fake_bluez.py
+
+## check-service-bus: hrmd --serve on a private system-like bus with the shipped policy, a mock
+## polkit and applications of other uids (root; skipped otherwise, failed in CI; the service tests
+## skip until hrmd has --serve). HRMD_BIN_DIR chooses the hrmd (default .build/debug).
+check-service-bus:
+	timeout --kill-after=10 900 /usr/bin/python3 Tests/HealthService/run.py
 
 demo: build
 	@mkdir -p $(DEMO_DIR) && rm -f $(DEMO_STORE) $(DEMO_STORE)-wal $(DEMO_STORE)-shm

@@ -402,9 +402,10 @@ def run_client_as(uid_gid, bus, *arguments, timeout=CALL_TIMEOUT_S):
     return run_as(uid_gid, bus, [PYTHON, client_path(bus)] + list(arguments), timeout=timeout)
 
 
-# A snippet runs with `bus` (its connection, on a GLib main loop), `health` (the service's proxy),
-# `dbus`, `GLib`, `NO_LOW`, `NO_HIGH`, `sample(...)`, `samples(...)` and `out(value)` (prints a
-# value as JSON) at hand. A D-Bus error
+# A snippet runs with `bus` (its connection, on a GLib main loop), `health` (the service's proxy,
+# calling with the signatures of the interface XML), `raw` (the same without signatures: python-dbus
+# guesses them), `dbus`, `GLib`, `NO_LOW`, `NO_HIGH`, `sample(...)`, `samples(...)` and `out(value)`
+# (prints a value as JSON) at hand. A D-Bus error
 # ends it with exit 3 and {"error": NAME, "message": TEXT} on stdout.
 SNIPPET_PRELUDE = textwrap.dedent("""\
     import json, os, sys, time
@@ -414,6 +415,8 @@ SNIPPET_PRELUDE = textwrap.dedent("""\
     DBusGMainLoop(set_as_default=True)
     NO_LOW, NO_HIGH = -(2 ** 63), 2 ** 63 - 1
     def plain(v):
+        if v is None:
+            return None
         if isinstance(v, dict):
             return {str(k): plain(x) for k, x in v.items()}
         if isinstance(v, (list, tuple)):
@@ -427,16 +430,29 @@ SNIPPET_PRELUDE = textwrap.dedent("""\
         return int(v)
     def out(v):
         print(json.dumps(plain(v)), flush=True)
-    def sample(value, start, type="heart-rate", unit="count/min", **extra):
-        d = {"type": type, "start": dbus.Int64(start), "value": dbus.Double(value), "unit": unit}
-        d.update(extra)
+    def sample(value=70.0, start=0, **fields):
+        # A sample dictionary; numbers become x (start, end) and d (value), anything else stays.
+        d = {"type": "heart-rate", "unit": "count/min", "value": value, "start": start}
+        d.update(fields)
+        for key, kind in (("start", dbus.Int64), ("end", dbus.Int64), ("value", dbus.Double)):
+            if type(d.get(key)) in (int, float):
+                d[key] = kind(d[key])
         return dbus.Dictionary(d, signature="sv")
     def samples(*items):
         return dbus.Array(list(items), signature="a{sv}")
+    class Typed:
+        # Calls with each method's signature from org.hrmd.Health1.xml (so [] is as, 5 is x).
+        def __init__(self, proxy):
+            self.proxy = proxy
+        def __getattr__(self, name):
+            method = getattr(self.proxy, name)
+            return lambda *args, **kw: method(*args, signature=SIGNATURES.get(name), **kw)
+    SIGNATURES = %(signatures)r
     try:
         bus = dbus.bus.BusConnection(os.environ["DBUS_SYSTEM_BUS_ADDRESS"])
-        health = dbus.Interface(bus.get_object("org.hrmd.Health", "/org/hrmd/Health", introspect=False,
-                                               follow_name_owner_changes=True), "org.hrmd.Health1")
+        raw = dbus.Interface(bus.get_object("org.hrmd.Health", "/org/hrmd/Health", introspect=False,
+                                            follow_name_owner_changes=True), "org.hrmd.Health1")
+        health = Typed(raw)
     """)
 SNIPPET_END = textwrap.dedent("""\
     except dbus.exceptions.DBusException as error:
@@ -445,8 +461,17 @@ SNIPPET_END = textwrap.dedent("""\
     """)
 
 
+def method_signatures():
+    """{method: in-signature} of org.hrmd.Health1, from the interface XML in the repository."""
+    import xml.etree.ElementTree as ElementTree
+    tree = ElementTree.parse(os.path.join(REPO, "dbus", "org.hrmd.Health1.xml"))
+    return {method.get("name"): "".join(arg.get("type") for arg in method.findall("arg")
+                                         if arg.get("direction", "in") == "in")
+            for method in tree.iter("method")}
+
+
 def snippet_source(code):
-    return SNIPPET_PRELUDE + textwrap.indent(textwrap.dedent(code).strip() + "\n", "    ") + SNIPPET_END
+    return SNIPPET_PRELUDE % {"signatures": method_signatures()} + textwrap.indent(textwrap.dedent(code).strip() + "\n", "    ") + SNIPPET_END
 
 
 def run_snippet_as(uid_gid, bus, code, timeout=CALL_TIMEOUT_S):
@@ -496,8 +521,11 @@ class Background:
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         self.buffer = b""
         self.lines = []
+        self.result = None
 
     def _read(self, timeout):
+        if self.process.stdout.closed:
+            return False
         ready, _, _ = select.select([self.process.stdout], [], [], max(0.0, timeout))
         if not ready:
             return False
@@ -525,6 +553,8 @@ class Background:
 
     def finish(self, timeout=CALL_TIMEOUT_S):
         """Waits for the end (SIGKILL after TIMEOUT): (exit status, stdout lines, stderr)."""
+        if self.result is not None:
+            return self.result
         try:
             self.process.wait(timeout)
         except subprocess.TimeoutExpired:
@@ -538,7 +568,8 @@ class Background:
         stderr = self.process.stderr.read().decode(errors="replace")
         self.process.stdout.close()
         self.process.stderr.close()
-        return self.process.returncode, self.lines, stderr
+        self.result = (self.process.returncode, self.lines, stderr)
+        return self.result
 
     def kill(self):
         if self.process.poll() is None:

@@ -86,6 +86,10 @@ let package = Package(
         // The store service's wire protocol: names, limits and the D-Bus codings of samples,
         // statistics, devices and authorizations, shared by the service and its clients.
         .target(name: "HealthWire", dependencies: ["HealthStore", "HealthUnits", "Timestamps", "SDBus"]),
+        // A typed client of the store service: every method of org.hrmd.Health1, the store's types in and out.
+        .target(name: "HealthClient", dependencies: ["SDBus", "HealthWire", "HealthStore", "Timestamps"]),
+        // hrmctl's one view of a store: a file opened directly or the store service.
+        .target(name: "CLIStore", dependencies: ["CLISupport", "HealthClient", "HealthStore", "HealthWire", "Timestamps"]),
         // Pure: the configuration file and sensor specifications.
         .target(name: "HRMConfiguration", dependencies: ["SensorDecoding"]),
         // What both executables share: exit codes, store location, time ranges, output.
@@ -111,7 +115,7 @@ let package = Package(
             name: "hrmctl",
             dependencies: [
                 "CLISupport", "HealthStore", "HealthUnits", "SensorDecoding", "Timestamps", "JSONLines",
-                "TraceFormat", "Ingest", "SensorBackends",
+                "TraceFormat", "Ingest", "SensorBackends", "HealthClient", "HealthWire", "CLIStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

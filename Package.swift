@@ -98,6 +98,10 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // A typed client of the store service: every method of org.hrmd.Health1, the store's types in and out.
+        .target(name: "HealthClient", dependencies: ["SDBus", "HealthWire", "HealthStore", "Timestamps"]),
+        // hrmctl's one view of a store: a file opened directly or the store service.
+        .target(name: "CLIStore", dependencies: ["CLISupport", "HealthClient", "HealthStore", "HealthWire", "Timestamps"]),
         // Pure: the configuration file and sensor specifications.
         .target(name: "HRMConfiguration", dependencies: ["SensorDecoding"]),
         // What both executables share: exit codes, store location, time ranges, output.
@@ -123,7 +127,7 @@ let package = Package(
             name: "hrmctl",
             dependencies: [
                 "CLISupport", "HealthStore", "HealthUnits", "SensorDecoding", "Timestamps", "JSONLines",
-                "TraceFormat", "Ingest", "SensorBackends",
+                "TraceFormat", "Ingest", "SensorBackends", "HealthClient", "HealthWire", "CLIStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -176,6 +180,10 @@ let package = Package(
         .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorDecoding", "Timestamps"]),
         .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CLISupport", "SensorDecoding", "Timestamps"]),
         .testTarget(name: "SDBusTests", dependencies: ["SDBus", "TestSupport"]),
+        .testTarget(
+            name: "CLIStoreTests",
+            dependencies: ["CLIStore", "CLISupport", "HealthClient", "HealthStore", "HealthWire", "SDBus", "TestSupport"]
+        ),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZBackend", "SDBus", "SensorBackends", "SensorDecoding", "TestSupport"]),
                 .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps", "ANTDecoding"]),
     ]

@@ -1,6 +1,9 @@
 import JSONLines
 import ArgumentParser
+import CLIStore
 import CLISupport
+import Foundation
+import HealthClient
 import HealthStore
 
 /// `hrmctl auth`: the user's answer to which source may write which type.
@@ -15,8 +18,13 @@ struct AuthCommand: ParsableCommand {
             next write; revoking keeps what is stored. With --read, the answer is about
             reading instead: a program that reads the store as a source needs it (the
             user's own hrmctl reads everything).
+
+            Through the store service (the default), answering and listing need a
+            manager of the store: root, a member of group hrmd, or whom polkit allows
+            org.hrmd.health.manage. "hrmctl auth requests" shows what programs asked for
+            and the command that answers each, like HealthKit's permission sheet.
             """,
-        subcommands: [Grant.self, Revoke.self, List.self]
+        subcommands: [Grant.self, Revoke.self, List.self, Requests.self]
     )
 
     struct Grant: ParsableCommand {
@@ -52,7 +60,7 @@ struct AuthCommand: ParsableCommand {
 
         func run() throws {
             try reportingFailures {
-                let entries = try storeFailure { try storeOptions.location.open(.existingOnly).authorizations() }
+                let entries = try storeOptions.access().authorizations()
                 switch output {
                 case .json:
                     for entry in entries {
@@ -75,6 +83,62 @@ struct AuthCommand: ParsableCommand {
             }
         }
     }
+
+    struct Requests: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the requests nobody has answered yet, with the command that answers each.",
+            discussion: """
+                One row per source, type and access (share: to store the type; read: to
+                read it) that a program asked for and the user has not answered: the
+                permission sheet of HealthKit, as commands. A file store (--store) keeps
+                no record of read requests; its rows whose share answer is notDetermined
+                are listed.
+                """)
+        @OptionGroup var storeOptions: StoreOptions
+        @Option(help: "table, json (one object per line) or csv.") var output: OutputFormat = .table
+
+        func run() throws {
+            try reportingFailures {
+                let requests = try storeOptions.access().pendingRequests()
+                func answer(_ verb: String, _ request: AuthorizationRequest) -> String {
+                    (["hrmctl", "auth", verb, shellWord(request.source), request.type.identifier] + (request.access == .read ? ["--read"] : []))
+                        .joined(separator: " ")
+                }
+                switch output {
+                case .json:
+                    for request in requests {
+                        printJSONLine(.object([
+                            ("source", .string(request.source)), ("type", .string(request.type.identifier)),
+                            ("access", .string(request.access.rawValue)), ("grant", .string(answer("grant", request))),
+                            ("deny", .string(answer("revoke", request))),
+                        ]))
+                    }
+                case .csv:
+                    print("source,type,access,grant,deny")
+                    for request in requests {
+                        print(csvRow([
+                            request.source, request.type.identifier, request.access.rawValue, answer("grant", request), answer("revoke", request),
+                        ]))
+                    }
+                case .table:
+                    guard !requests.isEmpty else { print("no pending authorization requests"); return }
+                    printTable(
+                        header: ["SOURCE", "TYPE", "ACCESS", "ALLOW WITH", "DENY WITH"],
+                        rows: requests.map {
+                            [$0.source, $0.type.identifier, $0.access.rawValue, answer("grant", $0), answer("revoke", $0)]
+                        })
+                }
+            }
+        }
+    }
+}
+
+/// `text` as one shell word: as is when it is plain, else in single quotes.
+func shellWord(_ text: String) -> String {
+    let plain = !text.isEmpty && text.unicodeScalars.allSatisfy {
+        ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "/._-:@+=,".unicodeScalars.contains($0)
+    }
+    return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }
 
 /// What grant and revoke share: the source, the types, and whether the answer is about
@@ -99,15 +163,9 @@ struct AuthAnswer: ParsableArguments {
     func apply(_ status: AuthorizationStatus, opening mode: HealthStore.OpenMode, saying verb: String) throws {
         try reportingFailures {
             guard !source.isEmpty else { throw CommandFailure("the source name is empty", status: .usage) }
-            let store = try storeOptions.location.open(mode)
+            let store = try storeOptions.access(mode)
             for type in try sampleTypes() {
-                try storeFailure {
-                    if read {
-                        try store.setReadAuthorization(status, source: source, type: type)
-                    } else {
-                        try store.setShareAuthorization(status, source: source, type: type)
-                    }
-                }
+                try store.setAuthorization(status, source: source, type: type, access: read ? .read : .share)
                 print("\(source) \(verb) \(read ? "read" : "store") \(type.identifier)")
             }
         }

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import ArgumentParser
+import CLIStore
 import CLISupport
 import HealthStore
 import Timestamps
@@ -11,7 +12,8 @@ struct DeleteCommand: ParsableCommand {
         abstract: "Delete one source's samples of a type over a range.",
         discussion: """
             As in HealthKit, a source's samples are deleted as that source: other sources'
-            samples are never touched. Deletions leave tombstones, so programs that follow
+            samples are never touched. Through the store service (the default), deleting
+            another source's samples needs a manager of the store. Deletions leave tombstones, so programs that follow
             the store's changes see them. Asks for confirmation on a terminal unless --yes;
             without a terminal, --yes is required.
 
@@ -30,11 +32,10 @@ struct DeleteCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let (query, _) = try range.resolved()
-            let store = try storeOptions.location.open(.existingOnly)
+            let store = try storeOptions.access()
             var counted = query
             counted.source = source
-            var count = 0
-            try storeFailure { try store.enumerateSamples(counted) { _ in count += 1 } }
+            let count = try store.count(counted)
             guard count > 0 else {
                 print("no samples")
                 return
@@ -50,9 +51,7 @@ struct DeleteCommand: ParsableCommand {
                     return
                 }
             }
-            let deleted = try storeFailure {
-                try store.deleteSamples(of: query.type, source: source, since: query.since, until: query.until)
-            }
+            let deleted = try store.deleteSamples(of: query.type, source: source, since: query.since, until: query.until)
             print("deleted \(deleted) \(query.type.identifier) samples of \(source)")
         }
     }

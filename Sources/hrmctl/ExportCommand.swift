@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import ArgumentParser
+import CLIStore
 import CLISupport
 import Foundation
 import HealthStore
@@ -41,7 +42,7 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let (query, unit) = try range.resolved()
-            let store = try storeOptions.location.open(.existingOnly)
+            let store = try storeOptions.access()
             let sink = try LineSink(path: output)
             let writer: any SampleExportWriter = switch format {
             case .csv: CSVExport(unit: unit)
@@ -51,11 +52,9 @@ struct ExportCommand: ParsableCommand {
             }
             var count = 0
             writer.begin(sink)
-            try storeFailure {
-                try store.enumerateSamples(query) { stored in
-                    writer.write(stored, first: count == 0, to: sink)
-                    count += 1
-                }
+            try store.enumerateSamples(query) { stored in
+                writer.write(stored, first: count == 0, to: sink)
+                count += 1
             }
             writer.end(sink)
             try sink.close()

@@ -1,5 +1,7 @@
 import ArgumentParser
+import CLIStore
 import CLISupport
+import HealthStore
 
 /// `hrmctl`: grant authorization, read, decode and inspect what hrmd stores.
 
@@ -8,20 +10,27 @@ struct HRMCtl: ParsableCommand {
         commandName: "hrmctl",
         abstract: "Inspect and manage the heart-rate store that hrmd writes.",
         discussion: """
-            The store is --store PATH, else $HRMD_STORE, else the "store" of the
-            configuration file (--config FILE, else /etc/hrmd/hrmd.conf when it exists),
-            else /var/lib/hrmd/hrmd.sqlite.
+            Where the data comes from: by default the hrmd store service on the system bus
+            (org.hrmd.Health, served by hrmd --serve), which checks who is asking, as
+            HealthKit's store does; reading everyone's samples, answering authorization
+            requests, devices, sources, deleting another source's samples and replays need
+            a manager of the store (root, a member of group hrmd, or whom polkit allows
+            org.hrmd.health.manage). With --store PATH, else $HRMD_STORE, hrmctl opens that
+            store file directly instead (a file of your own: demos, tests, replays).
 
             EXIT STATUS
               0 success (also for an empty range), 64 usage error (bad flag, unknown
-              type or incompatible unit), 65 malformed input data, 66 the store or an
-              input file is missing, 69 the system store is unavailable, 73 the store
-              cannot be created, 77 permission denied, 1 anything else.
+              type or incompatible unit), 65 malformed input data, 66 the store file or
+              an input file is missing, 69 the store service is not running, 73 the store
+              cannot be created, 77 permission denied (or not a manager of the store),
+              1 anything else.
 
             EXAMPLES
               hrmctl auth grant hrmd heart-rate
+              hrmctl auth requests
               hrmctl samples --since 15m
               hrmctl samples --since 2026-11-20T10:00:00Z --unit count/s --output json
+              hrmctl samples --store demo.sqlite --output json   (a file of your own)
               hrmctl decode 164a0004
             """,
         version: HRMVersion.current,
@@ -33,26 +42,42 @@ struct HRMCtl: ParsableCommand {
     )
 }
 
-/// The options every subcommand that reads or writes the store takes.
+/// The options every subcommand that reads or writes the store takes: the store service
+/// by default, a file with --store or $HRMD_STORE.
 struct StoreOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The store file (default $HRMD_STORE, else the configuration's store, else /var/lib/hrmd/hrmd.sqlite).",
+            "Open this store file directly (default $HRMD_STORE; with neither, ask the hrmd store service on the system bus).",
             valueName: "path"))
     var store: String?
 
-    @Option(name: .long, help: ArgumentHelp("The configuration file (default /etc/hrmd/hrmd.conf if it exists).", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Accepted for compatibility: the file is checked (an error in it is exit 64), but it no longer chooses the store; its store is the service's.",
+            valueName: "file"))
     var config: String?
 
-    /// Where the store is; the configuration file is read only when neither --store nor
-    /// $HRMD_STORE names it.
+    /// The store file --store or $HRMD_STORE names (not explicit when neither does); a
+    /// --config file is still checked.
     var location: StoreLocation {
         get throws(CommandFailure) {
-            let named = StoreLocation(flag: store)
-            guard !named.isExplicit else { return named }
-            return StoreLocation(flag: nil, configured: try ConfigurationFile.load(explicitPath: config).storePath)
+            if let config { _ = try ConfigurationFile.load(explicitPath: config) }
+            return StoreLocation(flag: store)
         }
+    }
+
+    /// Whether the store service answers, rather than a file.
+    var usesService: Bool {
+        get throws(CommandFailure) { try !location.isExplicit }
+    }
+
+    /// The store to use: the named file (opened with `mode`), else the store service.
+    func access(_ mode: HealthStore.OpenMode = .existingOnly) throws(CommandFailure) -> any StoreAccess {
+        let location = try location
+        guard location.isExplicit else { return try ServiceStoreAccess.system(app: "hrmctl") }
+        return FileStoreAccess(store: try location.open(mode))
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLIStore
 import CLISupport
 import Foundation
 import HealthStore
@@ -26,9 +27,7 @@ struct DevicesCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let store = try storeOptions.location.open(.existingOnly)
-            let summaries = try storeFailure { try store.deviceSummaries() }
-            let activities = try storeFailure { try store.sensorActivity() }
+            let (summaries, activities) = try storeOptions.access().devices()
             let rows = Self.rows(summaries: summaries, activities: activities, now: .now())
             printInventory(rows, output: output, tableColumns: [
                 "identifier", "name", "model", "location", "state", "battery", "lastSeen", "samples",
@@ -78,7 +77,7 @@ struct SourcesCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let sources = try storeFailure { try storeOptions.location.open(.existingOnly).sourceSummaries() }
+            let sources = try storeOptions.access().sources()
             let rows: [InventoryRow] = sources.map { summary in
                 [
                     ("source", .text(summary.source.name)), ("version", summary.source.version.map(InventoryValue.text)),

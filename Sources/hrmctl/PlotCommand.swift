@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLIStore
 import CLISupport
 import Foundation
 import HealthStore
@@ -34,9 +35,10 @@ struct PlotCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let (query, unit) = try range.resolved()
-            let store = try storeOptions.location.open(.existingOnly)
-            let points = try storeFailure {
-                try store.samples(query).map { (time: $0.sample.start.secondsSinceEpoch, value: (try? $0.sample.quantity.doubleValue(for: unit)) ?? .nan) }
+            let store = try storeOptions.access()
+            var points: [(time: Double, value: Double)] = []
+            try store.enumerateSamples(query) {
+                points.append((time: $0.sample.start.secondsSinceEpoch, value: (try? $0.sample.quantity.doubleValue(for: unit)) ?? .nan))
             }
             guard let first = points.first, let last = points.last else {
                 print("no samples")

@@ -57,6 +57,7 @@ struct ReplayCommand: ParsableCommand {
             for file in files where !FileManager.default.fileExists(atPath: file) {
                 throw CommandFailure("recording \(file) does not exist", status: .noInput)
             }
+            if try storeOptions.usesService { return try replayThroughService() }
             let store = try storeOptions.location.open(.existingOnly)
             var logger = Logger(label: "hrmctl") { StreamLogHandler.standardError(label: $0) }
             logger.logLevel = .error

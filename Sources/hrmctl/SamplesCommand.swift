@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLIStore
 import CLISupport
 import Foundation
 import HealthStore
@@ -47,15 +48,13 @@ struct SamplesCommand: ParsableCommand {
             query.source = source
             query.limit = limit
             query.newestFirst = reverse
-            let store = try storeOptions.location.open(.existingOnly)
+            let store = try storeOptions.access()
             let printer = SamplePrinter(format: output, unit: displayUnit)
             var count = 0
-            try storeFailure {
-                try store.enumerateSamples(query) { stored in
-                    if count == 0 { printer.printHeader() }
-                    count += 1
-                    printer.print(stored)
-                }
+            try store.enumerateSamples(query) { stored in
+                if count == 0 { printer.printHeader() }
+                count += 1
+                printer.print(stored)
             }
             if count == 0 {
                 if output == .table { print("no samples") } else { printError("no samples", program: "hrmctl") }

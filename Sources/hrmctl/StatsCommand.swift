@@ -1,8 +1,10 @@
 import ArgumentParser
+import CLIStore
 import CLISupport
 import Foundation
 import HealthStore
 import HealthUnits
+import HealthWire
 import JSONLines
 import Timestamps
 
@@ -16,7 +18,7 @@ struct StatsCommand: ParsableCommand {
             oldest first, with the count, minimum, average and maximum (and the sum, for
             cumulative types such as active-energy-burned). 1m, 5m and 1h buckets are
             aligned to the clock in UTC; 1d buckets are calendar days in the local time
-            zone.
+            zone (the store service is told hrmctl's time zone).
 
             JSON (--output json), one object per bucket:
               {"start":"…","end":"…","count":60,"min":61,"avg":72.4,"max":90,
@@ -37,12 +39,12 @@ struct StatsCommand: ParsableCommand {
     enum Bucket: String, ExpressibleByArgument, CaseIterable {
         case minute = "1m", fiveMinutes = "5m", hour = "1h", day = "1d"
 
-        var statisticsBucket: StatisticsBucket {
+        var name: StatisticsBucketName {
             switch self {
-            case .minute: .seconds(60)
-            case .fiveMinutes: .seconds(300)
-            case .hour: .seconds(3600)
-            case .day: .localDays
+            case .minute: .minute
+            case .fiveMinutes: .fiveMinutes
+            case .hour: .hour
+            case .day: .day
             }
         }
     }
@@ -71,13 +73,11 @@ struct StatsCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let (query, unit) = try range.resolved()
-            let store = try storeOptions.location.open(.existingOnly)
+            let store = try storeOptions.access()
             if hrv { return try printVariability(store: store, query: query) }
             if zones { return try printZones(store: store, query: query) }
             guard let by else { return }
-            let buckets = try storeFailure {
-                try store.statistics(of: query.type, by: by.statisticsBucket, since: query.since, until: query.until)
-            }
+            let buckets = try store.statistics(of: query.type, by: by.name, since: query.since, until: query.until)
             guard !buckets.isEmpty else {
                 if output == .table { print("no samples") } else { printError("no samples", program: "hrmctl") }
                 return
@@ -122,11 +122,8 @@ struct StatsCommand: ParsableCommand {
         }
     }
 
-    private func printVariability(store: HealthStore, query: SampleQuery) throws {
-        var beats = query
-        beats.type = .rrInterval
-        let intervals = try storeFailure { try store.samples(beats).map(\.sample) }
-        guard let variability = HeartRateVariability(intervals: intervals) else {
+    private func printVariability(store: any StoreAccess, query: SampleQuery) throws {
+        guard let variability = try store.heartRateVariability(since: query.since, until: query.until) else {
             if output == .table { print("no samples") } else { printError("no samples", program: "hrmctl") }
             return
         }
@@ -148,15 +145,14 @@ struct StatsCommand: ParsableCommand {
         }
     }
 
-    private func printZones(store: HealthStore, query: SampleQuery) throws {
-        var rates = query
-        rates.type = .heartRate
-        let samples = try storeFailure { try store.samples(rates).map(\.sample) }
-        guard !samples.isEmpty, let maxHeartRate else {
+    private func printZones(store: any StoreAccess, query: SampleQuery) throws {
+        guard let maxHeartRate else { return }
+        let zones = try store.heartRateZones(since: query.since, until: query.until, maximumHeartRate: maxHeartRate)
+        guard !zones.isEmpty else {
             if output == .table { print("no samples") } else { printError("no samples", program: "hrmctl") }
             return
         }
-        let result = HeartRateZones(samples: samples, maximumHeartRate: maxHeartRate)
+        let result = HeartRateZones(zones: zones)
         func bound(_ value: Double) -> JSONValue { value.isFinite ? .number(value.rounded()) : .null }
         switch output {
         case .json:

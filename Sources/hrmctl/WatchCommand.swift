@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import ArgumentParser
+import CLIStore
 import CLISupport
 import Foundation
 import HealthStore
@@ -13,9 +14,9 @@ struct WatchCommand: ParsableCommand {
         commandName: "watch",
         abstract: "Follow new samples as they are stored, with a live line and a sparkline.",
         discussion: """
-            Polls the store for changes after the newest one (an anchored query; the store
-            is shared with hrmd, which writes from another process) every --interval
-            seconds. On a terminal it keeps one live line: the latest value, its device, and
+            Follows the changes after the newest one (an anchored query): through the store
+            service (the default) it is told of each change (SamplesChanged), with no
+            polling; a store file (--store, $HRMD_STORE) is polled every --interval seconds. On a terminal it keeps one live line: the latest value, its device, and
             a sparkline of the last 30. Otherwise, and with --output json, it prints one line
             per new sample (the JSON of "hrmctl samples"), for scripts. Ctrl-C ends it;
             --duration ends it after that many seconds.
@@ -32,7 +33,7 @@ struct WatchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Only this device.", valueName: "id")) var device: String?
     @Option(help: "live (a terminal line), table (a line per sample) or json. Default: live on a terminal, else table.")
     var output: Format?
-    @Option(help: ArgumentHelp("Seconds between polls.", valueName: "seconds")) var interval: Double = 0.5
+    @Option(help: ArgumentHelp("Seconds between polls of a store file.", valueName: "seconds")) var interval: Double = 0.5
     @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds")) var duration: Double?
 
     func validate() throws {
@@ -44,17 +45,14 @@ struct WatchCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             guard let sampleType = SampleType(identifier: type) else { return }
-            let store = try storeOptions.location.open(.existingOnly)
+            let store = try storeOptions.access()
             let format = output ?? (isatty(STDOUT_FILENO) == 1 ? .live : .table)
             let printer = SamplePrinter(format: format == .json ? .json : .table, unit: sampleType.canonicalUnit)
-            var anchor = try storeFailure { try store.currentAnchor() }
             var recent: [Double] = []
             let deadline = duration.map { ContinuousClock.now.advanced(by: .seconds($0)) }
             if format == .table { printer.printHeader() }
             setvbuf(stdout, nil, _IOLBF, 0)
-            while deadline.map({ ContinuousClock.now < $0 }) ?? true {
-                let changes = try storeFailure { try store.changes(of: sampleType, since: anchor, limit: 10_000) }
-                anchor = changes.anchor
+            try store.followChanges(of: sampleType, pollInterval: interval, until: deadline) { changes in
                 for stored in changes.added where device == nil || stored.sample.device?.localIdentifier == device {
                     let value = stored.sample.canonicalValue
                     recent = Array((recent + [value]).suffix(30))
@@ -68,7 +66,6 @@ struct WatchCommand: ParsableCommand {
                         printer.print(stored)
                     }
                 }
-                if changes.added.count < 10_000 { usleep(useconds_t(interval * 1_000_000)) }
             }
             if format == .live { print("") }
         }

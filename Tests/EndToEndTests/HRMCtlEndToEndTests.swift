@@ -41,17 +41,17 @@ struct HRMCtlEndToEndTests {
         }
     }
 
-    @Test("a missing store is exit 66; the system store unavailable names the flag")
+    @Test("a missing store file is exit 66; without one and no store service, exit 69 names the flag")
     func missingStore() async throws {
         let harness = try Harness()
         let missing = try await harness.hrmctl(["samples", "--store", harness.directory.file("none.sqlite")], withStore: false)
         #expect(missing.exitCode == 66)
         #expect(missing.stderr.contains("no store at"))
-        if !FileManager.default.fileExists(atPath: "/var/lib/hrmd/hrmd.sqlite") {
-            let system = try await harness.hrmctl(["samples"], withStore: false)
-            #expect(system.exitCode == 69)
-            #expect(system.stderr.contains("--store"))
-        }
+        var noService = harness.environment
+        noService["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(harness.directory.file("no-bus"))"
+        let system = try await ChildProcess.run(BuiltProducts.hrmctl, ["samples"], environment: noService, in: harness.directory)
+        #expect(system.exitCode == 69)
+        #expect(system.stderr.contains("--store"))
     }
 
     @Test("types lists heart-rate with count/min; auth list shows grants; units convert")
@@ -84,14 +84,17 @@ struct HRMCtlEndToEndTests {
         #expect(rr.allSatisfy { $0["unit"] as? String == "ms" })
     }
 
-    @Test("hrmctl finds the store through --config; --store and HRMD_STORE win over it")
-    func configChoosesStore() async throws {
+    @Test("--config no longer chooses hrmctl's store (that is the service's); it is still checked; --store wins")
+    func configNoLongerChoosesStore() async throws {
         let harness = try Harness()
         let config = harness.directory.file("hrmd.conf")
         try "[hrmd]\nstore = \(harness.store)\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let grant = try await harness.hrmctl(["auth", "grant", "hrmd", "heart-rate", "--config", config], withStore: false)
-        #expect(grant.exitCode == 0, "\(grant.stderr)")
-        #expect(FileManager.default.fileExists(atPath: harness.store))
+        var noService = harness.environment
+        noService["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(harness.directory.file("no-bus"))"
+        let viaConfig = try await ChildProcess.run(
+            BuiltProducts.hrmctl, ["auth", "grant", "hrmd", "heart-rate", "--config", config], environment: noService, in: harness.directory)
+        #expect(viaConfig.exitCode == 69, "\(viaConfig.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: harness.store))
         let other = harness.directory.file("other.sqlite")
         let flagWins = try await harness.hrmctl(["auth", "list", "--config", config, "--store", other], withStore: false)
         #expect(flagWins.exitCode == 66)

@@ -1,0 +1,100 @@
+@preconcurrency import Glibc
+import CLISupport
+import HealthClient
+import HealthStore
+import HealthWire
+import Timestamps
+
+/// A store file opened directly: `--store PATH` or `HRMD_STORE`.
+public struct FileStoreAccess: StoreAccess {
+    public let store: HealthStore
+
+    public init(store: HealthStore) { self.store = store }
+
+    public func authorizations() throws(CommandFailure) -> [AuthorizationEntry] {
+        try Self.failures { () throws(HealthStoreError) in try store.authorizations() }
+    }
+
+    public func pendingRequests() throws(CommandFailure) -> [AuthorizationRequest] {
+        AuthorizationRequest.pending(in: try authorizations())
+    }
+
+    public func setAuthorization(_ status: AuthorizationStatus, source: String, type: SampleType, access: HealthServiceClient.Access)
+        throws(CommandFailure)
+    {
+        try Self.failures { () throws(HealthStoreError) in
+            switch access {
+            case .share: try store.setShareAuthorization(status, source: source, type: type)
+            case .read: try store.setReadAuthorization(status, source: source, type: type)
+            }
+        }
+    }
+
+    public func enumerateSamples(_ query: SampleQuery, _ body: (StoredSample) -> Void) throws(CommandFailure) {
+        try Self.failures { () throws(HealthStoreError) in try store.enumerateSamples(query) { body($0) } }
+    }
+
+    public func statistics(of type: SampleType, by bucket: StatisticsBucketName, since: Timestamp?, until: Timestamp?)
+        throws(CommandFailure) -> [StatisticsBucketValue]
+    {
+        let buckets: StatisticsBucket = switch bucket {
+        case .minute: .seconds(60)
+        case .fiveMinutes: .seconds(300)
+        case .hour: .seconds(3600)
+        case .day: .localDays
+        }
+        return try Self.failures { () throws(HealthStoreError) in try store.statistics(of: type, by: buckets, since: since, until: until) }
+    }
+
+    public func heartRateVariability(since: Timestamp?, until: Timestamp?) throws(CommandFailure) -> HeartRateVariability? {
+        let intervals = try samples(SampleQuery(type: .rrInterval, since: since, until: until)).map(\.sample)
+        return HeartRateVariability(intervals: intervals)
+    }
+
+    public func heartRateZones(since: Timestamp?, until: Timestamp?, maximumHeartRate: Double) throws(CommandFailure) -> [HeartRateZones.Zone] {
+        let rates = try samples(SampleQuery(type: .heartRate, since: since, until: until)).map(\.sample)
+        guard !rates.isEmpty else { return [] }
+        return HeartRateZones(samples: rates, maximumHeartRate: maximumHeartRate).zones
+    }
+
+    public func devices() throws(CommandFailure) -> (devices: [DeviceSummary], activity: [SensorActivity]) {
+        try Self.failures { () throws(HealthStoreError) in (try store.deviceSummaries(), try store.sensorActivity()) }
+    }
+
+    public func sources() throws(CommandFailure) -> [SourceSummary] {
+        try Self.failures { () throws(HealthStoreError) in try store.sourceSummaries() }
+    }
+
+    public func deleteSamples(of type: SampleType, source: String, since: Timestamp?, until: Timestamp?) throws(CommandFailure) -> Int {
+        try Self.failures { () throws(HealthStoreError) in try store.deleteSamples(of: type, source: source, since: since, until: until) }
+    }
+
+    /// Polls for changes after the newest one (the file is shared with hrmd, which writes from
+    /// another process).
+    public func followChanges(
+        of type: SampleType, pollInterval: Double, until deadline: ContinuousClock.Instant?, _ body: (ChangeSet) -> Void
+    ) throws(CommandFailure) {
+        var anchor = try Self.failures { () throws(HealthStoreError) in try store.currentAnchor() }
+        let limit = 10_000
+        while deadline.map({ ContinuousClock.now < $0 }) ?? true {
+            let changes = try Self.failures { () throws(HealthStoreError) in try store.changes(of: type, since: anchor, limit: limit) }
+            anchor = changes.anchor
+            if !changes.added.isEmpty || !changes.deleted.isEmpty { body(changes) }
+            if changes.added.count < limit { usleep(useconds_t(pollInterval * 1_000_000)) }
+        }
+    }
+
+    /// Runs a store call, turning its error into a one-line failure.
+    static func failures<T>(_ body: () throws(HealthStoreError) -> T) throws(CommandFailure) -> T {
+        do {
+            return try body()
+        } catch {
+            switch error {
+            case .unknownType, .incompatibleUnit: throw CommandFailure("\(error)", status: .usage)
+            case .missing: throw CommandFailure("\(error)", status: .noInput)
+            case .permissionDenied: throw CommandFailure("\(error)", status: .permissionDenied)
+            default: throw CommandFailure("\(error)", status: .failure)
+            }
+        }
+    }
+}

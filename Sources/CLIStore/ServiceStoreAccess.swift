@@ -1,0 +1,181 @@
+@preconcurrency import Glibc
+import CLISupport
+import Dispatch
+import Foundation
+import HealthClient
+import HealthStore
+import HealthWire
+import Timestamps
+
+/// The store service `org.hrmd.Health` on the system bus, as hrmctl uses it when neither
+/// `--store` nor `HRMD_STORE` names a file. The synchronous calls of `StoreAccess` wait for
+/// the asynchronous client on a task of their own.
+public struct ServiceStoreAccess: StoreAccess {
+    public let client: HealthServiceClient
+
+    public init(client: HealthServiceClient) { self.client = client }
+
+    /// hrmctl on the system bus, as application `app`; no bus is the one-line "not running" failure.
+    public static func system(app: String = "hrmctl") throws(CommandFailure) -> ServiceStoreAccess {
+        do {
+            return ServiceStoreAccess(client: try HealthServiceClient.system(app: app))
+        } catch {
+            throw error.commandFailure
+        }
+    }
+
+    public func authorizations() throws(CommandFailure) -> [AuthorizationEntry] {
+        AuthorizationOrder.rows(from: try wait { client in try await client.authorizations() })
+    }
+
+    public func pendingRequests() throws(CommandFailure) -> [AuthorizationRequest] {
+        AuthorizationRequest.pending(in: try wait { client in try await client.authorizations() })
+    }
+
+    public func setAuthorization(_ status: AuthorizationStatus, source: String, type: SampleType, access: HealthServiceClient.Access)
+        throws(CommandFailure)
+    {
+        try wait { client in try await client.setAuthorization(status, source: source, type: type, access: access) }
+    }
+
+    public func enumerateSamples(_ query: SampleQuery, _ body: (StoredSample) -> Void) throws(CommandFailure) {
+        let filter = HealthServiceClient.SampleFilter(
+            source: query.source, device: query.device, limit: query.limit, newestFirst: query.newestFirst)
+        try withoutActuallyEscaping(body) { (escapable) throws(CommandFailure) in
+            // The reader thread calls `body` only while this thread waits for the call.
+            let handler = UncheckedSendable(escapable)
+            _ = try wait { client in
+                try await client.querySamplesToFile(of: query.type, since: query.since, until: query.until, filter: filter) {
+                    handler.value($0)
+                }
+            }
+        }
+    }
+
+    public func statistics(of type: SampleType, by bucket: StatisticsBucketName, since: Timestamp?, until: Timestamp?)
+        throws(CommandFailure) -> [StatisticsBucketValue]
+    {
+        let zone = TimeZone.current.identifier
+        return try wait { client in try await client.statistics(of: type, by: bucket, since: since, until: until, timeZone: zone) }
+    }
+
+    public func heartRateVariability(since: Timestamp?, until: Timestamp?) throws(CommandFailure) -> HeartRateVariability? {
+        try wait { client in try await client.heartRateVariability(since: since, until: until) }
+    }
+
+    public func heartRateZones(since: Timestamp?, until: Timestamp?, maximumHeartRate: Double) throws(CommandFailure) -> [HeartRateZones.Zone] {
+        try wait { client in try await client.heartRateZones(since: since, until: until, maximumHeartRate: maximumHeartRate) }
+    }
+
+    public func devices() throws(CommandFailure) -> (devices: [DeviceSummary], activity: [SensorActivity]) {
+        try wait { client in try await client.devices() }
+    }
+
+    public func sources() throws(CommandFailure) -> [SourceSummary] {
+        try wait { client in try await client.sources() }
+    }
+
+    public func deleteSamples(of type: SampleType, source: String, since: Timestamp?, until: Timestamp?) throws(CommandFailure) -> Int {
+        try wait { client in try await client.deleteSamples(of: type, source: source, since: since, until: until) }
+    }
+
+    /// Follows `SamplesChanged`: no polling.
+    public func followChanges(
+        of type: SampleType, pollInterval: Double, until deadline: ContinuousClock.Instant?, _ body: (ChangeSet) -> Void
+    ) throws(CommandFailure) {
+        try withoutActuallyEscaping(body) { (escapable) throws(CommandFailure) in
+            let handler = UncheckedSendable(escapable)
+            try wait { client in
+                let changes = try await client.watch(type)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        do {
+                            for try await change in changes { handler.value(change) }
+                        } catch let error as HealthServiceError {
+                            throw error
+                        } catch {
+                            throw HealthServiceError.other("\(error)")
+                        }
+                    }
+                    if let deadline {
+                        group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+                    }
+                    try await group.next()
+                    group.cancelAll()
+                }
+            }
+        }
+    }
+
+    /// Replays the recording at `path` through the service (Import), as source hrmd.
+    public func importRecording(path: String, acceptDamaged: Bool, speed: Double?) throws(CommandFailure)
+        -> HealthServiceClient.ImportResult
+    {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw CommandFailure("cannot open the recording \(path): \(reason)", status: errno == ENOENT ? .noInput : errno == EACCES ? .permissionDenied : .failure)
+        }
+        defer { close(descriptor) }
+        return try wait { client in
+            try await client.importRecording(descriptor: descriptor, name: path, acceptDamaged: acceptDamaged, speed: speed)
+        }
+    }
+
+    /// Runs `operation` on a task of its own and waits for it on this thread (hrmctl's
+    /// commands are synchronous; the task never needs this thread).
+    private func wait<T>(_ operation: @escaping @Sendable (HealthServiceClient) async throws -> T) throws(CommandFailure) -> T {
+        let outcome = Outcome<T>()
+        let done = DispatchSemaphore(value: 0)
+        let client = client
+        Task.detached {
+            do {
+                outcome.value = .success(try await operation(client))
+            } catch let error as HealthServiceError {
+                outcome.value = .failure(error.commandFailure)
+            } catch let failure as CommandFailure {
+                outcome.value = .failure(failure)
+            } catch {
+                outcome.value = .failure(CommandFailure("\(error)", status: .failure))
+            }
+            done.signal()
+        }
+        done.wait()
+        guard let value = outcome.value else { throw CommandFailure("the store service call ended without an answer", status: .failure) }
+        return try value.get()
+    }
+}
+
+/// The result of a task, handed to the thread that waits for it (written before the
+/// semaphore is signalled, read after it is taken).
+private final class Outcome<T>: @unchecked Sendable {
+    var value: Result<T, CommandFailure>?
+}
+
+/// A value used on another thread while its owner waits for that thread.
+private struct UncheckedSendable<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+extension HealthServiceError {
+    /// The one line and exit status hrmctl reports.
+    public var commandFailure: CommandFailure {
+        switch self {
+        case .notRunning: CommandFailure(Self.notRunningLine, status: .unavailable)
+        case .accessDenied(let message):
+            CommandFailure(
+                "access denied: this needs a manager of the store (root, a member of group hrmd, or whom polkit allows \(HealthBus.manageAction)): \(message)",
+                status: .permissionDenied)
+        case .invalidArguments(let message): CommandFailure(message, status: .usage)
+        case .notAuthorized(let message): CommandFailure(message, status: .permissionDenied)
+        case .badData(let message): CommandFailure(message, status: .dataError)
+        case .failed(let message), .limitsExceeded(let message), .timedOut(let message), .other(let message):
+            CommandFailure(message, status: .failure)
+        }
+    }
+
+    /// What hrmctl says when nobody answers for the store service.
+    public static let notRunningLine =
+        "the hrmd store service is not running on the system bus; start it with: systemctl start \(HealthBus.unit) (or name a store file with --store PATH)"
+}

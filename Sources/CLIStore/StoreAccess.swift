@@ -1,0 +1,114 @@
+import CLISupport
+import HealthClient
+import HealthStore
+import HealthWire
+import Timestamps
+
+/// What hrmctl's store subcommands need of a store, whether it is a file opened directly
+/// (`--store PATH`, `HRMD_STORE`) or the store service on the system bus. Each subcommand has
+/// one code path over this, so its output is the same either way. Every failure is a
+/// one-line `CommandFailure` with the exit status of CONTRACT.md.
+public protocol StoreAccess {
+    /// Every source's answers, one row per (source, type), ordered by source then type.
+    func authorizations() throws(CommandFailure) -> [AuthorizationEntry]
+    /// The requests nobody has answered yet, in the same order.
+    func pendingRequests() throws(CommandFailure) -> [AuthorizationRequest]
+    /// Records the user's answer for `source` and `type`.
+    func setAuthorization(_ status: AuthorizationStatus, source: String, type: SampleType, access: HealthServiceClient.Access)
+        throws(CommandFailure)
+    /// Calls `body` with each sample of `query`, in order, without holding them all.
+    func enumerateSamples(_ query: SampleQuery, _ body: (StoredSample) -> Void) throws(CommandFailure)
+    /// Statistics per bucket (1d buckets are days of the local time zone), canonical unit.
+    func statistics(of type: SampleType, by bucket: StatisticsBucketName, since: Timestamp?, until: Timestamp?)
+        throws(CommandFailure) -> [StatisticsBucketValue]
+    /// Heart-rate variability of the RR intervals in the range; nil without beats.
+    func heartRateVariability(since: Timestamp?, until: Timestamp?) throws(CommandFailure) -> HeartRateVariability?
+    /// Time in heart-rate zones over the range; empty without samples.
+    func heartRateZones(since: Timestamp?, until: Timestamp?, maximumHeartRate: Double) throws(CommandFailure) -> [HeartRateZones.Zone]
+    /// Every device, and what the daemon says of each sensor now.
+    func devices() throws(CommandFailure) -> (devices: [DeviceSummary], activity: [SensorActivity])
+    /// Every source that wrote samples.
+    func sources() throws(CommandFailure) -> [SourceSummary]
+    /// Deletes `source`'s samples of `type` in the range, leaving tombstones; returns how many.
+    func deleteSamples(of type: SampleType, source: String, since: Timestamp?, until: Timestamp?) throws(CommandFailure) -> Int
+    /// Calls `body` with each change of `type` after now, until `deadline` (nil: until the
+    /// process ends). A file is polled every `pollInterval` seconds; the service signals.
+    func followChanges(
+        of type: SampleType, pollInterval: Double, until deadline: ContinuousClock.Instant?, _ body: (ChangeSet) -> Void
+    ) throws(CommandFailure)
+}
+
+extension StoreAccess {
+    /// The samples of `query`, in memory (for what needs them all, such as a plot).
+    public func samples(_ query: SampleQuery) throws(CommandFailure) -> [StoredSample] {
+        var result: [StoredSample] = []
+        try enumerateSamples(query) { result.append($0) }
+        return result
+    }
+
+    /// How many samples `query` matches.
+    public func count(_ query: SampleQuery) throws(CommandFailure) -> Int {
+        var count = 0
+        try enumerateSamples(query) { _ in count += 1 }
+        return count
+    }
+}
+
+/// A request of a source that the user has not answered: the permission sheet's line.
+public struct AuthorizationRequest: Sendable, Hashable {
+    public var source: String
+    public var type: SampleType
+    public var access: HealthServiceClient.Access
+
+    public init(source: String, type: SampleType, access: HealthServiceClient.Access) {
+        self.source = source
+        self.type = type
+        self.access = access
+    }
+
+    /// The pending requests of a file store's rows: a row whose share answer is
+    /// `notDetermined` is a source that asked to store the type. (A file store keeps no
+    /// record of read requests: its read column is only ever an answer.)
+    public static func pending(in entries: [AuthorizationEntry]) -> [AuthorizationRequest] {
+        entries.filter { $0.share == .notDetermined }.map { AuthorizationRequest(source: $0.source, type: $0.type, access: .share) }
+    }
+
+    /// The pending requests among the service's entries, ordered by source, type, then share before read.
+    public static func pending(in records: [HealthServiceClient.AuthorizationRecord]) -> [AuthorizationRequest] {
+        records.filter { $0.status == .notDetermined }
+            .map { AuthorizationRequest(source: $0.source, type: $0.type, access: $0.access) }
+            .sorted { a, b in
+                if a.source != b.source { return AuthorizationOrder.before(a.source, b.source) }
+                if a.type != b.type { return a.type.storageID < b.type.storageID }
+                return a.access == .share && b.access == .read
+            }
+    }
+}
+
+/// The order of a file store's authorization rows: source names as SQLite compares them
+/// (bytes), then the type's storage order.
+public enum AuthorizationOrder {
+    public static func before(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+
+    /// The service's (source, type, access, status) entries as rows of (source, type, share,
+    /// read), as a file store lists them; an answer not given is `notDetermined`.
+    public static func rows(from records: [HealthServiceClient.AuthorizationRecord]) -> [AuthorizationEntry] {
+        struct Key: Hashable {
+            var source: String
+            var type: SampleType
+        }
+        var rows: [Key: AuthorizationEntry] = [:]
+        for record in records {
+            let key = Key(source: record.source, type: record.type)
+            var row = rows[key] ?? AuthorizationEntry(source: record.source, type: record.type, share: .notDetermined, read: .notDetermined)
+            switch record.access {
+            case .share: row.share = record.status
+            case .read: row.read = record.status
+            }
+            rows[key] = row
+        }
+        return rows.values.sorted { a, b in
+            a.source != b.source ? before(a.source, b.source) : a.type.storageID < b.type.storageID
+        }
+    }
+}

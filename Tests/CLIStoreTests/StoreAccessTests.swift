@@ -1,0 +1,115 @@
+import CLISupport
+import Foundation
+import HealthClient
+import HealthStore
+import HealthWire
+import SDBus
+import TestSupport
+import Testing
+
+@testable import CLIStore
+
+@Suite("StoreAccess over a store file, and what the service's answers become", .timeLimit(.minutes(1)))
+struct StoreAccessTests {
+    private func fileStore() throws -> (FileStoreAccess, TemporaryDirectory) {
+        let directory = try TemporaryDirectory(prefix: "hrmd-clistore")
+        let store = try HealthStore.open(path: directory.file("s.sqlite"), mode: .createIfMissing)
+        return (FileStoreAccess(store: store), directory)
+    }
+
+    @Test("auth requests on a file: a source that asked and was not answered, until it is")
+    func pendingRequestsOnAFile() throws {
+        let (access, directory) = try fileStore()
+        _ = directory
+        #expect(try access.pendingRequests().isEmpty)
+        _ = try access.store.requestAuthorization(source: "zeta", toShare: [.heartRate, .rrInterval])
+        _ = try access.store.requestAuthorization(source: "alpha", toShare: [.heartRate])
+        try access.setAuthorization(.sharingAuthorized, source: "hrmd", type: .heartRate, access: .share)
+        #expect(try access.pendingRequests() == [
+            AuthorizationRequest(source: "alpha", type: .heartRate, access: .share),
+            AuthorizationRequest(source: "zeta", type: .heartRate, access: .share),
+            AuthorizationRequest(source: "zeta", type: .rrInterval, access: .share),
+        ])
+        try access.setAuthorization(.sharingDenied, source: "zeta", type: .heartRate, access: .share)
+        try access.setAuthorization(.sharingAuthorized, source: "alpha", type: .heartRate, access: .share)
+        #expect(try access.pendingRequests() == [AuthorizationRequest(source: "zeta", type: .rrInterval, access: .share)])
+        // A read answer is an answer, not a request.
+        try access.setAuthorization(.sharingAuthorized, source: "zeta", type: .rrInterval, access: .read)
+        #expect(try access.authorizations().first { $0.source == "zeta" && $0.type == .rrInterval }?.read == .sharingAuthorized)
+    }
+
+    @Test("the service's (source, type, access, status) entries fold into the file's rows, in its order")
+    func serviceEntriesFold() {
+        let records: [HealthServiceClient.AuthorizationRecord] = [
+            .init(source: "root/app", type: .rrInterval, access: .read, status: .notDetermined),
+            .init(source: "hrmd", type: .heartRate, access: .share, status: .sharingAuthorized),
+            .init(source: "root/app", type: .heartRate, access: .share, status: .sharingDenied),
+            .init(source: "root/app", type: .heartRate, access: .read, status: .notDetermined),
+            .init(source: "Zed", type: .heartRate, access: .share, status: .notDetermined),
+        ]
+        #expect(AuthorizationOrder.rows(from: records) == [
+            AuthorizationEntry(source: "Zed", type: .heartRate, share: .notDetermined, read: .notDetermined),
+            AuthorizationEntry(source: "hrmd", type: .heartRate, share: .sharingAuthorized, read: .notDetermined),
+            AuthorizationEntry(source: "root/app", type: .heartRate, share: .sharingDenied, read: .notDetermined),
+            AuthorizationEntry(source: "root/app", type: .rrInterval, share: .notDetermined, read: .notDetermined),
+        ])
+        #expect(AuthorizationRequest.pending(in: records) == [
+            AuthorizationRequest(source: "Zed", type: .heartRate, access: .share),
+            AuthorizationRequest(source: "root/app", type: .heartRate, access: .read),
+            AuthorizationRequest(source: "root/app", type: .rrInterval, access: .read),
+        ])
+    }
+
+    @Test("an empty file: no zones, no variability, no statistics, no changes within the deadline")
+    func emptyFile() throws {
+        let (access, directory) = try fileStore()
+        _ = directory
+        #expect(try access.heartRateZones(since: nil, until: nil, maximumHeartRate: 190).isEmpty)
+        #expect(try access.heartRateVariability(since: nil, until: nil) == nil)
+        #expect(try access.statistics(of: .heartRate, by: .minute, since: nil, until: nil).isEmpty)
+        var calls = 0
+        try access.followChanges(of: .heartRate, pollInterval: 0.05, until: .now.advanced(by: .milliseconds(200))) { _ in calls += 1 }
+        #expect(calls == 0)
+    }
+
+    @Test("D-Bus errors become the exit statuses of CONTRACT.md, in one line")
+    func errorMapping() {
+        func failure(_ name: String) -> CommandFailure {
+            HealthServiceError(.remote(name: name, message: "said \(name)"), member: "Test").commandFailure
+        }
+        #expect(failure(HealthBusError.serviceUnknown).status == .unavailable)
+        #expect(failure(HealthBusError.serviceUnknown).message == HealthServiceError.notRunningLine)
+        #expect(failure(HealthBusError.nameHasNoOwner).status == .unavailable)
+        #expect(failure(HealthBusError.accessDenied).status == .permissionDenied)
+        #expect(failure(HealthBusError.accessDenied).message.contains("manager"))
+        #expect(failure(HealthBusError.accessDenied).message.contains("group hrmd"))
+        #expect(failure(HealthBusError.invalidArgs).status == .usage)
+        #expect(failure(HealthBusError.notAuthorized).status == .permissionDenied)
+        #expect(failure(HealthBusError.badData).status == .dataError)
+        #expect(failure(HealthBusError.failed).status == .failure)
+        #expect(failure(HealthBusError.limitsExceeded).status == .failure)
+        #expect(failure("org.freedesktop.DBus.Error.NoReply").status == .failure)
+        #expect(HealthServiceError(.system(operation: "sd_bus_open_system", errno: 2), member: "connect").commandFailure.status == .unavailable)
+        #expect(HealthServiceError(.disconnected, member: "Test").commandFailure.status == .unavailable)
+        #expect(!HealthServiceError.notRunningLine.contains("\n"))
+    }
+
+    @Test("with nobody owning org.hrmd.Health every call is 'not running', and the sample pipe's reader ends")
+    func nobodyAnswers() async throws {
+        let bus = try await PrivateBus()
+        let client = HealthServiceClient(connection: try DBusConnection.connect(address: bus.address))
+        await #expect(throws: HealthServiceError.self) { try await client.currentAnchor() }
+        do {
+            _ = try await client.querySamplesToFile(of: .heartRate) { _ in }
+            Issue.record("QuerySamplesToFile answered without a service")
+        } catch {
+            guard case .notRunning = error else { Issue.record("\(error)"); return }
+        }
+        do {
+            _ = try await client.watch(.heartRate)
+            Issue.record("watch started without a service")
+        } catch {
+            guard case .notRunning = error else { Issue.record("\(error)"); return }
+        }
+    }
+}

@@ -41,15 +41,11 @@ public struct ServiceStoreAccess: StoreAccess {
     public func enumerateSamples(_ query: SampleQuery, _ body: (StoredSample) -> Void) throws(CommandFailure) {
         let filter = HealthServiceClient.SampleFilter(
             source: query.source, device: query.device, limit: query.limit, newestFirst: query.newestFirst)
-        try withoutActuallyEscaping(body) { (escapable) throws(CommandFailure) in
-            // The reader thread calls `body` only while this thread waits for the call.
-            let handler = UncheckedSendable(escapable)
-            _ = try wait { client in
-                try await client.querySamplesToFile(of: query.type, since: query.since, until: query.until, filter: filter) {
-                    handler.value($0)
-                }
+        try stream({ client, channel in
+            _ = try await client.querySamplesToFile(of: query.type, since: query.since, until: query.until, filter: filter) {
+                channel.send($0)
             }
-        }
+        }, body)
     }
 
     public func statistics(of type: SampleType, by bucket: StatisticsBucketName, since: Timestamp?, until: Timestamp?)
@@ -83,28 +79,19 @@ public struct ServiceStoreAccess: StoreAccess {
     public func followChanges(
         of type: SampleType, pollInterval: Double, until deadline: ContinuousClock.Instant?, _ body: (ChangeSet) -> Void
     ) throws(CommandFailure) {
-        try withoutActuallyEscaping(body) { (escapable) throws(CommandFailure) in
-            let handler = UncheckedSendable(escapable)
-            try wait { client in
-                let changes = try await client.watch(type)
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        do {
-                            for try await change in changes { handler.value(change) }
-                        } catch let error as HealthServiceError {
-                            throw error
-                        } catch {
-                            throw HealthServiceError.other("\(error)")
-                        }
-                    }
-                    if let deadline {
-                        group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
-                    }
-                    try await group.next()
-                    group.cancelAll()
+        try stream({ client, channel in
+            let changes = try await client.watch(type)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for try await change in changes { channel.send(change) }
                 }
+                if let deadline {
+                    group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+                }
+                try await group.next()
+                group.cancelAll()
             }
-        }
+        }, body)
     }
 
     /// Replays the recording at `path` through the service (Import), as source hrmd.
@@ -119,6 +106,35 @@ public struct ServiceStoreAccess: StoreAccess {
         defer { close(descriptor) }
         return try wait { client in
             try await client.importRecording(descriptor: descriptor, name: path, acceptDamaged: acceptDamaged, speed: speed)
+        }
+    }
+
+    /// Runs `produce` on a task of its own and calls `body` on this thread with each value it
+    /// sends, in order, until it ends; its failure becomes this call's.
+    private func stream<Element: Sendable>(
+        _ produce: @escaping @Sendable (HealthServiceClient, BlockingChannel<Element>) async throws -> Void,
+        _ body: (Element) -> Void
+    ) throws(CommandFailure) {
+        let channel = BlockingChannel<Element>()
+        let client = client
+        Task.detached {
+            do {
+                try await produce(client, channel)
+                channel.finish()
+            } catch let error as HealthServiceError {
+                channel.finish(throwing: error.commandFailure)
+            } catch let failure as CommandFailure {
+                channel.finish(throwing: failure)
+            } catch {
+                channel.finish(throwing: CommandFailure("\(error)", status: .failure))
+            }
+        }
+        do {
+            try channel.drain(body)
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure("\(error)", status: .failure)
         }
     }
 
@@ -150,12 +166,6 @@ public struct ServiceStoreAccess: StoreAccess {
 /// semaphore is signalled, read after it is taken).
 private final class Outcome<T>: @unchecked Sendable {
     var value: Result<T, CommandFailure>?
-}
-
-/// A value used on another thread while its owner waits for that thread.
-private struct UncheckedSendable<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }
 
 extension HealthServiceError {

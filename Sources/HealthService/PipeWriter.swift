@@ -7,7 +7,7 @@ struct PipeWriter: ~Copyable {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
     /// How long a client may leave its pipe full before the service gives up on it.
-    static let stallLimitMilliseconds: Int32 = 30_000
+    static let stallLimitMilliseconds: Int32 = 120_000
     private static let flushSize = 64 * 1024
 
     /// Why writing stopped.

@@ -16,10 +16,10 @@ public struct FileStoreAccess: StoreAccess {
     }
 
     public func pendingRequests() throws(CommandFailure) -> [AuthorizationRequest] {
-        AuthorizationRequest.pending(in: try authorizations())
+        AuthorizationRequest.pending(in: try Self.failures { () throws(HealthStoreError) in try store.authorizationAccessEntries() })
     }
 
-    public func setAuthorization(_ status: AuthorizationStatus, source: String, type: SampleType, access: HealthServiceClient.Access)
+    public func setAuthorization(_ status: AuthorizationStatus, source: String, type: SampleType, access: AuthorizationAccess)
         throws(CommandFailure)
     {
         try Self.failures { () throws(HealthStoreError) in

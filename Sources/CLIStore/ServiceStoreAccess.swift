@@ -32,7 +32,7 @@ public struct ServiceStoreAccess: StoreAccess {
         AuthorizationRequest.pending(in: try wait { client in try await client.authorizations() })
     }
 
-    public func setAuthorization(_ status: AuthorizationStatus, source: String, type: SampleType, access: HealthServiceClient.Access)
+    public func setAuthorization(_ status: AuthorizationStatus, source: String, type: SampleType, access: AuthorizationAccess)
         throws(CommandFailure)
     {
         try wait { client in try await client.setAuthorization(status, source: source, type: type, access: access) }

@@ -14,7 +14,7 @@ public protocol StoreAccess {
     /// The requests nobody has answered yet, in the same order.
     func pendingRequests() throws(CommandFailure) -> [AuthorizationRequest]
     /// Records the user's answer for `source` and `type`.
-    func setAuthorization(_ status: AuthorizationStatus, source: String, type: SampleType, access: HealthServiceClient.Access)
+    func setAuthorization(_ status: AuthorizationStatus, source: String, type: SampleType, access: AuthorizationAccess)
         throws(CommandFailure)
     /// Calls `body` with each sample of `query`, in order, without holding them all.
     func enumerateSamples(_ query: SampleQuery, _ body: (StoredSample) -> Void) throws(CommandFailure)
@@ -58,23 +58,17 @@ extension StoreAccess {
 public struct AuthorizationRequest: Sendable, Hashable {
     public var source: String
     public var type: SampleType
-    public var access: HealthServiceClient.Access
+    public var access: AuthorizationAccess
 
-    public init(source: String, type: SampleType, access: HealthServiceClient.Access) {
+    public init(source: String, type: SampleType, access: AuthorizationAccess) {
         self.source = source
         self.type = type
         self.access = access
     }
 
-    /// The pending requests of a file store's rows: a row whose share answer is
-    /// `notDetermined` is a source that asked to store the type. (A file store keeps no
-    /// record of read requests: its read column is only ever an answer.)
-    public static func pending(in entries: [AuthorizationEntry]) -> [AuthorizationRequest] {
-        entries.filter { $0.share == .notDetermined }.map { AuthorizationRequest(source: $0.source, type: $0.type, access: .share) }
-    }
-
-    /// The pending requests among the service's entries, ordered by source, type, then share before read.
-    public static func pending(in records: [HealthServiceClient.AuthorizationRecord]) -> [AuthorizationRequest] {
+    /// The pending requests among a store's (source, type, access, status) entries, ordered by
+    /// source, type, then share before read.
+    public static func pending(in records: [AuthorizationAccessEntry]) -> [AuthorizationRequest] {
         records.filter { $0.status == .notDetermined }
             .map { AuthorizationRequest(source: $0.source, type: $0.type, access: $0.access) }
             .sorted { a, b in
@@ -92,7 +86,7 @@ public enum AuthorizationOrder {
 
     /// The service's (source, type, access, status) entries as rows of (source, type, share,
     /// read), as a file store lists them; an answer not given is `notDetermined`.
-    public static func rows(from records: [HealthServiceClient.AuthorizationRecord]) -> [AuthorizationEntry] {
+    public static func rows(from records: [AuthorizationAccessEntry]) -> [AuthorizationEntry] {
         struct Key: Hashable {
             var source: String
             var type: SampleType

@@ -9,27 +9,6 @@ import Timestamps
 /// The caller's source is `USER/APP`: USER is what the bus daemon says of the caller's uid,
 /// APP is `app`, fixed here.
 public struct HealthServiceClient: Sendable {
-    /// Which answer an authorization entry is about.
-    public enum Access: String, Sendable, Hashable, CaseIterable {
-        case share, read
-    }
-
-    /// One entry of `Authorizations`: a source, a type, share or read, and the user's answer
-    /// (a pending request is `notDetermined`).
-    public struct AuthorizationRecord: Sendable, Hashable {
-        public var source: String
-        public var type: SampleType
-        public var access: Access
-        public var status: AuthorizationStatus
-
-        public init(source: String, type: SampleType, access: Access, status: AuthorizationStatus) {
-            self.source = source
-            self.type = type
-            self.access = access
-            self.status = status
-        }
-    }
-
     /// Options of QuerySamplesToFile beyond the type and range.
     public struct SampleFilter: Sendable, Hashable {
         public var source: String?
@@ -84,7 +63,7 @@ public struct HealthServiceClient: Sendable {
     /// The caller's share status for `type`.
     public func authorizationStatus(for type: SampleType) async throws(HealthServiceError) -> AuthorizationStatus {
         let reply = try await call("AuthorizationStatus", [.string(app), .string(type.identifier)])
-        guard let text = reply.first?.string, let status = AuthorizationStatus(wireName: text) else {
+        guard let text = reply.first?.string, let status = AuthorizationStatus(name: text) else {
             throw .other("AuthorizationStatus: unexpected reply \(reply)")
         }
         return status
@@ -92,7 +71,7 @@ public struct HealthServiceClient: Sendable {
 
     /// Manager: sets the user's answer for `source` and `type`.
     public func setAuthorization(
-        _ status: AuthorizationStatus, source: String, type: SampleType, access: Access
+        _ status: AuthorizationStatus, source: String, type: SampleType, access: AuthorizationAccess
     ) async throws(HealthServiceError) {
         _ = try await call("SetAuthorization", [
             .string(source), .string(type.identifier), .string(access.rawValue), .string(status.description),
@@ -100,18 +79,16 @@ public struct HealthServiceClient: Sendable {
     }
 
     /// Manager: every request and answer. Entries of types this client does not know are left out.
-    public func authorizations() async throws(HealthServiceError) -> [AuthorizationRecord] {
+    public func authorizations() async throws(HealthServiceError) -> [AuthorizationAccessEntry] {
         let reply = try await call("Authorizations", [])
         guard let entries = reply.first?.elements else { throw .other("Authorizations: unexpected reply \(reply)") }
-        var records: [AuthorizationRecord] = []
+        var records: [AuthorizationAccessEntry] = []
         for entry in entries {
-            guard case .structure(let fields) = entry.unwrapped, fields.count == 4,
-                  let source = fields[0].string, let typeName = fields[1].string,
-                  let accessName = fields[2].string, let statusName = fields[3].string,
-                  let access = Access(rawValue: accessName), let status = AuthorizationStatus(wireName: statusName)
-            else { throw .other("Authorizations: an entry is not (source, type, access, status): \(entry)") }
-            guard let type = SampleType(identifier: typeName) else { continue }
-            records.append(AuthorizationRecord(source: source, type: type, access: access, status: status))
+            guard case .structure(let fields) = entry.unwrapped, fields.count == 4, let typeName = fields[1].string else {
+                throw .other("Authorizations: an entry is not (source, type, access, status): \(entry)")
+            }
+            guard SampleType(identifier: typeName) != nil else { continue }
+            do { records.append(try AuthorizationAccessEntry(wire: entry)) } catch { throw .other("Authorizations: \(error)") }
         }
         return records
     }
@@ -354,14 +331,6 @@ public struct HealthServiceClient: Sendable {
         } catch {
             throw error.serviceError(member)
         }
-    }
-}
-
-extension AuthorizationStatus {
-    /// The status a bus string names: `notDetermined`, `sharingDenied` or `sharingAuthorized`.
-    public init?(wireName: String) {
-        guard let status = AuthorizationStatus.allCases.first(where: { $0.description == wireName }) else { return nil }
-        self = status
     }
 }
 

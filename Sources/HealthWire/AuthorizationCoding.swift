@@ -23,7 +23,7 @@ extension AuthorizationAccessEntry {
 extension AuthorizationStatus {
     /// The status a call names (`notDetermined`, `sharingDenied`, `sharingAuthorized`).
     public static func parse(_ name: String) throws(WireError) -> AuthorizationStatus {
-        guard let status = allCases.first(where: { $0.description == name }) else {
+        guard let status = AuthorizationStatus(name: name) else {
             throw WireError("unknown status '\(name)' (known: \(allCases.map(\.description).joined(separator: ", ")))")
         }
         return status

@@ -40,7 +40,7 @@ struct StoreAccessTests {
 
     @Test("the service's (source, type, access, status) entries fold into the file's rows, in its order")
     func serviceEntriesFold() {
-        let records: [HealthServiceClient.AuthorizationRecord] = [
+        let records: [AuthorizationAccessEntry] = [
             .init(source: "root/app", type: .rrInterval, access: .read, status: .notDetermined),
             .init(source: "hrmd", type: .heartRate, access: .share, status: .sharingAuthorized),
             .init(source: "root/app", type: .heartRate, access: .share, status: .sharingDenied),

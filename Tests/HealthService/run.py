@@ -2,8 +2,7 @@
 """Runs the store service's tests (test_*.py here) and prints "N passed, N failed, N skipped".
 
 Run as root: /usr/bin/python3 Tests/HealthService/run.py [-k PATTERN]
-HRMD_BIN_DIR chooses the hrmd to test (default .build/debug; Tests/HealthService/stand-in checks
-the tests themselves against an in-memory stand-in); CI=true turns a missing piece
+HRMD_BIN_DIR chooses the hrmd to test (default .build/debug); CI=true turns a missing piece
 (root, setpriv, dbus-daemon, dbusmock) into a failure instead of a skip. Exits 1 on a failure.
 """
 

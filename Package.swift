@@ -184,6 +184,9 @@ let package = Package(
             name: "CLIStoreTests",
             dependencies: ["CLIStore", "CLISupport", "HealthClient", "HealthStore", "HealthWire", "SDBus", "TestSupport"]
         ),
+        .testTarget(
+            name: "HealthWireTests", dependencies: ["HealthWire", "HealthStore", "HealthUnits", "SDBus", "Timestamps"]),
+        .testTarget(name: "HealthServiceTests", dependencies: ["HealthService", "SDBus"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZBackend", "SDBus", "SensorBackends", "SensorDecoding", "TestSupport"]),
                 .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps", "ANTDecoding"]),
     ]

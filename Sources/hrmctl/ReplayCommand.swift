@@ -79,7 +79,7 @@ struct ReplayCommand: ParsableCommand {
                     throw CommandFailure("\(error)", status: .dataError)
                 }
             }
-            try conclude(recordings.finish())
+            try Self.conclude(recordings.finish())
         }
     }
 
@@ -88,7 +88,7 @@ struct ReplayCommand: ParsableCommand {
     }
 
     /// Prints the totals and turns them into the exit status.
-    private func conclude(_ summary: RecordingImportSummary) throws(CommandFailure) {
+    static func conclude(_ summary: RecordingImportSummary) throws(CommandFailure) {
         print("replayed: \(summary)")
         if summary.storedNothingForLackOfAuthorization {
             throw CommandFailure(

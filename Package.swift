@@ -87,7 +87,7 @@ let package = Package(
         ),
         // The store service's wire protocol: names, limits and the D-Bus codings of samples,
         // statistics, devices and authorizations, shared by the service and its clients.
-        .target(name: "HealthWire", dependencies: ["HealthStore", "HealthUnits", "Timestamps", "SDBus"]),
+        .target(name: "HealthWire", dependencies: ["HealthStore", "HealthUnits", "Timestamps", "SDBus", "Ingest"]),
         // The shared store as a service on the system bus (org.hrmd.Health1): who calls, polkit,
         // enforced authorization, queries, statistics, imports and change notifications.
         .target(
@@ -185,7 +185,7 @@ let package = Package(
             dependencies: ["CLIStore", "CLISupport", "HealthClient", "HealthStore", "HealthWire", "SDBus", "TestSupport"]
         ),
         .testTarget(
-            name: "HealthWireTests", dependencies: ["HealthWire", "HealthStore", "HealthUnits", "SDBus", "Timestamps"]),
+            name: "HealthWireTests", dependencies: ["HealthWire", "HealthStore", "HealthUnits", "SDBus", "Timestamps", "Ingest"]),
         .testTarget(name: "HealthServiceTests", dependencies: ["HealthService", "SDBus"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZBackend", "SDBus", "SensorBackends", "SensorDecoding", "TestSupport"]),
                 .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps", "ANTDecoding"]),

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import HealthStore
 import HealthWire
+import Ingest
 import SDBus
 import Timestamps
 
@@ -25,8 +26,8 @@ public struct HealthServiceClient: Sendable {
     }
 
     /// What Import did, and the lines to show.
-    public struct ImportResult: Sendable, Hashable {
-        public var summary: ImportSummary
+    public struct ImportResult: Sendable, Equatable {
+        public var summary: RecordingImportSummary
         public var messages: [String]
     }
 
@@ -305,7 +306,7 @@ public struct HealthServiceClient: Sendable {
         let reply = try await call("Import", [.unixFD(file), options], timeout: Self.importTimeout)
         guard reply.count == 2, let messages = reply[1].strings else { throw .other("Import: unexpected reply \(reply)") }
         do {
-            return ImportResult(summary: try ImportSummary(wire: reply[0]), messages: messages)
+            return ImportResult(summary: try RecordingImportSummary(wire: reply[0]), messages: messages)
         } catch {
             throw error.serviceError("Import")
         }

@@ -30,7 +30,7 @@ final class RecordingImporter: Sendable {
         self.logger = logger
     }
 
-    func run(_ request: Request, from file: DBusFileDescriptor) async throws(ServiceFailure) -> (summary: ImportSummary, messages: [String]) {
+    func run(_ request: Request, from file: DBusFileDescriptor) async throws(ServiceFailure) -> (summary: RecordingImportSummary, messages: [String]) {
         let admitted = running.withLock { count in
             guard count < Self.concurrentImports else { return false }
             count += 1
@@ -41,7 +41,7 @@ final class RecordingImporter: Sendable {
         }
         defer { running.withLock { $0 -= 1 } }
         let (store, source, logger) = (store, source, logger)
-        return try await workers.run { () throws(ServiceFailure) -> (summary: ImportSummary, messages: [String]) in
+        return try await workers.run { () throws(ServiceFailure) -> (summary: RecordingImportSummary, messages: [String]) in
             let messages = Mutex<(lines: [String], dropped: Int)>(([], 0))
             var importer = RecordingImport(
                 store: store, settings: IngestSettings(source: source, maxBatch: 10_000),
@@ -57,19 +57,10 @@ final class RecordingImporter: Sendable {
                 throw ServiceFailure(name: HealthBusError.badData, message: error.description)
             }
             let result = importer.finish()
-            var summary = ImportSummary()
-            summary.frames = result.frames
-            summary.stored = result.stored
-            summary.unchanged = result.unchanged
-            summary.denied = result.denied
-            summary.lost = result.lost
-            summary.badLines = result.badLines
-            summary.skipped = result.skipped
-            summary.hrmdMayShare = result.mayShareHeartRate
             var lines = messages.withLock { $0 }
             if lines.dropped > 0 { lines.lines.append("\(request.name): \(lines.dropped) more messages") }
             logger.notice("imported \(request.name): \(result)")
-            return (summary, lines.lines)
+            return (result, lines.lines)
         }
     }
 }

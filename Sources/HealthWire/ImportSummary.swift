@@ -1,20 +1,10 @@
+import HealthStore
+import Ingest
 import SDBus
 
-/// What an Import did: the counters `hrmctl replay` prints, and whether hrmd may share
-/// heart rate (without it nothing is stored).
-public struct ImportSummary: Sendable, Hashable {
-    public var frames = 0
-    public var stored = 0
-    public var unchanged = 0
-    public var denied = 0
-    public var lost = 0
-    public var badLines = 0
-    /// Frames (or parts) skipped, by reason.
-    public var skipped: [String: Int] = [:]
-    public var hrmdMayShare = false
-
-    public init() {}
-
+extension RecordingImportSummary {
+    /// The summary Import returns: `frames`, `stored`, `unchanged`, `denied`, `lost`,
+    /// `badLines` u; `skipped` a{su}; `hrmdMayShare` b.
     public var wireValue: DBusValue {
         WireDictionary.value([
             ("frames", .uint32(UInt32(clamping: frames))), ("stored", .uint32(UInt32(clamping: stored))),
@@ -23,21 +13,36 @@ public struct ImportSummary: Sendable, Hashable {
             ("skipped", .dictionary(key: "s", value: "u", skipped.sorted { $0.key < $1.key }.map {
                 DBusDictionaryEntry(.string($0.key), .uint32(UInt32(clamping: $0.value)))
             })),
-            ("hrmdMayShare", .bool(hrmdMayShare)),
+            ("hrmdMayShare", .bool(mayShareHeartRate)),
         ])
     }
 
     public init(wire value: DBusValue) throws(WireError) {
         let entries = try WireDictionary(value, context: "import summary")
+        self.init()
         frames = Int(try entries.integer("frames") ?? 0)
         stored = Int(try entries.integer("stored") ?? 0)
         unchanged = Int(try entries.integer("unchanged") ?? 0)
         denied = Int(try entries.integer("denied") ?? 0)
         lost = Int(try entries.integer("lost") ?? 0)
         badLines = Int(try entries.integer("badLines") ?? 0)
-        hrmdMayShare = try entries.bool("hrmdMayShare") ?? false
+        heartRateShareStatus = try entries.bool("hrmdMayShare") == true ? .sharingAuthorized : .sharingDenied
+        storedNothingForLackOfAuthorization = !mayShareHeartRate && denied > 0 && stored == 0
         if let skips = entries.entries["skipped"]?.stringKeyed {
-            for (reason, count) in skips { skipped[reason] = Int(count.integer ?? 0) }
+            for (reason, count) in skips where (count.integer ?? 0) > 0 { skipped[reason] = Int(count.integer ?? 0) }
         }
+    }
+
+    /// Adds the counts of another import (hrmctl replays several files, one Import each).
+    public mutating func add(_ other: RecordingImportSummary) {
+        frames += other.frames
+        stored += other.stored
+        unchanged += other.unchanged
+        denied += other.denied
+        lost += other.lost
+        badLines += other.badLines
+        skipped.merge(other.skipped, uniquingKeysWith: +)
+        heartRateShareStatus = other.heartRateShareStatus
+        storedNothingForLackOfAuthorization = !mayShareHeartRate && denied > 0 && stored == 0
     }
 }

@@ -14,17 +14,8 @@ extension ReplayCommand {
         for file in files {
             let result = try service.importRecording(path: file, acceptDamaged: acceptDamaged, speed: realtime ? 1 : speed)
             for message in result.messages { printError(message, program: "hrmctl") }
-            let summary = result.summary
-            total.frames += summary.frames
-            total.stored += summary.stored
-            total.unchanged += summary.unchanged
-            total.denied += summary.denied
-            total.lost += summary.lost
-            total.badLines += summary.badLines
-            total.skipped.merge(summary.skipped.filter { $0.value > 0 }, uniquingKeysWith: +)
-            total.heartRateShareStatus = summary.hrmdMayShare ? .sharingAuthorized : .sharingDenied
+            total.add(result.summary)
         }
-        total.storedNothingForLackOfAuthorization = !total.mayShareHeartRate && total.denied > 0 && total.stored == 0
         try Self.conclude(total)
     }
 }

@@ -1,6 +1,7 @@
 import HealthStore
 import HealthUnits
 import HealthWire
+import Ingest
 import SDBus
 import Testing
 import Timestamps
@@ -103,11 +104,16 @@ struct CodingTests {
             identifier: "mock-1", transport: "mock", state: "streaming", since: Timestamp(microsecondsSinceEpoch: 1), battery: 80,
             frames: 9, updatedAt: Timestamp(microsecondsSinceEpoch: 2))
         #expect(try SensorActivity(wire: activity.wireValue) == activity)
-        var imported = ImportSummary()
+        var imported = RecordingImportSummary()
         imported.frames = 10
         imported.stored = 8
         imported.skipped = ["no contact": 2]
-        imported.hrmdMayShare = true
-        #expect(try ImportSummary(wire: imported.wireValue) == imported)
+        imported.heartRateShareStatus = .sharingAuthorized
+        #expect(try RecordingImportSummary(wire: imported.wireValue) == imported)
+        imported.heartRateShareStatus = .notDetermined
+        imported.stored = 0
+        imported.denied = 3
+        let refused = try RecordingImportSummary(wire: imported.wireValue)
+        #expect(refused.storedNothingForLackOfAuthorization && !refused.mayShareHeartRate)
     }
 }

@@ -319,7 +319,7 @@ struct ServiceBenchmark {
         report("hrmd CPU per 1000 frames, \(observed)", "\(format(perThousand(busy), 1)) ms", "\(format(busy.cpuSeconds, 2)) s CPU")
         report("ratio \(observed) / no client", "\(format(perThousand(busy) / perThousand(quiet), 3))×", "goal ≤ 1.10×")
         report("  with observers that only count signals", "\(format(perThousand(signalsOnly), 1)) ms",
-               "\(observed) that only count signals: \(format(perThousand(signalsOnly) / perThousand(quiet), 3))× no client")
+               "\(format(perThousand(signalsOnly) / perThousand(quiet), 3))× no client: SamplesChanged without Changes calls")
         for (name, run) in [("no client", quiet), ("signals only", signalsOnly), (observed, busy)] {
             let verdict = run.stored == run.inStore && run.denied == 0 && run.skipped == 0
                 ? "every accepted frame stored" : "MISSING \(run.stored - run.inStore)"

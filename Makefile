@@ -2,6 +2,7 @@
 #   make demo    set up, build, run hrmd with mock straps into ./demo/hrmd.sqlite, show the readings
 #   make test    set up, build and run every test (unit, store, pipeline, end to end)
 #   make bench   release build and the benchmarks with their peers
+#                (make bench-service: only the store service's; HRMBENCH_SERVICE_DAYS=7 for a small store)
 
 SHELL := /bin/bash
 SWIFT ?= swift
@@ -42,7 +43,7 @@ INSTALLED := \
 	$(PREFIX)/share/zsh/site-functions/_hrmd $(PREFIX)/share/zsh/site-functions/_hrmctl \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish
 
-.PHONY: all deps build test check-service check-service-bus check-rules check-fake-bluez demo bench bench-ble release install uninstall clean
+.PHONY: all deps build test check-service check-service-bus check-rules check-fake-bluez demo bench bench-service bench-ble release install uninstall clean
 
 all: build
 
@@ -94,6 +95,13 @@ release: deps
 
 bench: release
 	HRMD_BIN_DIR=$(RELEASE_BIN) $(RELEASE_BIN)/hrmbench
+
+## bench-service: hrmd --serve on a private bus against its peers (hrmctl --store, queries in
+## process, hrmd with no client). Sizes: HRMBENCH_SERVICE_DAYS (store, default 365),
+## HRMBENCH_SERVICE_RUNS (hrmctl runs, 7), HRMBENCH_SERVICE_CALLS (QuerySamples calls, 2000),
+## HRMBENCH_SERVICE_SECONDS (each ingestion run, 30)
+bench-service: release
+	HRMD_BIN_DIR=$(RELEASE_BIN) $(RELEASE_BIN)/hrmbench service
 
 ## bench-ble: the Python peer, a bleak logger, against 20 fake straps at 4 Hz for 60 s
 bench-ble: deps

@@ -136,6 +136,7 @@ let package = Package(
             name: "hrmbench",
             dependencies: [
                 "SensorDecoding", "SensorBackends", "HealthStore", "HealthUnits", "Timestamps", "TraceFormat", "TestSupport", "ANTDecoding",
+                "SDBus", "HealthWire",
             ]
         ),
         // Prints what udev discovery sees; the umockdev tests drive it.

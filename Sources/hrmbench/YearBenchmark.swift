@@ -10,14 +10,18 @@ import Timestamps
 struct YearBenchmark {
     let scratch: BenchScratch
     let count = 365 * 86_400
-    let batch = 50_000
+    static let batch = 50_000
+    /// Where the year starts: 2025-01-01T00:00:00Z.
+    static let start = Timestamp(microsecondsSinceEpoch: 1_735_689_600_000_000)
 
-    func run() async throws {
+    /// Builds the year and returns the path of its store, for the benchmarks that query it.
+    @discardableResult
+    func run() async throws -> String {
         print("year: 1 Hz heart rate for 365 days (\(count) samples)")
         let path = scratch.file("year.sqlite")
         let csv = scratch.file("year.csv")
-        let start = Timestamp(microsecondsSinceEpoch: 1_735_689_600_000_000)  // 2025-01-01T00:00:00Z
-        let build = try buildStore(path: path, csv: csv, start: start)
+        let start = Self.start
+        let build = try Self.buildStore(path: path, count: count, csv: csv)
         report("bulk save of the year through the store API", "\(format(build)) s", "\(format(Double(count) / build / 1000, 0))k samples/s, rollups included")
 
         let stats = try await bestOf(3) { try await timed(BuiltProducts.hrmctl, ["stats", "--by", "1d", "--output", "json", "--store", path]) }
@@ -46,19 +50,26 @@ struct YearBenchmark {
         }
         report("store query, one hour (3600), in process", "\(format(inProcess * 1000, 1)) ms", "best of 5")
         print("")
+        return path
     }
 
-    /// Saves the year and writes the same rows as CSV (seconds, value) for DuckDB.
-    private func buildStore(path: String, csv: String, start: Timestamp) throws -> Double {
+    /// Saves `count` samples of 1 Hz heart rate from `start` through the store API (hrmd may
+    /// share heart rate) and, when `csv` is given, writes the same rows as CSV (seconds,
+    /// value) for DuckDB. Returns the seconds the saves took.
+    static func buildStore(path: String, count: Int, csv: String?, start: Timestamp = YearBenchmark.start) throws -> Double {
         let store = try HealthStore.open(path: path, mode: .createIfMissing)
         try store.setShareAuthorization(.sharingAuthorized, source: "hrmd", type: .heartRate)
         let source = HealthSource(name: "hrmd", version: "bench")
         let device = HealthDevice(localIdentifier: "AA:BB:CC:DD:EE:FF", name: "bench strap")
         let metadata = SampleMetadata(sensorLocation: .chest, sensorContact: true)
         var random = BenchRandom(state: 365)
-        guard let file = fopen(csv, "w") else { throw POSIXError(.EIO) }
-        defer { fclose(file) }
-        fputs("t,value\n", file)
+        var file: UnsafeMutablePointer<FILE>?
+        if let csv {
+            guard let opened = fopen(csv, "w") else { throw POSIXError(.EIO) }
+            file = opened
+            fputs("t,value\n", opened)
+        }
+        defer { if let file { fclose(file) } }
         var elapsed = 0.0
         var index = 0
         while index < count {
@@ -73,11 +84,13 @@ struct YearBenchmark {
                 }
                 _ = try store.save(samples, from: source)
             }
-            var text = ""
-            text.reserveCapacity(chunk * 16)
-            let base = start.microsecondsSinceEpoch / 1_000_000 + Int64(index)
-            for offset in 0..<chunk { text += "\(base + Int64(offset)),\(Int(values[offset]))\n" }
-            fputs(text, file)
+            if let file {
+                var text = ""
+                text.reserveCapacity(chunk * 16)
+                let base = start.microsecondsSinceEpoch / 1_000_000 + Int64(index)
+                for offset in 0..<chunk { text += "\(base + Int64(offset)),\(Int(values[offset]))\n" }
+                fputs(text, file)
+            }
             index += chunk
         }
         return elapsed

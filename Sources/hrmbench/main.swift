@@ -14,6 +14,8 @@ if wants("replay") { try await ReplayBenchmark(scratch: scratch, bulkSaveSeconds
 if wants("daemon") { try await DaemonBenchmark(scratch: scratch).run() }
 if wants("ant") { try await ANTBenchmark(scratch: scratch).run() }
 if wants("ble") { try await BLEBenchmark(scratch: scratch).run() }
-if wants("year") { try await YearBenchmark(scratch: scratch).run() }
+var yearStore: String?
+if wants("year") { yearStore = try await YearBenchmark(scratch: scratch).run() }
+if wants("service") { try await ServiceBenchmark(scratch: scratch, yearStore: yearStore).run() }
 
 try? FileManager.default.removeItem(atPath: scratch.directory.path)

@@ -1,3 +1,4 @@
+import CLISupport
 import Dispatch
 import Synchronization
 
@@ -7,15 +8,14 @@ import Synchronization
 final class BlockingChannel<Element: Sendable>: Sendable {
     private struct State {
         var items: [Element] = []
-        var end: Result<Void, CommandFailureBox>?
+        var end: Result<Void, CommandFailure>?
     }
 
-    /// A failure carried to the consumer.
-    struct CommandFailureBox: Error { let failure: any Error & Sendable }
-
     private let state = Mutex(State())
+    /// Signalled once per value sent and once when the channel ends.
     private let available = DispatchSemaphore(value: 0)
     private let room: DispatchSemaphore
+
     init(capacity: Int = 16_384) { room = DispatchSemaphore(value: capacity) }
 
     /// Adds a value, waiting while the channel is full (the producer side).
@@ -25,34 +25,28 @@ final class BlockingChannel<Element: Sendable>: Sendable {
         available.signal()
     }
 
-    /// Ends the channel, with the producer's error if it failed.
-    func finish(throwing error: (any Error & Sendable)? = nil) {
-        state.withLock { $0.end = error.map { .failure(CommandFailureBox(failure: $0)) } ?? .success(()) }
+    /// Ends the channel, with the producer's failure if it failed.
+    func finish(failing failure: CommandFailure? = nil) {
+        state.withLock { $0.end = failure.map { .failure($0) } ?? .success(()) }
         available.signal()
     }
 
-    /// Calls `body` with each value on this thread until the channel ends; rethrows the
-    /// producer's error.
-    func drain(_ body: (Element) throws -> Void) throws {
+    /// Calls `body` with each value on this thread until the channel ends; throws the
+    /// producer's failure.
+    func drain(_ body: (Element) -> Void) throws(CommandFailure) {
         while true {
             available.wait()
-            let (items, end) = state.withLock { state -> ([Element], Result<Void, CommandFailureBox>?) in
+            let (items, end) = state.withLock { state -> ([Element], Result<Void, CommandFailure>?) in
                 defer { state.items.removeAll(keepingCapacity: true) }
                 return (state.items, state.items.isEmpty ? state.end : nil)
             }
+            if let end { return try end.get() }
             for item in items {
                 room.signal()
-                try body(item)
+                body(item)
             }
-            if !items.isEmpty {
-                // One signal per send was taken for the first item only: take the others'.
-                for _ in 1..<items.count { available.wait() }
-                continue
-            }
-            if let end {
-                if case .failure(let box) = end { throw box.failure }
-                return
-            }
+            // The wait above took the signal of one value: take those of the others.
+            for _ in items.dropFirst() { available.wait() }
         }
     }
 }

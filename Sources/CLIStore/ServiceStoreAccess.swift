@@ -1,6 +1,5 @@
 @preconcurrency import Glibc
 import CLISupport
-import Dispatch
 import Foundation
 import HealthClient
 import HealthStore
@@ -122,50 +121,23 @@ public struct ServiceStoreAccess: StoreAccess {
                 try await produce(client, channel)
                 channel.finish()
             } catch let error as HealthServiceError {
-                channel.finish(throwing: error.commandFailure)
+                channel.finish(failing: error.commandFailure)
             } catch let failure as CommandFailure {
-                channel.finish(throwing: failure)
+                channel.finish(failing: failure)
             } catch {
-                channel.finish(throwing: CommandFailure("\(error)", status: .failure))
+                channel.finish(failing: CommandFailure("\(error)", status: .failure))
             }
         }
-        do {
-            try channel.drain(body)
-        } catch let failure as CommandFailure {
-            throw failure
-        } catch {
-            throw CommandFailure("\(error)", status: .failure)
-        }
+        try channel.drain(body)
     }
 
-    /// Runs `operation` on a task of its own and waits for it on this thread (hrmctl's
-    /// commands are synchronous; the task never needs this thread).
-    private func wait<T>(_ operation: @escaping @Sendable (HealthServiceClient) async throws -> T) throws(CommandFailure) -> T {
-        let outcome = Outcome<T>()
-        let done = DispatchSemaphore(value: 0)
-        let client = client
-        Task.detached {
-            do {
-                outcome.value = .success(try await operation(client))
-            } catch let error as HealthServiceError {
-                outcome.value = .failure(error.commandFailure)
-            } catch let failure as CommandFailure {
-                outcome.value = .failure(failure)
-            } catch {
-                outcome.value = .failure(CommandFailure("\(error)", status: .failure))
-            }
-            done.signal()
-        }
-        done.wait()
-        guard let value = outcome.value else { throw CommandFailure("the store service call ended without an answer", status: .failure) }
-        return try value.get()
+    /// Runs `operation` on a task of its own and waits for its result on this thread.
+    private func wait<T: Sendable>(_ operation: @escaping @Sendable (HealthServiceClient) async throws -> T) throws(CommandFailure) -> T {
+        var result: T?
+        try stream({ client, channel in channel.send(try await operation(client)) }) { result = $0 }
+        guard let result else { throw CommandFailure("the store service call ended without an answer", status: .failure) }
+        return result
     }
-}
-
-/// The result of a task, handed to the thread that waits for it (written before the
-/// semaphore is signalled, read after it is taken).
-private final class Outcome<T>: @unchecked Sendable {
-    var value: Result<T, CommandFailure>?
 }
 
 extension HealthServiceError {

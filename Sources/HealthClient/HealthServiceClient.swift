@@ -117,8 +117,7 @@ public struct HealthServiceClient: Sendable {
             .string(app), .string(type.identifier), .int64(WireTime.since(since)), .int64(WireTime.until(until)),
             .uint32(UInt32(clamping: limit)),
         ])
-        guard let elements = reply.first?.elements else { throw .other("QuerySamples: unexpected reply \(reply)") }
-        return try Self.samples(elements, "QuerySamples")
+        return try Self.decoded(reply.first, "QuerySamples") { value throws(WireError) in try SampleRecord(wire: value).storedSample() }
     }
 
     /// Every sample of the query, without a size limit, through a pipe (QuerySamplesToFile):
@@ -188,12 +187,7 @@ public struct HealthServiceClient: Sendable {
             .string(app), .string(type.identifier), .string(bucket.rawValue), .int64(WireTime.since(since)),
             .int64(WireTime.until(until)), WireDictionary.value([("timeZone", timeZone.map(DBusValue.string))]),
         ])
-        guard let elements = reply.first?.elements else { throw .other("Statistics: unexpected reply \(reply)") }
-        do {
-            return try elements.map { value throws(WireError) in try StatisticsBucketValue(wire: value) }
-        } catch {
-            throw error.serviceError("Statistics")
-        }
+        return try Self.decoded(reply.first, "Statistics") { value throws(WireError) in try StatisticsBucketValue(wire: value) }
     }
 
     /// Heart-rate variability of the RR intervals in the range; nil without beats.
@@ -214,12 +208,7 @@ public struct HealthServiceClient: Sendable {
         let reply = try await call("HeartRateZones", [
             .string(app), .int64(WireTime.since(since)), .int64(WireTime.until(until)), .double(maximumHeartRate),
         ])
-        guard let elements = reply.first?.elements else { throw .other("HeartRateZones: unexpected reply \(reply)") }
-        do {
-            return try elements.map { value throws(WireError) in try HeartRateZones.Zone(wire: value) }
-        } catch {
-            throw error.serviceError("HeartRateZones")
-        }
+        return try Self.decoded(reply.first, "HeartRateZones") { value throws(WireError) in try HeartRateZones.Zone(wire: value) }
     }
 
     // MARK: Changes
@@ -230,18 +219,11 @@ public struct HealthServiceClient: Sendable {
         let reply = try await call("Changes", [
             .string(app), .string(type.identifier), .uint64(UInt64(max(0, anchor))), .uint32(UInt32(clamping: limit)),
         ])
-        guard reply.count == 3, let added = reply[0].elements, let deleted = reply[1].elements, let next = reply[2].integer else {
-            throw .other("Changes: unexpected reply \(reply)")
-        }
-        let addedSamples = try Self.samples(added, "Changes")
-        do {
-            return ChangeSet(
-                added: addedSamples,
-                deleted: try deleted.map { value throws(WireError) in try DeletedSample(wire: value, type: type) },
-                anchor: next)
-        } catch {
-            throw error.serviceError("Changes")
-        }
+        guard reply.count == 3, let next = reply[2].integer else { throw .other("Changes: unexpected reply \(reply)") }
+        return ChangeSet(
+            added: try Self.decoded(reply[0], "Changes") { value throws(WireError) in try SampleRecord(wire: value).storedSample() },
+            deleted: try Self.decoded(reply[1], "Changes") { value throws(WireError) in try DeletedSample(wire: value, type: type) },
+            anchor: next)
     }
 
     /// The newest anchor: changes from it report only what comes next.
@@ -266,28 +248,17 @@ public struct HealthServiceClient: Sendable {
     /// Manager: every device, and what the daemon says of each sensor now.
     public func devices() async throws(HealthServiceError) -> (devices: [DeviceSummary], activity: [SensorActivity]) {
         let reply = try await call("Devices", [])
-        guard reply.count == 2, let devices = reply[0].elements, let activity = reply[1].elements else {
-            throw .other("Devices: unexpected reply \(reply)")
-        }
-        do {
-            return (
-                try devices.map { value throws(WireError) in try DeviceSummary(wire: value) },
-                try activity.map { value throws(WireError) in try SensorActivity(wire: value) }
-            )
-        } catch {
-            throw error.serviceError("Devices")
-        }
+        guard reply.count == 2 else { throw .other("Devices: unexpected reply \(reply)") }
+        return (
+            try Self.decoded(reply[0], "Devices") { value throws(WireError) in try DeviceSummary(wire: value) },
+            try Self.decoded(reply[1], "Devices") { value throws(WireError) in try SensorActivity(wire: value) }
+        )
     }
 
     /// Manager: every source.
     public func sources() async throws(HealthServiceError) -> [SourceSummary] {
         let reply = try await call("Sources", [])
-        guard let sources = reply.first?.elements else { throw .other("Sources: unexpected reply \(reply)") }
-        do {
-            return try sources.map { value throws(WireError) in try SourceSummary(wire: value) }
-        } catch {
-            throw error.serviceError("Sources")
-        }
+        return try Self.decoded(reply.first, "Sources") { value throws(WireError) in try SourceSummary(wire: value) }
     }
 
     // MARK: Import
@@ -326,9 +297,13 @@ public struct HealthServiceClient: Sendable {
         }
     }
 
-    private static func samples(_ elements: [DBusValue], _ member: String) throws(HealthServiceError) -> [StoredSample] {
+    /// The elements of an array in a reply, each decoded with its HealthWire coding.
+    static func decoded<Element>(
+        _ value: DBusValue?, _ member: String, _ decode: (DBusValue) throws(WireError) -> Element
+    ) throws(HealthServiceError) -> [Element] {
+        guard let elements = value?.elements else { throw .other("\(member): unexpected reply \(String(describing: value))") }
         do {
-            return try elements.map { value throws(WireError) in try SampleRecord(wire: value).storedSample() }
+            return try elements.map { value throws(WireError) in try decode(value) }
         } catch {
             throw error.serviceError(member)
         }

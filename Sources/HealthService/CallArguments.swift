@@ -72,10 +72,7 @@ struct CallArguments {
     }
 
     static func sampleType(named name: String) throws(ServiceFailure) -> SampleType {
-        guard let type = SampleType(identifier: name) else {
-            throw .invalidArguments("unknown type '\(name)' (known: \(SampleType.all.map(\.identifier).joined(separator: ", ")))")
-        }
-        return type
+        do { return try SampleType.parse(name) } catch { throw error.failure }
     }
 
     /// The range [since, until) of the next two arguments.

@@ -28,6 +28,7 @@ public enum HealthServiceError: Error, Sendable, CustomStringConvertible {
 public struct HealthService: Service {
     private let store: HealthStore
     private let importer: RecordingImporter
+    private let workers = StoreWorkers()
     private let version: String
     private let connect: @Sendable () throws(DBusError) -> DBusConnection
     private let logger: Logger
@@ -45,7 +46,7 @@ public struct HealthService: Service {
     ) {
         self.store = store
         self.version = version
-        self.importer = RecordingImporter(store: store, source: importSource, logger: logger)
+        self.importer = RecordingImporter(store: store, source: importSource, workers: workers, logger: logger)
         self.connect = connect
         self.logger = logger
     }
@@ -90,7 +91,7 @@ public struct HealthService: Service {
         let authority = ManagerAuthority(connection: connection, logger: logger)
         let observers = ObserverRegistry()
         let requests = HealthRequests(
-            store: store, authority: authority, observers: observers, importer: importer, workers: StoreWorkers(),
+            store: store, authority: authority, observers: observers, importer: importer, workers: workers,
             userNames: UserNames(), logger: logger)
         let broadcaster = ChangeBroadcaster(connection: connection, observers: observers, requests: requests, logger: logger)
         let observation = store.observeChanges { broadcaster.note($0) }

@@ -21,12 +21,13 @@ final class RecordingImporter: Sendable {
     private let source: HealthSource
     private let logger: Logger
     private let running = Mutex(0)
-    private let workers = StoreWorkers()
+    private let workers: StoreWorkers
     static let concurrentImports = 2
 
-    init(store: HealthStore, source: HealthSource, logger: Logger) {
+    init(store: HealthStore, source: HealthSource, workers: StoreWorkers, logger: Logger) {
         self.store = store
         self.source = source
+        self.workers = workers
         self.logger = logger
     }
 

@@ -14,7 +14,7 @@ extension AuthorizationAccessEntry {
               let source = fields[0].string, let typeName = fields[1].string, let accessName = fields[2].string,
               let statusName = fields[3].string
         else { throw WireError("an authorization entry is not \(Self.wireSignature)") }
-        guard let type = SampleType(identifier: typeName) else { throw WireError("unknown sample type '\(typeName)'") }
+        let type = try SampleType.parse(typeName)
         guard let access = AuthorizationAccess(rawValue: accessName) else { throw WireError("unknown access '\(accessName)'") }
         self.init(source: source, type: type, access: access, status: try AuthorizationStatus.parse(statusName))
     }

@@ -100,7 +100,7 @@ extension SampleRecord {
 
     /// The stored sample this record describes (the client's side).
     public func storedSample() throws(WireError) -> StoredSample {
-        guard let sampleType = SampleType(identifier: type) else { throw WireError("unknown sample type '\(type)'") }
+        let sampleType = try SampleType.parse(type)
         let parsedUnit: HealthUnit
         do { parsedUnit = try HealthUnit(from: unit) } catch { throw WireError("sample \(id): \(error)") }
         let sample: QuantitySample

@@ -18,9 +18,8 @@ public enum SampleSubmission {
         let context = "sample \(index)"
         let entries = try WireDictionary(value, context: context)
         let typeName = try entries.requiredString("type")
-        guard let type = SampleType(identifier: typeName) else {
-            throw WireError("\(context): unknown type '\(typeName)' (known: \(SampleType.all.map(\.identifier).joined(separator: ", ")))")
-        }
+        let type: SampleType
+        do { type = try SampleType.parse(typeName) } catch { throw WireError("\(context): \(error)") }
         let unitName = try entries.requiredString("unit")
         let unit: HealthUnit
         do { unit = try HealthUnit(from: unitName) } catch { throw WireError("\(context): \(error)") }

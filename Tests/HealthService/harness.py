@@ -583,3 +583,36 @@ def background_snippet_as(uid_gid, bus, code):
 
 def background_client_as(uid_gid, bus, *arguments):
     return Background(uid_gid, bus, [PYTHON, client_path(bus)] + list(arguments))
+
+
+class ServiceTestCase(unittest.TestCase):
+    """Tests of the built hrmd --serve: one system-like bus and polkit mock per class, and one
+    shared hrmd when `shares_hrmd` (tests that need their own start it themselves). Skipped,
+    with the reason, while a part is missing (a failure in CI) or hrmd has no --serve."""
+
+    shares_hrmd = True
+    bus = polkit = hrmd = None
+
+    @classmethod
+    def setUpClass(cls):
+        missing = requirements()
+        if missing:
+            skip_or_fail(missing)
+        not_serving = hrmd_serves()
+        if not_serving:
+            raise unittest.SkipTest(not_serving)
+        cls.bus = SystemLikeBus()
+        try:
+            cls.polkit = PolkitMock(cls.bus)
+            if cls.shares_hrmd:
+                cls.hrmd = Hrmd(cls.bus)
+        except Exception:
+            cls.tearDownClass()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        for part in (cls.hrmd, cls.polkit, cls.bus):
+            if part is not None:
+                part.stop()
+        cls.bus = cls.polkit = cls.hrmd = None

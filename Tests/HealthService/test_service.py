@@ -35,32 +35,7 @@ def source(who, app):
     return ("nobody" if who == NOBODY else "uid-%d" % who[0]) + "/" + app
 
 
-class HealthServiceTests(unittest.TestCase):
-    bus = polkit = hrmd = None
-
-    @classmethod
-    def setUpClass(cls):
-        missing = harness.requirements()
-        if missing:
-            harness.skip_or_fail(missing)
-        not_serving = harness.hrmd_serves()
-        if not_serving:
-            raise unittest.SkipTest(not_serving)
-        cls.bus = harness.SystemLikeBus()
-        try:
-            cls.polkit = harness.PolkitMock(cls.bus)
-            cls.hrmd = harness.Hrmd(cls.bus)
-        except Exception:
-            cls.tearDownClass()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        for part in (cls.hrmd, cls.polkit, cls.bus):
-            if part is not None:
-                part.stop()
-        cls.bus = cls.polkit = cls.hrmd = None
-
+class HealthServiceTests(harness.ServiceTestCase):
     def setUp(self):
         self.assertTrue(self.hrmd.alive(), "hrmd is no longer running:\n" + self.hrmd.output()[-3000:])
         self.polkit.set_allowed([])

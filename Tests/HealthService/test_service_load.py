@@ -21,30 +21,8 @@ CLIENTS = 100
 LOAD_SECONDS = 8
 
 
-class ServiceLoadTests(unittest.TestCase):
-    bus = polkit = None
-
-    @classmethod
-    def setUpClass(cls):
-        missing = harness.requirements()
-        if missing:
-            harness.skip_or_fail(missing)
-        not_serving = harness.hrmd_serves()
-        if not_serving:
-            raise unittest.SkipTest(not_serving)
-        cls.bus = harness.SystemLikeBus()
-        try:
-            cls.polkit = harness.PolkitMock(cls.bus)
-        except Exception:
-            cls.tearDownClass()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        for part in (cls.polkit, cls.bus):
-            if part is not None:
-                part.stop()
-        cls.bus = cls.polkit = None
+class ServiceLoadTests(harness.ServiceTestCase):
+    shares_hrmd = False  # each test runs its own hrmd
 
     def stop_and_read(self, hrmd):
         """Stops hrmd with SIGTERM (it flushes) and returns (its output, heart-rate rows stored)."""

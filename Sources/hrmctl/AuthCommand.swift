@@ -90,9 +90,8 @@ struct AuthCommand: ParsableCommand {
             discussion: """
                 One row per source, type and access (share: to store the type; read: to
                 read it) that a program asked for and the user has not answered: the
-                permission sheet of HealthKit, as commands. A file store (--store) keeps
-                no record of read requests; its rows whose share answer is notDetermined
-                are listed.
+                permission sheet of HealthKit, as commands. The same from the service
+                and from a store file (--store).
                 """)
         @OptionGroup var storeOptions: StoreOptions
         @Option(help: "table, json (one object per line) or csv.") var output: OutputFormat = .table

@@ -77,6 +77,19 @@ let package = Package(
         .target(name: "CSDBusVTable", linkerSettings: [.linkedLibrary("systemd")]),
         // A small typed binding over sd-bus: calls, signals as async streams, exported objects, values both ways.
         .target(name: "SDBus", dependencies: ["CSystemd", "CSDBusVTable"]),
+        // Pure: Bluetooth host-interface wire formats: addresses, HCI events and commands,
+        // advertising data, ACL/L2CAP reassembly, ATT PDUs, btsnoop captures.
+        .target(name: "BluetoothWire"),
+        // libbluetooth (BlueZ's libbluetooth-dev): HCI and L2CAP sockets, straight to the kernel.
+        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        // BLE chest straps without bluetoothd: LE scanning on an HCI socket, an ATT client over L2CAP.
+        .target(
+            name: "HCIBackend",
+            dependencies: [
+                "CBluetooth", "BluetoothWire", "SensorBackends", "SensorDecoding", "Timestamps", "WakeablePoll",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // BLE chest straps through bluetoothd's D-Bus API.
         .target(
             name: "BlueZBackend",
@@ -189,6 +202,8 @@ let package = Package(
             name: "HealthWireTests", dependencies: ["HealthWire", "HealthStore", "HealthUnits", "SDBus", "Timestamps", "Ingest"]),
         .testTarget(name: "HealthServiceTests", dependencies: ["HealthService", "SDBus"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZBackend", "SDBus", "SensorBackends", "SensorDecoding", "TestSupport"]),
-                .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps", "ANTDecoding"]),
+        .testTarget(name: "BluetoothWireTests", dependencies: ["BluetoothWire", "TestSupport"]),
+        .testTarget(name: "HCIBackendTests", dependencies: ["HCIBackend", "BluetoothWire", "SensorBackends", "SensorDecoding", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps", "ANTDecoding"]),
     ]
 )

@@ -1,0 +1,22 @@
+import CBluetooth
+import Glibc
+
+/// A failed call into the kernel's Bluetooth sockets or libbluetooth: which call, and the
+/// errno it left.
+public struct BluetoothSocketError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The libc or libbluetooth function that failed (`socket(AF_BLUETOOTH)`, `hci_open_dev`, …).
+    public let call: String
+    public let errno: Int32
+
+    public init(call: String, errno: Int32) {
+        self.call = call
+        self.errno = errno
+    }
+
+    /// The failure of `call` with the calling thread's current errno.
+    public static func last(_ call: String) -> BluetoothSocketError {
+        BluetoothSocketError(call: call, errno: Glibc.errno)
+    }
+
+    public var description: String { "\(call): \(String(cString: strerror(errno)))" }
+}

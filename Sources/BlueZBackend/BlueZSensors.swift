@@ -49,7 +49,7 @@ public struct BlueZSensors: SensorBackend {
     private var namedTargets: [SensorID] { settings.addresses.isEmpty ? [SensorID(name)] : settings.addresses.map { SensorID($0) } }
 
     public func run(into sink: FrameSink) async throws {
-        let board = StatusBoard(sink: sink, logger: logger)
+        let board = StatusBoard(sink: sink, transport: .ble, logger: logger)
         var attempt = 0
         while !Task.isCancelled {
             let bus: DBusConnection

@@ -51,12 +51,6 @@ struct SensorActivityBoardTests {
         #expect(rows.map(\.identifier) == ["ble", "mock-1"])
         #expect(rows.allSatisfy { $0.state == "stopped" && $0.detail == "hrmd stopped" && $0.since == at(9) })
     }
-}
-
-@Suite("Sensor activity board: notes")
-struct SensorActivityBoardNoteTests {
-    let start = Timestamp(microsecondsSinceEpoch: 1_800_000_000_000_000)
-    func at(_ seconds: Double) -> Timestamp { start.advanced(bySeconds: seconds) }
 
     @Test("a note joins the state's detail with \"; \", or stands alone; a new note keeps the since time; nil clears it")
     func notesInTheDetail() {

@@ -43,9 +43,8 @@ public struct LinkAgeDiagnosis: Sendable, Hashable {
     /// becomes nil); it is given again once the pattern returns.
     @discardableResult
     public mutating func linkEnded(after age: Duration) -> String? {
-        let seconds = Self.seconds(age)
-        guard age >= shortestLink, seconds > 0 else { return nil }
-        recent.append(seconds)
+        guard age >= shortestLink, age > .zero else { return nil }
+        recent.append(age / .seconds(1))
         if recent.count > minimumLinks { recent.removeFirst(recent.count - minimumLinks) }
         guard recent.count == minimumLinks, let median = similarAge(of: recent) else {
             current = nil
@@ -61,7 +60,7 @@ public struct LinkAgeDiagnosis: Sendable, Hashable {
         let sorted = ages.sorted()
         let middle = sorted.count / 2
         let median = sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
-        let allowed = max(Self.seconds(tolerance), median * Self.relativeTolerance)
+        let allowed = max(tolerance / .seconds(1), median * Self.relativeTolerance)
         return sorted.allSatisfy { abs($0 - median) <= allowed } ? median : nil
     }
 
@@ -81,9 +80,5 @@ public struct LinkAgeDiagnosis: Sendable, Hashable {
     /// `30 s`, `150 s`; ages under 10 s to a tenth.
     private static func format(_ seconds: Double) -> String {
         seconds < 10 ? "\((seconds * 10).rounded() / 10) s" : "\(Int(seconds.rounded())) s"
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -18,18 +18,22 @@ public struct BlueZSensors: SensorBackend {
         /// How long to wait for `ServicesResolved` after connecting.
         public var servicesTimeout: Duration
         public var backoff: Backoff
+        /// How to tell a strap whose every link ends at the same age; each strap starts from a copy.
+        public var linkAgeDiagnosis: LinkAgeDiagnosis
         /// The bus to use; nil is the system bus (`DBUS_SYSTEM_BUS_ADDRESS` or the standard socket).
         public var busAddress: String?
 
         public init(
             addresses: [String] = [], anyStrap: Bool = false, connectTimeout: Duration = .seconds(30),
-            servicesTimeout: Duration = .seconds(20), backoff: Backoff = Backoff(), busAddress: String? = nil
+            servicesTimeout: Duration = .seconds(20), backoff: Backoff = Backoff(),
+            linkAgeDiagnosis: LinkAgeDiagnosis = LinkAgeDiagnosis(), busAddress: String? = nil
         ) {
             self.addresses = addresses.map { $0.uppercased() }
             self.anyStrap = anyStrap
             self.connectTimeout = connectTimeout
             self.servicesTimeout = servicesTimeout
             self.backoff = backoff
+            self.linkAgeDiagnosis = linkAgeDiagnosis
             self.busAddress = busAddress
         }
     }

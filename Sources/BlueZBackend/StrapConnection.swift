@@ -29,8 +29,14 @@ struct StrapConnection: Sendable {
 
     enum Outcome: Error, Equatable {
         case cancelled
-        /// The session ended; `streamed` says whether notifications had started.
-        case ended(reason: String, streamed: Bool)
+        /// The session ended; `streamedFor` is how long notifications had been flowing, nil
+        /// when they never started.
+        case ended(reason: String, streamedFor: Duration?)
+
+        /// The session ended `reason`; streaming had begun at `streamingSince`, if at all.
+        static func ended(_ reason: String, streamingSince: ContinuousClock.Instant?) -> Outcome {
+            .ended(reason: reason, streamedFor: streamingSince.map { $0.duration(to: .now) })
+        }
     }
 
     /// How the Heart Rate Measurement subscription of the previous session was made, so a
@@ -42,10 +48,17 @@ struct StrapConnection: Sendable {
     func run() async {
         var attempt = 0
         var memory = Memory()
+        var diagnosis = context.settings.linkAgeDiagnosis
+        // A new bluetoothd may run with new settings: what the last one's links did says nothing.
+        context.board.note(id, nil)
         while !Task.isCancelled {
             let outcome = await session(memory: &memory)
-            guard case .ended(let reason, let streamed) = outcome, !Task.isCancelled else { return }
-            attempt = streamed ? 1 : attempt + 1
+            guard case .ended(let reason, let streamedFor) = outcome, !Task.isCancelled else { return }
+            if let age = streamedFor {
+                diagnosis.linkEnded(after: age)
+                context.board.note(id, diagnosis.current)  // rides on the backing-off report below
+            }
+            attempt = streamedFor != nil ? 1 : attempt + 1
             let delay = context.settings.backoff.delay(attempt: attempt, unit: context.jitter.next())
             let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
             context.board.report(id, .backingOff(retryAt: Timestamp.now().advanced(bySeconds: seconds), reason: reason))

@@ -35,7 +35,7 @@ struct StrapSession {
             try await readInformation(of: device)
             let (measurement, viaSocket) = try await subscribe(device, group: &group, memory: &memory)
             report(.streaming)
-            try await stream(device, measurement: measurement, viaSocket: viaSocket)
+            try await stream(device, measurement: measurement, viaSocket: viaSocket, since: .now)
         } catch {
             outcome = error
         }
@@ -48,9 +48,9 @@ struct StrapSession {
     }
 
     /// The next event; cancellation and bluetoothd going away end the session.
-    private mutating func nextEvent(streamed: Bool = false) async throws(Outcome) -> Event {
+    private mutating func nextEvent(streamingSince: ContinuousClock.Instant? = nil) async throws(Outcome) -> Event {
         guard let event = await events.next() else { throw .cancelled }
-        if case .bluetoothdGone = event { throw .ended(reason: "bluetoothd went away", streamed: streamed) }
+        if case .bluetoothdGone = event { throw .ended("bluetoothd went away", streamingSince: streamingSince) }
         return event
     }
 
@@ -77,23 +77,23 @@ struct StrapSession {
             } catch {
                 if Task.isCancelled { throw .cancelled }
                 let failure = BlueZFailure(error)
-                if failure != .inProgress { throw .ended(reason: failure.reason, streamed: false) }
+                if failure != .inProgress { throw .ended(reason: failure.reason, streamedFor: nil) }
             }
         }
         let deadline = ContinuousClock.now.advanced(by: context.settings.servicesTimeout)
         while true {
             guard let device = context.model.cache.device(path: known.path) else {
-                throw .ended(reason: "the device disappeared while connecting", streamed: false)
+                throw .ended(reason: "the device disappeared while connecting", streamedFor: nil)
             }
             if device.servicesResolved && device.connected { return device }
             if ContinuousClock.now >= deadline {
                 await disconnect(device)
-                throw .ended(reason: "services were not resolved within \(context.settings.servicesTimeout)", streamed: false)
+                throw .ended(reason: "services were not resolved within \(context.settings.servicesTimeout)", streamedFor: nil)
             }
             if case .change(.propertiesChanged(known.path, BlueZ.deviceInterface, let changed)) = try await nextEvent(),
                 changed["Connected"]?.bool == false
             {
-                throw .ended(reason: "the strap disconnected while connecting", streamed: false)
+                throw .ended(reason: "the strap disconnected while connecting", streamedFor: nil)
             }
         }
     }
@@ -106,7 +106,7 @@ struct StrapSession {
             switch await read(characteristic) {
             case .success(let value): send(.read, CharacteristicID(rawValue: uuid), value)
             case .failure(let failure):
-                if failure == .gone || failure == .busClosed { throw .ended(reason: failure.reason, streamed: false) }
+                if failure == .gone || failure == .busClosed { throw .ended(reason: failure.reason, streamedFor: nil) }
                 context.logger.info("\(id): reading \(CharacteristicID(rawValue: uuid)) failed: \(failure.reason)")
             }
         }
@@ -126,7 +126,7 @@ struct StrapSession {
     ) async throws(Outcome) -> (Characteristic, viaSocket: Bool) {
         guard let measurement = context.model.cache.characteristic(BlueZ.uuid(0x2A37), of: device.path) else {
             await disconnect(device)
-            throw .ended(reason: "the strap has no Heart Rate Measurement characteristic", streamed: false)
+            throw .ended(reason: "the strap has no Heart Rate Measurement characteristic", streamedFor: nil)
         }
         if measurement.supportsAcquireNotify {
             do throws(DBusError) {
@@ -146,7 +146,7 @@ struct StrapSession {
             } catch {
                 if Task.isCancelled { throw .cancelled }
                 let failure = BlueZFailure(error)
-                if failure == .gone || failure == .busClosed { throw .ended(reason: failure.reason, streamed: false) }
+                if failure == .gone || failure == .busClosed { throw .ended(reason: failure.reason, streamedFor: nil) }
                 context.logger.notice("\(id): AcquireNotify failed (\(failure.reason)); using StartNotify")
             }
         }
@@ -157,21 +157,24 @@ struct StrapSession {
             } catch {
                 if Task.isCancelled { throw .cancelled }
                 let failure = BlueZFailure(error)
-                if failure != .inProgress { throw .ended(reason: "StartNotify failed: \(failure.reason)", streamed: false) }
+                if failure != .inProgress { throw .ended(reason: "StartNotify failed: \(failure.reason)", streamedFor: nil) }
             }
             memory.startNotifyPath = measurement.path
         }
         return (measurement, false)
     }
 
-    /// Hands on notifications and battery changes until the link drops.
-    private mutating func stream(_ device: Device, measurement: Characteristic, viaSocket: Bool) async throws(Outcome) {
+    /// Hands on notifications and battery changes until the link drops; `since` is when
+    /// streaming began.
+    private mutating func stream(
+        _ device: Device, measurement: Characteristic, viaSocket: Bool, since: ContinuousClock.Instant
+    ) async throws(Outcome) {
         while true {
-            switch try await nextEvent(streamed: true) {
+            switch try await nextEvent(streamingSince: since) {
             case .notification(let value):
                 send(.notify, .heartRateMeasurement, value)
             case .socketClosed:
-                throw .ended(reason: "the notification socket hung up (strap disconnected)", streamed: true)
+                throw .ended("the notification socket hung up (strap disconnected)", streamingSince: since)
             case .change(.propertiesChanged(let path, let interface, let changed)):
                 if !viaSocket, path == measurement.path, interface == BlueZ.characteristicInterface, let value = changed["Value"]?.bytes {
                     send(.notify, .heartRateMeasurement, value)
@@ -180,14 +183,14 @@ struct StrapSession {
                 {
                     send(.read, .batteryLevel, [percent])
                 } else if path == device.path, interface == BlueZ.deviceInterface, changed["Connected"]?.bool == false {
-                    throw .ended(reason: "the strap disconnected", streamed: true)
+                    throw .ended("the strap disconnected", streamingSince: since)
                 }
             case .change(.interfacesRemoved(let path, let interfaces)):
                 if path == device.path, interfaces.contains(BlueZ.deviceInterface) {
-                    throw .ended(reason: "the device was removed from bluetoothd", streamed: true)
+                    throw .ended("the device was removed from bluetoothd", streamingSince: since)
                 }
                 if path == measurement.path {
-                    throw .ended(reason: "the Heart Rate Measurement characteristic went away", streamed: true)
+                    throw .ended("the Heart Rate Measurement characteristic went away", streamingSince: since)
                 }
             case .change(.interfacesAdded), .tick, .bluetoothdGone:
                 continue

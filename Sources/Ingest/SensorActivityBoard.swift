@@ -9,10 +9,17 @@ struct SensorActivityBoard {
     private struct Entry {
         var transport: SensorTransport
         var state: SensorState
+        var note: String?
         var since: Timestamp
         var lastFrame: Timestamp?
         var frames = 0
         var skipped = 0
+
+        /// The state's detail and the note, as `hrmctl devices` shows them.
+        var detail: String? {
+            let parts = [state.detail, note].compactMap { $0 }
+            return parts.isEmpty ? nil : parts.joined(separator: "; ")
+        }
     }
 
     /// How often the rows are rewritten even without a change, so a reader can tell a
@@ -23,13 +30,14 @@ struct SensorActivityBoard {
     private var changed = false
     private var lastWrite: Timestamp?
 
-    /// Takes a backend's report of a state change.
+    /// Takes a backend's report of a state change (or of a changed note: `since` stays).
     mutating func note(_ status: SensorStatus) {
         var entry = entries[status.device] ?? Entry(transport: status.transport, state: status.state, since: status.time)
         if entry.state != status.state || entries[status.device] == nil {
             entry.state = status.state
             entry.since = status.time
         }
+        entry.note = status.note
         entry.transport = status.transport
         entries[status.device] = entry
         changed = true
@@ -61,7 +69,7 @@ struct SensorActivityBoard {
         return entries.sorted { $0.key < $1.key }.map { device, entry in
             SensorActivity(
                 identifier: device.rawValue, transport: entry.transport.rawValue, state: entry.state.name,
-                detail: entry.state.detail, since: entry.since, battery: battery(device), lastFrame: entry.lastFrame,
+                detail: entry.detail, since: entry.since, battery: battery(device), lastFrame: entry.lastFrame,
                 frames: entry.frames, skipped: entry.skipped, updatedAt: now)
         }
     }

@@ -47,11 +47,16 @@ public struct SensorStatus: Sendable, Hashable {
     /// while it has no sensor yet.
     public var device: SensorID
     public var state: SensorState
+    /// A standing remark about the sensor that outlives state changes: a diagnosis such as
+    /// "the last 3 links each ended about 30 s after streaming began: …". Shown with the
+    /// state's detail in `hrmctl devices`.
+    public var note: String?
 
-    public init(time: Timestamp = .now(), transport: SensorTransport, device: SensorID, state: SensorState) {
+    public init(time: Timestamp = .now(), transport: SensorTransport, device: SensorID, state: SensorState, note: String? = nil) {
         self.time = time
         self.transport = transport
         self.device = device
         self.state = state
+        self.note = note
     }
 }

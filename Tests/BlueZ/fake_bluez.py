@@ -35,7 +35,8 @@ Scenario file:
                   "trusted": true, "paired": false, "discoverable": false, "location": 1,
                   "manufacturer": "Polar Electro Oy", "model": "H10", "hardware": "...",
                   "firmware": "...", "software": "...", "battery": 87, "battery_gatt": 90,
-                  "notify_acquired": true, "connect_failures": 0, "auto_stream_hz": 0}]}
+                  "notify_acquired": true, "connect_failures": 0, "auto_stream_hz": 0,
+                  "drop_after_s": 0}]}
 
 A paired or trusted device exists from the start; a discoverable unknown one appears only after
 StartDiscovery. Connect sets Connected, about 100 ms later adds the GATT objects (Heart Rate
@@ -46,6 +47,8 @@ org.bluez.Error.Failed "le-connection-abort-by-local", after Connected went true
 (the link bluetoothd made and aborted). Disconnect closes the acquired notify
 socket, clears Notifying, removes the GATT objects, then clears ServicesResolved and Connected.
 With auto_stream_hz > 0 the strap streams generated measurements whenever it is subscribed.
+With drop_after_s > 0 it ends every link that many seconds after it was subscribed (as `drop`
+does), the way a strap whose connection-parameter update is rejected drops at the same age.
 
 The objects live in the fakebluez package beside this file (bus plumbing, adapter, device,
 GATT, strap, commands).

@@ -42,12 +42,14 @@ A = "AA:BB:CC:DD:EE:01"  # acquirable, battery, one failed connect
 B = "AA:BB:CC:DD:EE:02"  # StartNotify only
 C = "AA:BB:CC:DD:EE:03"  # unknown, discoverable
 D = "AA:BB:CC:DD:EE:04"  # streams by itself while subscribed
+E = "AA:BB:CC:DD:EE:06"  # ends each link soon after it is subscribed
 SCENARIO = {"adapters": ["hci0"], "devices": [
     {"address": A, "name": "Polar H10 A1B2C3D4", "trusted": True, "location": 1, "battery": 87,
      "battery_gatt": 90, "notify_acquired": True, "connect_failures": 1},
     {"address": B, "name": "Strap B", "paired": True, "location": 2, "notify_acquired": False},
     {"address": C, "name": "Strap C", "discoverable": True},
     {"address": D, "name": "Strap D", "trusted": True, "notify_acquired": True, "auto_stream_hz": 20},
+    {"address": E, "name": "Strap E", "trusted": True, "notify_acquired": False, "drop_after_s": 0.3},
 ]}
 
 
@@ -386,6 +388,18 @@ def check_auto_stream(r, client, fake):
     r.check(bool(client.prop("/org/bluez/hci0", ADAPTER, "Powered")), "Powered true again")
 
 
+def check_timed_drop(r, client, fake):
+    path = device_path(E)
+    for link in (1, 2):
+        client.interface(path, DEVICE).Connect(timeout=5)
+        r.check(not client.wait(lambda: not client.prop(path, DEVICE, "Connected"), 0.6),
+                "drop_after_s: link %d stays up while not subscribed" % link)
+        client.interface(client.characteristic(E, "2a37"), CHAR).StartNotify()
+        r.check(client.wait(lambda: not client.prop(path, DEVICE, "Connected"), 3),
+                "drop_after_s: link %d ends after it was subscribed" % link)
+    r.check(fake.command("stats %s" % E)["disconnects"] == 2, "stats: both links counted as disconnects")
+
+
 def check_restart(r, client, fake, start_fake):
     r.check(fake.terminate() == 0, "SIGTERM: clean exit")
     r.check(client.wait(lambda: not client.bus.name_has_owner("org.bluez")), "org.bluez released")
@@ -489,6 +503,7 @@ def main():
         check_start_notify(r, client, fake)
         check_discovery(r, client, fake)
         check_auto_stream(r, client, fake)
+        check_timed_drop(r, client, fake)
         fake = check_restart(r, client, fake, start_fake)
         check_adapter_and_devices(r, client, fake)
         check_client_leaving(r, client, fake, address)

@@ -17,7 +17,8 @@ final class Collected: Sendable {
 
     func frames(of device: String) -> [SensorFrame] { frames.withLock { $0 }.filter { $0.device.rawValue == device } }
     var allFrames: [SensorFrame] { frames.withLock { $0 } }
-    func states(of device: String) -> [SensorState] { statuses.withLock { $0 }.filter { $0.device.rawValue == device }.map(\.state) }
+    func statuses(of device: String) -> [SensorStatus] { statuses.withLock { $0 }.filter { $0.device.rawValue == device } }
+    func states(of device: String) -> [SensorState] { statuses(of: device).map(\.state) }
 
     func notifications(of device: String) -> [[UInt8]] {
         frames(of: device).filter { $0.kind == .notify && $0.characteristic == .heartRateMeasurement }.map(\.value)
@@ -47,11 +48,13 @@ final class BlueZHarness: @unchecked Sendable {
 
     /// Runs the backend while `body` runs, then cancels it and checks it returned promptly.
     func withBackend(
-        addresses: [String] = [], anyStrap: Bool = false, _ body: @Sendable (BlueZHarness) async throws -> Void
+        addresses: [String] = [], anyStrap: Bool = false, linkAgeDiagnosis: LinkAgeDiagnosis = LinkAgeDiagnosis(),
+        _ body: @Sendable (BlueZHarness) async throws -> Void
     ) async throws {
         let settings = BlueZSensors.Settings(
             addresses: addresses, anyStrap: anyStrap, connectTimeout: .seconds(5), servicesTimeout: .seconds(5),
-            backoff: Backoff(initial: .milliseconds(100), maximum: .seconds(1), jitter: 0.1), busAddress: bus.address)
+            backoff: Backoff(initial: .milliseconds(100), maximum: .seconds(1), jitter: 0.1),
+            linkAgeDiagnosis: linkAgeDiagnosis, busAddress: bus.address)
         let backend = BlueZSensors(settings: settings)
         let sink = collected.sink
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -178,6 +178,35 @@ struct BlueZSensorsTests {
         }
     }
 
+    @Test func linksEndingAtTheSameAgeGetANoteThatABluetoothdRestartClears() async throws {
+        let harness = try await BlueZHarness(scenario: scenario(strap(a, #", "drop_after_s": 0.4"#)))
+        let diagnosis = LinkAgeDiagnosis(minimumLinks: 3, shortestLink: .milliseconds(100))
+        try await harness.withBackend(addresses: [a], linkAgeDiagnosis: diagnosis) { h in
+            try await h.eventually("a note", limit: .seconds(20)) { h.collected.statuses(of: a).contains { $0.note != nil } }
+            let statuses = h.collected.statuses(of: a)
+            let first = try #require(statuses.firstIndex { $0.note != nil })
+            let note = try #require(statuses[first].note)
+            #expect(note.hasPrefix("the last 3 links each ended about "), "\(note)")
+            #expect(note.contains("MaxConnectionInterval") && note.contains("/etc/bluetooth/main.conf"), "\(note)")
+            #expect(statuses[first].state.name == "backing-off", "the note rides on the report after the third drop")
+            let earlierDrops = statuses[..<first].count { $0.state.name == "backing-off" }
+            #expect(earlierDrops == 2, "two drops before it say nothing")
+            #expect(h.collected.count(of: a, .disconnected) >= 3)
+            try await h.eventually("the next link reported with the note") {
+                h.collected.statuses(of: a).dropFirst(first + 1).contains { $0.state == .streaming && $0.note == note }
+            }
+
+            try await h.restartBluetoothd()
+            func firstConnectAfterTheRestart() -> SensorStatus? {
+                let after = h.collected.statuses(of: a)
+                guard let gone = after.lastIndex(where: { $0.state == .waiting(reason: "bluetoothd not running") }) else { return nil }
+                return after[gone...].first { $0.state == .connecting }
+            }
+            try await h.eventually("a connection to the new bluetoothd") { firstConnectAfterTheRestart() != nil }
+            #expect(firstConnectAfterTheRestart()?.note == nil, "a new bluetoothd (new settings, perhaps) starts afresh")
+        }
+    }
+
     @Test func noBusIsWaitedOut() async throws {
         let directory = try TemporaryDirectory(prefix: "hrmd-nobus")
         let collected = Collected()

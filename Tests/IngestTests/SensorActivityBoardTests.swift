@@ -51,4 +51,34 @@ struct SensorActivityBoardTests {
         #expect(rows.map(\.identifier) == ["ble", "mock-1"])
         #expect(rows.allSatisfy { $0.state == "stopped" && $0.detail == "hrmd stopped" && $0.since == at(9) })
     }
+
+    @Test("a note joins the state's detail with \"; \", or stands alone; a new note keeps the since time; nil clears it")
+    func notesInTheDetail() {
+        var board = SensorActivityBoard()
+        let strap: SensorID = "AA:BB:CC:DD:EE:FF"
+        let retry = at(9)
+        let backingOff = SensorState.backingOff(retryAt: retry, reason: "the strap disconnected")
+        board.note(SensorStatus(time: at(1), transport: .ble, device: strap, state: .streaming))
+        _ = board.rows(at: at(1), battery: { _ in nil })
+        board.note(SensorStatus(time: at(2), transport: .ble, device: strap, state: .streaming, note: "links end at 30 s"))
+        #expect(board.due(at: at(2)), "a changed note is a change")
+        var row = board.rows(at: at(2), battery: { _ in nil })[0]
+        #expect(row.detail == "links end at 30 s")
+        #expect(row.since == at(1))
+        board.note(SensorStatus(time: at(3), transport: .ble, device: strap, state: backingOff, note: "links end at 30 s"))
+        row = board.rows(at: at(3), battery: { _ in nil })[0]
+        #expect(row.detail == "\(backingOff.detail ?? ""); links end at 30 s")
+        #expect(row.state == "backing-off" && row.since == at(3))
+        board.note(SensorStatus(time: at(4), transport: .ble, device: strap, state: .connecting))
+        row = board.rows(at: at(4), battery: { _ in nil })[0]
+        #expect(row.detail == nil)
+    }
+
+    @Test("stopping keeps the note beside the reason")
+    func stoppingKeepsTheNote() {
+        var board = SensorActivityBoard()
+        board.note(SensorStatus(time: at(0), transport: .ble, device: "AA:BB:CC:DD:EE:FF", state: .streaming, note: "links end at 150 s"))
+        board.stopAll(at: at(1), reason: "hrmd stopped")
+        #expect(board.rows(at: at(1), battery: { _ in nil }).map(\.detail) == ["hrmd stopped; links end at 150 s"])
+    }
 }

@@ -180,11 +180,20 @@ class Device(PropertyObject):
             return
         hz = float(self.strap.config["auto_stream_hz"] or 0)
         automatic = [s for s in self.streams if s.count is None]
+        drop_after = float(self.strap.config["drop_after_s"] or 0)
         if characteristic.subscribed and hz > 0 and not automatic:
             self.streams.append(Stream(self, hz, None, self.strap.frames.next))
         elif not characteristic.subscribed:
             for stream in list(self.streams):
                 stream.stop()
+        if characteristic.subscribed and drop_after > 0:
+            GLib.timeout_add(max(1, int(drop_after * 1000)), self._timed_drop, self.generation)
+
+    def _timed_drop(self, generation):
+        """drop_after_s: the strap ends each link that long after it was subscribed."""
+        if generation == self.generation and self.connected:
+            self.disconnect()
+        return False
 
     def forget_client(self, name):
         for obj in self.gatt:

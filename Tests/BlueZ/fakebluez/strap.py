@@ -40,7 +40,7 @@ class Strap:
                 "manufacturer": "Polar Electro Oy", "model": "H10", "hardware": "39044024.10",
                 "firmware": "5.0.0", "software": "3.0.0", "battery": None, "battery_gatt": None,
                 "notify_acquired": False, "connect_failures": 0, "auto_stream_hz": 0, "rssi": -60,
-                "adapter": None, "address_type": "public"}
+                "adapter": None, "address_type": "public", "drop_after_s": 0}
     COUNTERS = ("sent", "dropped", "connects", "connect_calls", "disconnects", "start_notify_calls",
                 "acquire_notify_calls", "reads")
 

@@ -17,7 +17,10 @@ struct DevicesCommand: ParsableCommand {
             stick, the system bus), searching, connecting, streaming, backing-off (with
             the next attempt), or stopped. hrmd refreshes it every few seconds; when it
             has not for \(Int(Self.staleAfter)) s the state shows as "offline" (hrmd is not running).
-            JSON adds the state's detail, since when, frames and skips of this run.
+            The table is followed by the details of current states (why a sensor waits,
+            when it retries, what hrmd noticed about its links, such as a strap whose every
+            link ends at the same age); JSON adds the same detail as stateDetail, with
+            since when, frames and skips of this run.
             """)
     @OptionGroup var storeOptions: StoreOptions
     @Option(help: "table, json (one object per line) or csv.") var output: OutputFormat = .table
@@ -32,6 +35,19 @@ struct DevicesCommand: ParsableCommand {
             printInventory(rows, output: output, tableColumns: [
                 "identifier", "name", "model", "location", "state", "battery", "lastSeen", "samples",
             ], empty: "no devices yet")
+            if output == .table {
+                for (identifier, detail) in Self.currentDetails(rows) { print("\(identifier): \(detail)") }
+            }
+        }
+    }
+
+    /// The detail of each row whose state is current (not offline), for the lines under the table.
+    static func currentDetails(_ rows: [InventoryRow]) -> [(String, String)] {
+        rows.compactMap { row in
+            func text(_ key: String) -> String? { row.first { $0.0 == key }?.1?.display }
+            guard let identifier = text("identifier"), let state = text("state"), state != "offline", let detail = text("stateDetail")
+            else { return nil }
+            return (identifier, detail)
         }
     }
 

@@ -44,20 +44,57 @@ public final class WakeUpPipe: Sendable {
     /// `timeoutMilliseconds` (-1: no limit). EINTR is retried here; any other failure of
     /// `poll(2)` is thrown with its errno.
     public func wait(for descriptor: Int32, timeoutMilliseconds: Int32 = -1) throws(WaitError) -> Readiness {
+        switch try poll(descriptor, for: POLLIN, timeoutMilliseconds: timeoutMilliseconds) {
+        case .ready(let events): events & Int16(POLLIN) != 0 ? .readable : .hungUp
+        case .woken: .wokenUp
+        case .timedOut: .timedOut
+        }
+    }
+
+    /// What a wait for output found.
+    public enum OutputReadiness: Sendable, Equatable {
+        /// `descriptor` takes output, or failed: for a non-blocking `connect(2)`, the attempt
+        /// is over and `SO_ERROR` says how it went.
+        case writable
+        /// ``signal()`` was called: stop.
+        case wokenUp
+        /// Nothing happened within the timeout.
+        case timedOut
+    }
+
+    /// Waits until `descriptor` takes output (POLLOUT) or fails, or this pipe is signalled, at
+    /// most `timeoutMilliseconds` (-1: no limit): how a non-blocking `connect(2)` is awaited.
+    /// Failures of `poll(2)` are thrown as in ``wait(for:timeoutMilliseconds:)``.
+    public func waitUntilWritable(_ descriptor: Int32, timeoutMilliseconds: Int32 = -1) throws(WaitError) -> OutputReadiness {
+        switch try poll(descriptor, for: POLLOUT, timeoutMilliseconds: timeoutMilliseconds) {
+        case .ready: .writable
+        case .woken: .wokenUp
+        case .timedOut: .timedOut
+        }
+    }
+
+    private enum PollOutcome {
+        /// `descriptor`'s `revents`.
+        case ready(Int16)
+        case woken
+        case timedOut
+    }
+
+    /// Polls `descriptor` for `interest` beside the pipe; the pipe wins when both are ready.
+    private func poll(_ descriptor: Int32, for interest: Int32, timeoutMilliseconds: Int32) throws(WaitError) -> PollOutcome {
         var entries = [
-            pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: descriptor, events: Int16(interest), revents: 0),
             pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0),
         ]
         while true {
-            let ready = poll(&entries, 2, timeoutMilliseconds)
+            let ready = Glibc.poll(&entries, 2, timeoutMilliseconds)
             if ready < 0 {
                 if errno == EINTR { continue }
                 throw WaitError(call: "poll", errno: errno)
             }
             if ready == 0 { return .timedOut }
-            if entries[1].revents != 0 { return .wokenUp }
-            if entries[0].revents & Int16(POLLIN) != 0 { return .readable }
-            return .hungUp
+            if entries[1].revents != 0 { return .woken }
+            return .ready(entries[0].revents)
         }
     }
 }

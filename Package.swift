@@ -129,7 +129,7 @@ let package = Package(
             name: "hrmd",
             dependencies: [
                 "CLISupport", "HRMConfiguration", "Ingest", "SensorBackends", "SensorDecoding", "HealthStore", "Timestamps",
-                "SystemdSupport", "DeviceDiscovery", "BlueZBackend", "HealthService", "HealthWire",
+                "SystemdSupport", "DeviceDiscovery", "BlueZBackend", "HCIBackend", "BluetoothWire", "HealthService", "HealthWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -6,6 +6,10 @@ public enum SensorSpec: Sendable, Hashable, CustomStringConvertible {
     case mock(MockSensorOptions)
     /// BLE straps through BlueZ: one address, or nil for every trusted or paired strap.
     case ble(address: String?)
+    /// BLE straps straight through the kernel's HCI and L2CAP sockets, without bluetoothd:
+    /// adapter hciN, or nil for the first one up. The straps are those the `ble:ADDRESS`
+    /// specs list (or any, with `any-strap`).
+    case hci(adapter: UInt16?)
     /// ANT+ straps through an ANT USB stick: one tty, or nil for every stick udev finds.
     case ant(tty: String?)
     /// A serial heart-rate sensor speaking the line protocol: one device path, or nil for every
@@ -14,8 +18,8 @@ public enum SensorSpec: Sendable, Hashable, CustomStringConvertible {
     /// A recorded trace or FIT file played as if live.
     case replay(path: String)
 
-    /// Parses `mock[:key=value,…]`, `ble[:ADDRESS]`, `ant[:TTY]`, `serial[:PATH[,baud=N]]`,
-    /// `replay:FILE`.
+    /// Parses `mock[:key=value,…]`, `ble[:ADDRESS]`, `hci[:hciN]`, `ant[:TTY]`,
+    /// `serial[:PATH[,baud=N]]`, `replay:FILE`.
     public init(parsing text: String) throws(ConfigurationError) {
         let trimmed = text.trimmingWhitespace()
         let (kind, argument) = trimmed.splitOnce(":")
@@ -28,6 +32,13 @@ public enum SensorSpec: Sendable, Hashable, CustomStringConvertible {
                 throw .invalidSensor(spec: trimmed, message: "'\(address)' is not a BLE address like AA:BB:CC:DD:EE:FF")
             }
             self = .ble(address: address.uppercased())
+        case "hci":
+            guard let adapter = argument else { self = .hci(adapter: nil); return }
+            let digits = adapter.dropFirst(3)
+            guard adapter.hasPrefix("hci"), !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let index = UInt16(digits) else {
+                throw .invalidSensor(spec: trimmed, message: "'\(adapter)' is not an adapter name like hci0")
+            }
+            self = .hci(adapter: index)
         case "ant":
             guard let tty = argument else { self = .ant(tty: nil); return }
             guard tty.hasPrefix("/") else { throw .invalidSensor(spec: trimmed, message: "the ANT stick must be a device path such as /dev/ttyUSB0") }
@@ -51,7 +62,7 @@ public enum SensorSpec: Sendable, Hashable, CustomStringConvertible {
             guard let argument, !argument.isEmpty else { throw .invalidSensor(spec: trimmed, message: "replay needs a file: replay:FILE") }
             self = .replay(path: argument)
         default:
-            throw .invalidSensor(spec: trimmed, message: "unknown kind '\(kind)' (expected mock, ble, ant, serial or replay)")
+            throw .invalidSensor(spec: trimmed, message: "unknown kind '\(kind)' (expected mock, ble, hci, ant, serial or replay)")
         }
     }
 
@@ -59,6 +70,7 @@ public enum SensorSpec: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .mock(let options): options.specDescription
         case .ble(let address): address.map { "ble:\($0)" } ?? "ble"
+        case .hci(let adapter): adapter.map { "hci:hci\($0)" } ?? "hci"
         case .ant(let tty): tty.map { "ant:\($0)" } ?? "ant"
         case .serial(nil, _): "serial"
         case .serial(let path?, let baud): baud.map { "serial:\(path),baud=\($0)" } ?? "serial:\(path)"

@@ -44,6 +44,16 @@ struct HRMDaemon: AsyncParsableCommand {
               ble:AA:BB:CC:DD:EE:FF    this strap only (repeatable); all ble specs
                                        share one connection to bluetoothd, each strap
                                        its own link, reconnected after a drop
+              hci                      BLE straps straight through the kernel's HCI
+                                       and L2CAP sockets, for machines without
+                                       bluetoothd, on the first adapter: the straps
+                                       the ble:ADDRESS specs list (then no BlueZ),
+                                       or any with --any-strap. Needs CAP_NET_RAW
+                                       and CAP_NET_ADMIN (the unit's hci drop-in,
+                                       or setcap cap_net_raw,cap_net_admin+ep);
+                                       brings a down adapter up. Never with
+                                       bluetoothd running on that adapter
+              hci:hci1                 the same on that adapter
               ant:/dev/ttyUSB0         ANT+ straps through the ANT USB stick on that
                                        tty (up to 8 straps, each its own device
                                        ant-<device number>; 115200 baud). ANT+ has no
@@ -58,8 +68,10 @@ struct HRMDaemon: AsyncParsableCommand {
                                        HRMD_SENSOR=serial (baud from HRMD_BAUD)
               replay:FILE              a recorded hrmd trace or FIT file, played at its
                                        recorded pace with its original timestamps
-              A tty that is missing, busy or unplugged is retried with backoff
-              (1 s doubling to 60 s) until it works; it never stops hrmd.
+              A tty that is missing, busy or unplugged, and for hci no Bluetooth in
+              the kernel, no adapter or missing capabilities, is a waiting state
+              retried with backoff (1 s doubling to 60 s) until it works; it never
+              stops hrmd.
 
             RECORDING
               --record DIR writes every raw frame and lifecycle event to hrmd-trace

@@ -1,7 +1,9 @@
 import BlueZBackend
+import BluetoothWire
 import CLISupport
 import DeviceDiscovery
 import Foundation
+import HCIBackend
 import HRMConfiguration
 import Logging
 import SensorBackends
@@ -12,22 +14,31 @@ enum SensorFactory {
     /// The plans for `specs`, keyed by the backend's name (mock-1, replay:FILE, …).
     static func plans(for specs: [SensorSpec], anyStrap: Bool = false, logger: Logger) throws(CommandFailure) -> [SensorPlan] {
         try backends(for: specs, anyStrap: anyStrap, logger: logger).map { backend in
-            // The BLE backend's key names what it admits, so a reload that changes it restarts it.
-            let key = (backend as? BlueZSensors).map { ble in
-                let addresses = ble.settings.addresses.sorted()
-                return "ble" + (addresses.isEmpty ? "" : ":" + addresses.joined(separator: ",")) + (ble.settings.anyStrap ? " (any strap)" : "")
+            // A BLE backend's key names what it admits, so a reload that changes it restarts it.
+            let key: String? = switch backend {
+            case let ble as BlueZSensors: admissionKey(ble.name, ble.settings.addresses, anyStrap: ble.settings.anyStrap)
+            case let hci as HCISensors: admissionKey(hci.name, hci.settings.addresses.map(\.description), anyStrap: hci.settings.anyStrap)
+            default: nil
             }
             return SensorPlan(key: key ?? backend.name, backend: backend)
         }
     }
 
+    private static func admissionKey(_ name: String, _ addresses: [String], anyStrap: Bool) -> String {
+        name + (addresses.isEmpty ? "" : ":" + addresses.sorted().joined(separator: ",")) + (anyStrap ? " (any strap)" : "")
+    }
+
     /// The backends for `specs`. Every `ble` spec goes to one BlueZ backend: `ble:ADDRESS`
     /// specs list the straps it takes; a bare `ble` (or `anyStrap`) lets it take trusted,
-    /// paired (or any) straps.
+    /// paired (or any) straps. With an `hci` spec the straps go through the kernel instead:
+    /// the `ble:ADDRESS` specs list the straps the hci backend takes, and there is no BlueZ
+    /// backend (one radio, one stack).
     static func backends(for specs: [SensorSpec], anyStrap: Bool = false, logger: Logger) throws(CommandFailure) -> [any SensorBackend] {
         var backends: [any SensorBackend] = []
         var bleAddresses: [String] = []
         var bleWanted = false
+        var bareBLE = false
+        var hciAdapters: [UInt16?] = []
         var mockCount = 0
         var seen = Set<String>()
         for spec in specs {
@@ -71,13 +82,36 @@ enum SensorFactory {
             case .ble(let address):
                 bleWanted = true
                 if let address, !bleAddresses.contains(address) { bleAddresses.append(address) }
+                if address == nil { bareBLE = true }
+            case .hci(let adapter):
+                if !hciAdapters.contains(adapter) { hciAdapters.append(adapter) }
             }
         }
-        if bleWanted {
+        if !hciAdapters.isEmpty {
+            backends.append(try hciBackend(adapters: hciAdapters, bareBLE: bareBLE, addresses: bleAddresses, anyStrap: anyStrap))
+        } else if bleWanted {
             backends.append(BlueZSensors(
                 settings: .init(addresses: bleAddresses, anyStrap: anyStrap), logger: Logger(label: "hrmd.ble")))
         }
         return backends
+    }
+
+    /// The one hci backend, taking the straps the `ble:ADDRESS` specs list.
+    private static func hciBackend(
+        adapters: [UInt16?], bareBLE: Bool, addresses: [String], anyStrap: Bool
+    ) throws(CommandFailure) -> HCISensors {
+        guard adapters.count == 1, let adapter = adapters.first else {
+            let names = adapters.map { SensorSpec.hci(adapter: $0).description }.joined(separator: " and ")
+            throw CommandFailure("hci drives one adapter: choose one of \(names)", status: .usage)
+        }
+        guard !bareBLE else {
+            throw CommandFailure(
+                "ble and hci both drive BLE straps: choose one (with hci, ble:ADDRESS specs list the straps to record)", status: .usage)
+        }
+        let straps = addresses.compactMap { BluetoothAddress($0) }
+        return HCISensors(
+            settings: .init(adapter: adapter.map { .index($0) } ?? .first, addresses: straps, anyStrap: anyStrap),
+            logger: Logger(label: "hrmd.hci"))
     }
 
     /// The ttys named by path (`ant:/dev/…`, `serial:/dev/…`), symlinks resolved: udev-found

@@ -10,6 +10,8 @@ struct SensorSpecTests {
     func kinds() throws {
         #expect(try SensorSpec(parsing: "ble") == .ble(address: nil))
         #expect(try SensorSpec(parsing: "ble:aa:bb:cc:dd:ee:ff") == .ble(address: "AA:BB:CC:DD:EE:FF"))
+        #expect(try SensorSpec(parsing: "hci") == .hci(adapter: nil))
+        #expect(try SensorSpec(parsing: "hci:hci1") == .hci(adapter: 1))
         #expect(try SensorSpec(parsing: "ant") == .ant(tty: nil))
         #expect(try SensorSpec(parsing: "ant:/dev/ttyUSB0") == .ant(tty: "/dev/ttyUSB0"))
         #expect(try SensorSpec(parsing: "serial:/dev/ttyACM0,baud=9600") == .serial(path: "/dev/ttyACM0", baud: 9600))
@@ -29,7 +31,9 @@ struct SensorSpecTests {
         #expect(defaults.location == .chest && defaults.hz == 1 && defaults.rr)
     }
 
-    @Test("udev-found sensors print back as they parse", arguments: ["ant", "serial", "serial:/dev/ttyACM0,baud=9600", "ant:/dev/ttyUSB0"])
+    @Test("udev-found sensors and adapters print back as they parse", arguments: [
+        "ant", "serial", "serial:/dev/ttyACM0,baud=9600", "ant:/dev/ttyUSB0", "hci", "hci:hci0", "hci:hci12",
+    ])
     func hotplugSpecsRoundTrip(spec: String) throws {
         #expect(try SensorSpec(parsing: spec).description == spec)
     }
@@ -37,6 +41,7 @@ struct SensorSpecTests {
     @Test("bad specifications are typed errors", arguments: [
         "bogus", "ble:nothex", "mock:bpm=5", "mock:hz=0", "mock:color=red", "mock:bpm", "mock:location=knee",
         "serial:", "serial:/dev/ttyACM0,parity=odd", "replay:", "ant:ttyUSB0",
+        "hci:", "hci:hci", "hci:0", "hci:hcix", "hci:hci-1", "hci:hci99999", "hci:AA:BB:CC:DD:EE:FF", "hci:hci٣",
     ])
     func badSpecs(spec: String) {
         #expect(throws: ConfigurationError.self) { try SensorSpec(parsing: spec) }

@@ -29,6 +29,7 @@ MANDIR := $(PREFIX)/share/man
 UNITDIR ?= $(LIBDIR)/systemd/system
 DBUSDIR := $(PREFIX)/share/dbus-1
 POLKITDIR := $(PREFIX)/share/polkit-1
+DOCDIR := $(PREFIX)/share/doc/hrmd
 INSTALLED := \
 	$(BINDIR)/hrmd $(BINDIR)/hrmctl \
 	$(UNITDIR)/hrmd.service \
@@ -38,6 +39,7 @@ INSTALLED := \
 	$(DBUSDIR)/interfaces/org.hrmd.Health1.xml \
 	$(POLKITDIR)/actions/org.hrmd.health.policy $(POLKITDIR)/rules.d/50-hrmd.rules \
 	$(SYSCONFDIR)/hrmd/hrmd.conf.example \
+	$(DOCDIR)/hrmd.service.d/hci.conf \
 	$(MANDIR)/man8/hrmd.8 $(MANDIR)/man1/hrmctl.1 \
 	$(PREFIX)/share/bash-completion/completions/hrmd $(PREFIX)/share/bash-completion/completions/hrmctl \
 	$(PREFIX)/share/zsh/site-functions/_hrmd $(PREFIX)/share/zsh/site-functions/_hrmctl \
@@ -108,8 +110,8 @@ bench-ble: deps
 	bash bench/run_ble_bench.sh
 
 ## install: the release binaries, unit, sysusers/tmpfiles, udev rules, D-Bus policy, activation
-## file and interface, polkit action and rules, example configuration, man pages and shell
-## completions (honours PREFIX and DESTDIR)
+## file and interface, polkit action and rules, example configuration, the unit's drop-in for
+## --sensor hci (as a document to copy), man pages and shell completions (honours PREFIX and DESTDIR)
 install: release
 	$(SWIFT) package generate-manual --configuration debug > /dev/null
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(LIBDIR)/sysusers.d $(DESTDIR)$(LIBDIR)/tmpfiles.d \
@@ -117,10 +119,11 @@ install: release
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d \
 		$(DESTDIR)$(DBUSDIR)/system.d $(DESTDIR)$(DBUSDIR)/system-services $(DESTDIR)$(DBUSDIR)/interfaces \
-		$(DESTDIR)$(POLKITDIR)/actions $(DESTDIR)$(POLKITDIR)/rules.d
+		$(DESTDIR)$(POLKITDIR)/actions $(DESTDIR)$(POLKITDIR)/rules.d $(DESTDIR)$(DOCDIR)/hrmd.service.d
 	install -m 0755 $(RELEASE_BIN)/hrmd $(RELEASE_BIN)/hrmctl $(DESTDIR)$(BINDIR)/
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/hrmd.service.in > $(DESTDIR)$(UNITDIR)/hrmd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/hrmd.service
+	install -m 0644 systemd/hci.conf $(DESTDIR)$(DOCDIR)/hrmd.service.d/hci.conf
 	install -m 0644 systemd/hrmd.sysusers $(DESTDIR)$(LIBDIR)/sysusers.d/hrmd.conf
 	install -m 0644 systemd/hrmd.tmpfiles $(DESTDIR)$(LIBDIR)/tmpfiles.d/hrmd.conf
 	install -m 0644 udev/60-hrmd.rules $(DESTDIR)$(LIBDIR)/udev/rules.d/60-hrmd.rules

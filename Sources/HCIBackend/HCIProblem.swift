@@ -6,7 +6,8 @@ import SensorDecoding
 public enum HCIProblem: Error, Sendable, Hashable, CustomStringConvertible {
     /// `socket(AF_BLUETOOTH)` failed with EAFNOSUPPORT: the kernel has no Bluetooth, or it has
     /// (its sysfs class exists) and this process may not use the address family (systemd's
-    /// `RestrictAddressFamilies=`).
+    /// `RestrictAddressFamilies=`, or a network namespace other than the host's: Bluetooth
+    /// sockets exist only in that one).
     case noBluetooth(kernelHasBluetooth: Bool)
     /// No adapter (or not the one named).
     case noAdapter(AdapterChoice)
@@ -67,7 +68,7 @@ public enum HCIProblem: Error, Sendable, Hashable, CustomStringConvertible {
             "the kernel has no Bluetooth support (socket(AF_BLUETOOTH): EAFNOSUPPORT)"
         case .noBluetooth(kernelHasBluetooth: true):
             "hrmd may not open Bluetooth sockets (socket(AF_BLUETOOTH): EAFNOSUPPORT): the service needs"
-                + " RestrictAddressFamilies=AF_BLUETOOTH (install the hci drop-in)"
+                + " AF_BLUETOOTH in RestrictAddressFamilies= (install the hci drop-in), and a container the host's network namespace"
         case .noAdapter(.first): "no Bluetooth adapter"
         case .noAdapter(let adapter): "no Bluetooth adapter \(adapter)"
         case .adapterDown(let adapter, nil): "\(adapter) is down"

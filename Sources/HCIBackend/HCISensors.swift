@@ -79,7 +79,7 @@ public struct HCISensors: SensorBackend {
             let problem: HCIProblem
             do throws(HCIProblem) {
                 let adapter = try access.open(settings.adapter, logger: logger)
-                logger.info("\(adapter.info.name) (\(adapter.info.address)) is hrmd's: following heart-rate straps without bluetoothd")
+                logger.info("\(adapter.info.name) (\(adapter.info.address)) opened: following heart-rate straps without bluetoothd")
                 failures = 0
                 let lifetime = AdapterLifetime(
                     adapter: adapter, backendName: name, sink: sink, board: board, settings: settings, access: access, link: link,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The service as it installs: `make install` into a scratch DESTDIR gives the expected tree,
 # the unit passes `systemd-analyze verify` without warnings, and its security exposure
-# (`systemd-analyze security --offline`) is at most 2.0; the unit serves org.hrmd.Health with a
+# (`systemd-analyze security --offline`) is at most 2.0, also with the hci drop-in applied
+# (which adds AF_BLUETOOTH and CAP_NET_RAW/CAP_NET_ADMIN and nothing else); the unit serves org.hrmd.Health with a
 # private store; sysusers and tmpfiles make (and tighten) that store under --root; the D-Bus
 # policy, activation file, interface XML and polkit action are well-formed and say what they
 # must; a dbus-daemon with a system-like configuration takes the installed policy, lists the
@@ -34,6 +35,7 @@ expected=(
     usr/share/polkit-1/actions/org.hrmd.health.policy
     usr/share/polkit-1/rules.d/50-hrmd.rules
     etc/hrmd/hrmd.conf.example etc/hrmd/hrmd.conf
+    usr/share/doc/hrmd/hrmd.service.d/hci.conf
     usr/share/man/man8/hrmd.8 usr/share/man/man1/hrmctl.1
     usr/share/bash-completion/completions/hrmd usr/share/bash-completion/completions/hrmctl
     usr/share/zsh/site-functions/_hrmd usr/share/zsh/site-functions/_hrmctl
@@ -62,9 +64,37 @@ if command -v systemd-analyze > /dev/null; then
     else
         fail "security exposure ${score:-unknown} > 2.0: $(printf '%s\n' "$security" | grep '✗' | head -5)"
     fi
+
+    # The hci drop-in, applied as the documentation says (/etc/systemd/system/hrmd.service.d/).
+    dropin="$destdir/usr/share/doc/hrmd/hrmd.service.d/hci.conf"
+    mkdir -p "$scratch/verify/hrmd.service.d"
+    cp "$dropin" "$scratch/verify/hrmd.service.d/"
+    verify=$(cd "$scratch/verify" && SYSTEMD_UNIT_PATH="$scratch/verify:" systemd-analyze verify --man=no hrmd.service 2>&1)
+    if [ -z "$verify" ]; then pass "systemd-analyze verify with the hci drop-in: no warnings"; else fail "verify with the hci drop-in: $verify"; fi
+    hciroot="$scratch/hciroot"
+    mkdir -p "$hciroot/usr/lib/systemd/system" "$hciroot/etc/systemd/system/hrmd.service.d"
+    cp "$unit" "$hciroot/usr/lib/systemd/system/" && cp "$dropin" "$hciroot/etc/systemd/system/hrmd.service.d/"
+    security=$(systemd-analyze security --offline=yes --root="$hciroot" hrmd.service 2>&1)
+    score=$(printf '%s\n' "$security" | sed -n 's/.*Overall exposure level for hrmd.service: \([0-9.]*\).*/\1/p')
+    if [ -n "$score" ] && awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }'; then
+        pass "security exposure with the hci drop-in $score ≤ 2.0"
+    else
+        fail "security exposure with the hci drop-in ${score:-unknown} > 2.0: $(printf '%s\n' "$security" | grep '✗' | head -5)"
+    fi
+    for line in "CapabilityBoundingSet=CAP_NET_RAW CAP_NET_ADMIN" "AmbientCapabilities=CAP_NET_RAW CAP_NET_ADMIN" \
+        "RestrictAddressFamilies=AF_UNIX AF_NETLINK AF_BLUETOOTH"; do
+        if grep -qx "$line" "$dropin"; then pass "hci drop-in: $line"; else fail "the hci drop-in lacks $line"; fi
+    done
+    others=$(grep -v '^#' "$dropin" | grep -v '^$' | grep -v '^\[Service\]$' | grep -v -e '^CapabilityBoundingSet=' -e '^AmbientCapabilities=' -e '^RestrictAddressFamilies=')
+    if [ -z "$others" ]; then pass "the hci drop-in changes nothing else"; else fail "the hci drop-in also sets: $others"; fi
 else
     fail "systemd-analyze is not installed"
 fi
+
+# The unit itself stays as hardened without the drop-in: no capabilities, no Bluetooth sockets.
+for line in "CapabilityBoundingSet=" "AmbientCapabilities=" "RestrictAddressFamilies=AF_UNIX AF_NETLINK"; do
+    if grep -qx "$line" "$unit"; then pass "unit: $line"; else fail "unit lacks $line"; fi
+done
 
 # The unit serves the store on the bus, and the store is private to the service's user.
 for line in "BusName=org.hrmd.Health" "StateDirectoryMode=0700" "UMask=0077" "User=hrmd"; do

@@ -203,7 +203,13 @@ let package = Package(
         .testTarget(name: "HealthServiceTests", dependencies: ["HealthService", "SDBus"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZBackend", "SDBus", "SensorBackends", "SensorDecoding", "TestSupport"]),
         .testTarget(name: "BluetoothWireTests", dependencies: ["BluetoothWire", "TestSupport"]),
-        .testTarget(name: "HCIBackendTests", dependencies: ["HCIBackend", "BluetoothWire", "SensorBackends", "SensorDecoding", "TestSupport"]),
+        .testTarget(
+            name: "HCIBackendTests",
+            dependencies: [
+                "HCIBackend", "BluetoothWire", "SensorBackends", "SensorDecoding", "TestSupport", "WakeablePoll",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps", "ANTDecoding"]),
     ]
 )

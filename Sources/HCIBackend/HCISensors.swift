@@ -42,6 +42,8 @@ public struct HCISensors: SensorBackend {
     }
 
     public let settings: Settings
+    /// How long an adapter must have worked for its loss to count as the first failure again.
+    static let settledLifetime: Duration = .seconds(30)
     private let logger: Logger
     private let jitter: any JitterSource
     private let access: any HCIAccess
@@ -80,11 +82,13 @@ public struct HCISensors: SensorBackend {
             do throws(HCIProblem) {
                 let adapter = try access.open(settings.adapter, logger: logger)
                 logger.info("\(adapter.info.name) (\(adapter.info.address)) opened: following heart-rate straps without bluetoothd")
-                failures = 0
                 let lifetime = AdapterLifetime(
                     adapter: adapter, backendName: name, sink: sink, board: board, settings: settings, access: access, link: link,
                     jitter: jitter, logger: logger)
+                let opened = ContinuousClock.now
                 guard let ended = await lifetime.run() else { return }
+                // A lifetime that lasted starts the count afresh; a short one is one more failure.
+                if opened.duration(to: .now) >= Self.settledLifetime { failures = 0 }
                 problem = ended
             } catch {
                 problem = error

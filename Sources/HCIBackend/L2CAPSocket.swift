@@ -36,7 +36,7 @@ public enum L2CAPSocket {
             if withSocketAddress(&remote, { connect(descriptor, $0, $1) }) != 0 && errno != EINPROGRESS {
                 throw .last("connect(\(peer))")
             }
-            try await waitUntilConnected(descriptor, peer: peer, timeout: timeout)
+            try await waitUntilConnected(descriptor, to: "\(peer)", timeout: timeout)
             let handle = try connectionHandle(descriptor)
             guard fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK) == 0 else { throw .last("fcntl(F_SETFL)") }
             return ATTBearer(descriptor: descriptor, handle: handle)
@@ -66,9 +66,10 @@ public enum L2CAPSocket {
         }
     }
 
-    /// Waits for the non-blocking connect on a thread of its own (poll for POLLOUT beside a
-    /// wake-up pipe that cancellation signals), then reads how it ended (SO_ERROR).
-    private static func waitUntilConnected(_ descriptor: Int32, peer: BluetoothAddress, timeout: Duration) async throws(BluetoothSocketError) {
+    /// Waits for the non-blocking connect of `descriptor` to `peer` on a thread of its own
+    /// (poll for POLLOUT beside a wake-up pipe that cancellation signals), at most `timeout`,
+    /// then reads how it ended (SO_ERROR).
+    static func waitUntilConnected(_ descriptor: Int32, to peer: String, timeout: Duration) async throws(BluetoothSocketError) {
         let wakeUp: WakeUpPipe
         do {
             wakeUp = try WakeUpPipe()

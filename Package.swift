@@ -46,7 +46,7 @@ let package = Package(
         .target(
             name: "SensorBackends",
             dependencies: [
-                "SensorDecoding", "Timestamps", "TraceFormat", "FITDecoding", "ANTDecoding", "SerialPort",
+                "SensorDecoding", "Timestamps", "TraceFormat", "FITDecoding", "ANTDecoding", "SerialPort", "BluetoothWire",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -155,7 +155,9 @@ let package = Package(
         // Prints what udev discovery sees; the umockdev tests drive it.
         .executableTarget(name: "hotplug-probe", dependencies: ["DeviceDiscovery"], path: "Tests/HotplugProbe"),
         // Child processes and temporary directories for end-to-end tests and benchmarks.
-        .target(name: "TestSupport", dependencies: ["FITDecoding", "ANTDecoding"], path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["FITDecoding", "ANTDecoding", "BluetoothWire"], path: "Tests/Support"),
+        // Writes the btsnoop captures the tests build, for Wireshark to check (Tests/captures).
+        .executableTarget(name: "capture-writer", dependencies: ["TestSupport", "BluetoothWire"], path: "Tests/CaptureWriter"),
 
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
         .testTarget(name: "HealthUnitsTests", dependencies: ["HealthUnits"]),

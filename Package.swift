@@ -140,7 +140,7 @@ let package = Package(
             name: "hrmctl",
             dependencies: [
                 "CLISupport", "HealthStore", "HealthUnits", "SensorDecoding", "Timestamps", "JSONLines",
-                "TraceFormat", "Ingest", "SensorBackends", "HealthClient", "HealthWire", "CLIStore",
+                "TraceFormat", "Ingest", "SensorBackends", "HealthClient", "HealthWire", "CLIStore", "HRMConfiguration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -178,6 +178,7 @@ let package = Package(
             name: "SensorBackendsTests",
             dependencies: [
                 "SensorBackends", "SensorDecoding", "TraceFormat", "Timestamps", "TestSupport", "FITDecoding", "ANTDecoding", "SerialPort",
+                "BluetoothWire",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

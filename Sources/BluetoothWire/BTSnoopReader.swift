@@ -55,20 +55,23 @@ public struct BTSnoopDamage: Error, Hashable, Sendable, CustomStringConvertible 
         }
     }
 
+    /// `record 3: truncated: …`.
+    public var description: String { "record \(record): \(problem)" }
+}
+
+extension BTSnoopDamage.Problem: CustomStringConvertible {
     public var description: String {
-        switch problem {
-        case .truncatedHeader(let got):
-            "record \(record) is truncated: the file ends \(got) bytes into its \(BTSnoop.recordHeaderLength)-byte header"
-        case .truncatedData(let included, let got):
-            "record \(record) is truncated: \(included) bytes announced, the file ends after \(got)"
+        switch self {
+        case .truncatedHeader(let got): "truncated: the file ends \(got) bytes into its \(BTSnoop.recordHeaderLength)-byte header"
+        case .truncatedData(let included, let got): "truncated: \(included) bytes announced, the file ends after \(got)"
         case .corruptLength(let included, let original):
-            "record \(record) has a corrupt length (\(included) bytes included of \(original) original, at most "
-                + "\(BTSnoop.maximumPacketLength) and never more than the original); the records after it cannot be found"
-        case .emptyPacket: "record \(record) is empty (no H4 packet type)"
-        case .unknownPacketType(let type): "record \(record) has an unknown H4 packet type 0x\(String(type, radix: 16))"
+            "corrupt length: \(included) bytes included of \(original) (at most \(BTSnoop.maximumPacketLength), and never more "
+                + "than the original); the records after it cannot be found"
+        case .emptyPacket: "empty: no H4 packet type"
+        case .unknownPacketType(let type): "unknown H4 packet type 0x\(String(type, radix: 16))"
         case .shortMonitorRecord(let opcode, let needed, let got):
-            "record \(record) (monitor opcode \(opcode)) is too short: \(needed) bytes needed, \(got) present"
-        case .timeBeforeUnixEpoch(let time): "record \(record) has a time before 1970 (\(time) µs since year 0)"
+            "too short for monitor opcode \(opcode): \(needed) bytes needed, \(got) present"
+        case .timeBeforeUnixEpoch(let time): "a time before 1970 (\(time) µs since year 0)"
         }
     }
 }

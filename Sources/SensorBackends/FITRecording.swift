@@ -19,7 +19,7 @@ public struct FITRecording {
     public init(path: String, acceptingDamage: Bool = false) throws(RecordingError) {
         let bytes: [UInt8]
         do {
-            bytes = try Self.readFile(path)
+            bytes = try LineReader.readFile(path)
         } catch {
             throw .unreadable(path: path, reason: error.description, missing: error.errno == ENOENT)
         }
@@ -102,13 +102,6 @@ public struct FITRecording {
         if let software = device.softwareVersion { fields.append((.softwareRevision, String(software))) }
         if let hardware = device.hardwareVersion { fields.append((.hardwareRevision, String(hardware))) }
         return fields
-    }
-
-    private static func readFile(_ path: String) throws(LineReader.Failure) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw LineReader.Failure(path: path, errno: errno) }
-        defer { close(fd) }
-        return try LineReader.readAll(descriptor: fd, name: path)
     }
 }
 

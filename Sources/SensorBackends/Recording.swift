@@ -1,29 +1,37 @@
+import BluetoothWire
 import Glibc
 import SensorDecoding
 import TraceFormat
 
 /// One entry of a recording, read in order.
 public enum RecordingEntry: Sendable {
-    /// A frame, with the line it came from.
+    /// A frame, with the line (or capture record) it came from; 0 when it has none.
     case frame(SensorFrame, line: Int)
     /// A line that could not be read; the rest of the recording goes on.
     case badLine(line: Int, reason: String)
+    /// A record of a capture that could not be read or followed, by its number from 1.
+    case badRecord(record: Int, reason: String)
     /// Part of the recording that cannot be used, and why (FIT records without an absolute
     /// time, say).
     case unusable(reason: String)
+    /// What was assumed to read the recording (a capture that begins after its GATT
+    /// discovery, say); the frames are good, the user should know.
+    case notice(String)
 }
 
 /// What a recording file holds, told apart by content.
 public enum RecordingKind: Sendable, Equatable {
     case trace
     case fit
+    /// A btsnoop capture of the Bluetooth host interface (`btmon -w`, Android's `btsnoop_hci.log`).
+    case btsnoop
 }
 
 /// Why a recording cannot be read at all.
 public enum RecordingError: Error, Sendable, CustomStringConvertible {
     /// The file does not exist or cannot be opened (with errno).
     case unreadable(path: String, reason: String, missing: Bool)
-    /// The content is neither an hrmd trace nor a FIT file.
+    /// The content is not an hrmd trace, a FIT file or a btsnoop capture.
     case unknownFormat(path: String)
     /// The header or structure is damaged beyond reading.
     case damaged(path: String, reason: String)
@@ -31,7 +39,7 @@ public enum RecordingError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unreadable(let path, let reason, _): "cannot read \(path): \(reason)"
-        case .unknownFormat(let path): "\(path) is neither an hrmd trace nor a FIT file"
+        case .unknownFormat(let path): "\(path) is not an hrmd trace, a FIT file or a btsnoop capture"
         case .damaged(let path, let reason): "\(path): \(reason)"
         }
     }
@@ -127,6 +135,7 @@ public struct TraceRecording: Sequence, IteratorProtocol {
         }
         if TraceLine.looksLikeTrace(prefix) { return .trace }
         if prefix.count >= 12, Array(prefix[8..<12]) == Array(".FIT".utf8) { return .fit }
+        if BTSnoopReader.looksLikeCapture(prefix) { return .btsnoop }
         throw .unknownFormat(path: name)
     }
 }

@@ -102,7 +102,7 @@ import Testing
         let damage = damage(items)
         #expect(damage == [BTSnoopDamage(record: 3, problem: .truncatedData(included: 10, got: 6))])
         #expect(damage.first?.endsCapture == true)
-        #expect(damage.first?.description == "record 3 is truncated: 10 bytes announced, the file ends after 6")
+        #expect(damage.first?.description == "record 3: truncated: 10 bytes announced, the file ends after 6")
 
         let cutHeader = try capture { bytes, _ in bytes.removeLast(10 + 14) }
         #expect(self.damage(cutHeader) == [BTSnoopDamage(record: 3, problem: .truncatedHeader(got: 10))])

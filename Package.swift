@@ -170,6 +170,7 @@ let package = Package(
             name: "IngestTests",
             dependencies: [
                 "Ingest", "SensorBackends", "SensorDecoding", "ANTDecoding", "HealthStore", "HealthUnits", "Timestamps", "TestSupport",
+                "BluetoothWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -207,6 +208,6 @@ let package = Package(
         .testTarget(name: "BlueZTests", dependencies: ["BlueZBackend", "SDBus", "SensorBackends", "SensorDecoding", "TestSupport"]),
         .testTarget(name: "BluetoothWireTests", dependencies: ["BluetoothWire", "TestSupport"]),
         .testTarget(name: "HCIBackendTests", dependencies: ["HCIBackend", "BluetoothWire", "SensorBackends", "SensorDecoding", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps", "ANTDecoding"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps", "ANTDecoding", "BluetoothWire"]),
     ]
 )

@@ -74,6 +74,8 @@ public struct StrapCapture {
     /// Whether LE Enhanced Connection Complete reports the connection.
     public var enhancedConnection = false
     public var notificationCount = 12
+    /// Microseconds from the capture's start to the first notification.
+    public var firstNotificationDelay: Int64 = 5_000_000
     public var aclPayload = 27
 
     public init(datalink: BTSnoopDatalink) {
@@ -83,7 +85,7 @@ public struct StrapCapture {
     /// The notifications of 2A37, in order.
     public var measurements: [Measurement] {
         (0..<notificationCount).map { index in
-            let time = Self.start + 5_000_000 + Int64(index) * 1_000_000
+            let time = Self.start + firstNotificationDelay + Int64(index) * 1_000_000
             let rate = UInt8(60 + (index * 7) % 90)
             let interval = UInt16(60.0 / Double(rate) * 1024)
             if index % 4 == 3 {
@@ -94,7 +96,7 @@ public struct StrapCapture {
     }
 
     /// The time of the disconnection.
-    public var endTime: Int64 { Self.start + 5_000_000 + Int64(notificationCount) * 1_000_000 + 200_000 }
+    public var endTime: Int64 { Self.start + firstNotificationDelay + Int64(notificationCount) * 1_000_000 + 200_000 }
 
     /// A value the capture carries from the strap: a read's answer or a notification.
     public struct Value: Sendable, Equatable {

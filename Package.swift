@@ -149,7 +149,7 @@ let package = Package(
             name: "hrmbench",
             dependencies: [
                 "SensorDecoding", "SensorBackends", "HealthStore", "HealthUnits", "Timestamps", "TraceFormat", "TestSupport", "ANTDecoding",
-                "SDBus", "HealthWire",
+                "SDBus", "HealthWire", "BluetoothWire",
             ]
         ),
         // Prints what udev discovery sees; the umockdev tests drive it.

@@ -1,4 +1,3 @@
-@preconcurrency import Glibc
 import BluetoothWire
 import SensorDecoding
 import Timestamps
@@ -42,25 +41,13 @@ public struct BTSnoopRecording: Sequence, IteratorProtocol {
 
     /// Reads the capture at `path`.
     public init(path: String, options: Options = Options()) throws(RecordingError) {
-        let bytes: [UInt8]
-        do {
-            bytes = try LineReader.readFile(path)
-        } catch {
-            throw .unreadable(path: path, reason: error.description, missing: error.errno == ENOENT)
-        }
-        try self.init(bytes: bytes, name: path, options: options)
+        try self.init(bytes: RecordingFile.bytes(ofPath: path), name: path, options: options)
     }
 
     /// Reads the capture open as `descriptor`, whole, from offset 0 (its offset does not move,
     /// and the caller still owns and closes it). `name` stands for the file in messages.
     public init(descriptor: Int32, name: String, options: Options = Options()) throws(RecordingError) {
-        let bytes: [UInt8]
-        do {
-            bytes = try LineReader.readAll(descriptor: descriptor, name: name)
-        } catch {
-            throw .unreadable(path: name, reason: error.description, missing: false)
-        }
-        try self.init(bytes: bytes, name: name, options: options)
+        try self.init(bytes: RecordingFile.bytes(ofDescriptor: descriptor, name: name), name: name, options: options)
     }
 
     /// Reads the capture in `bytes`; `name` stands for it in messages.

@@ -31,9 +31,7 @@ do {
     var monitor = StrapCapture(datalink: .monitor)
     monitor.enhancedConnection = true
     try write("strap-monitor", monitor)
-    var late = StrapCapture(datalink: .uart)
-    late.includesConnection = false
-    late.includesDiscovery = false
+    let late = StrapCapture.lateStart(datalink: .uart)
     try write("after-discovery", late)
     // The last record (the disconnection) cut in the middle of its data.
     try write("truncated", StrapCapture(datalink: .uart), cutting: 3)

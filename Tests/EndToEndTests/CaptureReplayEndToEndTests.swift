@@ -92,9 +92,7 @@ struct CaptureReplayEndToEndTests {
     func withoutDiscovery() async throws {
         let harness = try Harness()
         _ = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate")
-        var strap = StrapCapture(datalink: .uart)
-        strap.includesDiscovery = false
-        strap.includesConnection = false
+        let strap = StrapCapture.lateStart(datalink: .uart)
         let late = try write(harness, "late.btsnoop", strap.capture())
         let guessed = try await replay(harness, [late])
         #expect(guessed.exitCode == 0, "\(guessed.stderr)")

@@ -181,9 +181,7 @@ struct StoreServiceEndToEndTests {
         #expect(badReplay.exitCode == 65, "\(badReplay.stderr)")
 
         // A btsnoop capture without its discovery through Import, the handle named; then cut short.
-        var late = StrapCapture(datalink: .uart)
-        late.includesDiscovery = false
-        late.includesConnection = false
+        let late = StrapCapture.lateStart(datalink: .uart)
         let session = late.build()
         let capture = setup.harness.directory.file("late.btsnoop")
         try Data(session.bytes).write(to: URL(fileURLWithPath: capture))

@@ -78,9 +78,7 @@ extension RecordingImportTests {
     @Test("a capture without discovery: the guess is told, not counted as bad; a named handle needs no guess")
     func captureWithoutDiscovery() throws {
         try grant()
-        var strap = StrapCapture(datalink: .uart)
-        strap.includesDiscovery = false
-        strap.includesConnection = false
+        let strap = StrapCapture.lateStart(datalink: .uart)
         let path = try capture("late.btsnoop", strap.capture())
         var messages: [String] = []
         var guessed = importer { messages.append($0) }

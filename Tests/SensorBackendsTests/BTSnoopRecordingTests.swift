@@ -66,9 +66,7 @@ struct BTSnoopRecordingTests {
 
     @Test("a capture that begins after the discovery: the one handle whose notifications decode as heart rate, and notices")
     func afterDiscovery() throws {
-        var capture = StrapCapture(datalink: .uart)
-        capture.includesDiscovery = false
-        capture.includesConnection = false
+        let capture = StrapCapture.lateStart(datalink: .uart)
         let session = capture.build()
         let read = try ReadCapture(session.bytes)
         let device = BTSnoopRecording.device(ofUnannounced: LinkID(handle: 0x40))
@@ -98,9 +96,7 @@ struct BTSnoopRecordingTests {
 
     @Test("--handle names the measurement handle: no guess; against discovery it wins and says so")
     func namedHandle() throws {
-        var capture = StrapCapture(datalink: .uart)
-        capture.includesDiscovery = false
-        capture.includesConnection = false
+        let capture = StrapCapture.lateStart(datalink: .uart)
         let session = capture.build()
         let named = try ReadCapture(session.bytes, handle: StrapCapture.heartRateHandle)
         #expect(named.notices.count == 1, "only the device's name: \(named.notices)")
@@ -186,9 +182,7 @@ struct BTSnoopRecordingTests {
         var builder = CaptureBuilder(datalink: .uart, start: StrapCapture.start)
         for peer in [StrapCapture.strap, second] {
             builder.connectionComplete(handle: 0x40, peer: peer)
-            builder.exchange(
-                .findInformationRequest(start: 0x0A, end: 0x0A), .findInformationResponse([ATTHandleUUID(handle: 0x0A, uuid: .heartRateMeasurement)]),
-                on: 0x40)
+            builder.discoverMeasurement(at: 0x0A, on: 0x40)
             builder.receive(.handleValueNotification(handle: 0x0A, value: [0x00, 66]), on: 0x40)
             builder.disconnectionComplete(handle: 0x40)
         }
@@ -265,8 +259,7 @@ struct BTSnoopRecordingTests {
     func badTraffic() throws {
         var builder = CaptureBuilder(datalink: .uart, start: StrapCapture.start)
         builder.connectionComplete(handle: 0x40, peer: StrapCapture.strap)
-        builder.exchange(
-            .findInformationRequest(start: 0x0A, end: 0x0A), .findInformationResponse([ATTHandleUUID(handle: 0x0A, uuid: .heartRateMeasurement)]), on: 0x40)
+        builder.discoverMeasurement(at: 0x0A, on: 0x40)
         builder.record(.aclReceived(ACLPacket(handle: 0x40, boundary: .first, payload: [0x02, 0x00, 0x04, 0x00, 0x1B, 0x0A]).encoded))
         let badATT = builder.recordCount
         builder.record(.aclReceived(ACLPacket(handle: 0x40, boundary: .continuation, payload: [0x00, 0x48]).encoded))
@@ -283,8 +276,7 @@ struct BTSnoopRecordingTests {
     func cutAndDropped() throws {
         var builder = CaptureBuilder(datalink: .uart, start: StrapCapture.start)
         builder.connectionComplete(handle: 0x40, peer: StrapCapture.strap)
-        builder.exchange(
-            .findInformationRequest(start: 0x0A, end: 0x0A), .findInformationResponse([ATTHandleUUID(handle: 0x0A, uuid: .heartRateMeasurement)]), on: 0x40)
+        builder.discoverMeasurement(at: 0x0A, on: 0x40)
         let whole = builder.aclPackets(.handleValueNotification(handle: 0x0A, value: [0x00, 70]), on: 0x40, firstBoundary: .first)[0].encoded
         builder.record(.aclReceived(Array(whole.prefix(6))), leftOut: whole.count - 6)
         builder.receive(.handleValueNotification(handle: 0x0A, value: [0x00, 71]), on: 0x40)

@@ -136,6 +136,14 @@ public struct CaptureBuilder {
         return receive(response, on: handle)
     }
 
+    /// The host's shortest discovery of a strap: Find Information of `handle`, answered
+    /// 0x2A37.
+    public mutating func discoverMeasurement(at handle: UInt16, on link: UInt16) {
+        exchange(
+            .findInformationRequest(start: handle, end: handle),
+            .findInformationResponse([ATTHandleUUID(handle: handle, uuid: .heartRateMeasurement)]), on: link)
+    }
+
     // MARK: Monitor records
 
     /// Monitor: controller `controller` appears with `address`, opens, and the system notes

@@ -82,6 +82,15 @@ public struct StrapCapture {
         self.datalink = datalink
     }
 
+    /// A capture that began after the connection and its discovery: the strap's notifications
+    /// and the disconnection only.
+    public static func lateStart(datalink: BTSnoopDatalink) -> StrapCapture {
+        var capture = StrapCapture(datalink: datalink)
+        capture.includesConnection = false
+        capture.includesDiscovery = false
+        return capture
+    }
+
     /// The notifications of 2A37, in order.
     public var measurements: [Measurement] {
         (0..<notificationCount).map { index in

@@ -36,8 +36,8 @@ struct ReplayCommand: ParsableCommand {
             strings describe it. The handles are learned from the GATT discovery in the
             capture. When a capture holds none (it began later, or the host had the
             strap's attributes cached), the handle whose notifications all decode as
-            heart-rate measurements is taken, and hrmctl says so; --handle names it
-            instead. A connection open before the capture began is stored under the
+            heart-rate measurements is taken, and hrmctl says so (when several could
+            be, none is stored: exit 65); --handle names it instead. A connection open before the capture began is stored under the
             device hci-conn-0xNNNN (its address is unknown), which hrmctl says too. Bad
             or truncated records are reported with their record numbers and skipped;
             the good ones are stored, and the exit status is then 65.
@@ -45,10 +45,9 @@ struct ReplayCommand: ParsableCommand {
             A progress bar shows on a terminal.
 
             EXIT STATUS
-              0 all stored (or already stored), 65 bad lines or records, or an unreadable
-              format, 66
-              a file or the store is missing, 77 hrmd may not store heart-rate, 1
-              anything else.
+              0 all stored (or already stored), 65 bad lines or records, or an
+              unreadable format, 66 a file or the store is missing, 77 hrmd may
+              not store heart-rate, 1 anything else.
 
             EXAMPLES
               hrmctl replay /var/lib/hrmd/traces/hrmd-20261120T100000.000Z.trace.jsonl

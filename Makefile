@@ -9,11 +9,12 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Build: SQLite, libsystemd (sd-bus, sd_notify, journal), libudev, libbluetooth.
 # Tests: a private dbus-daemon with a fake BlueZ and a fake polkit (python3-dbusmock), udevadm,
-# umockdev, xmllint (libxml2-utils) for the shipped D-Bus and polkit files.
+# umockdev, xmllint (libxml2-utils) for the shipped D-Bus and polkit files, tshark (Wireshark's
+# dissectors) for the btsnoop captures the tests build.
 # Benchmarks: /usr/bin/time, and a venv for bleak (python3-venv).
 APT_PACKAGES := libsqlite3-dev sqlite3 libsystemd-dev libudev-dev libbluetooth-dev systemd \
 	dbus-daemon python3-dbus python3-gi python3-dbusmock udev umockdev libumockdev-dev gir1.2-umockdev-1.0 \
-	time python3-venv libxml2-utils
+	time python3-venv libxml2-utils tshark
 DEMO_DIR := demo
 DEMO_STORE := $(DEMO_DIR)/hrmd.sqlite
 DEBUG_BIN := .build/debug
@@ -45,15 +46,17 @@ INSTALLED := \
 	$(PREFIX)/share/zsh/site-functions/_hrmd $(PREFIX)/share/zsh/site-functions/_hrmctl \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish
 
-.PHONY: all deps build test check-service check-service-bus check-rules check-fake-bluez demo bench bench-service bench-ble release install uninstall clean
+.PHONY: all deps build test check-service check-service-bus check-rules check-fake-bluez check-captures demo bench bench-service bench-ble release install uninstall clean
 
 all: build
 
-## deps: install the Debian packages the build and tests need (only the missing ones)
+## deps: install the Debian packages the build and tests need (only the missing ones); tshark's
+## question whether non-root users may capture is answered no beforehand
 deps:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing: $$missing"; \
+		echo "wireshark-common wireshark-common/install-setuid boolean false" | $(SUDO) debconf-set-selections; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
@@ -66,6 +69,7 @@ test: deps
 	$(MAKE) --no-print-directory check-service
 	$(MAKE) --no-print-directory check-rules
 	$(MAKE) --no-print-directory check-fake-bluez
+	$(MAKE) --no-print-directory check-captures
 	$(MAKE) --no-print-directory check-service-bus
 
 ## check-service: the unit's syntax and security score, and an install into a scratch DESTDIR
@@ -79,6 +83,11 @@ check-rules:
 ## check-fake-bluez: the fake bluetoothd the BlueZ tests run against, driven by a D-Bus client
 check-fake-bluez:
 	/usr/bin/python3 Tests/BlueZ/test_fake_bluez.py
+
+## check-captures: the btsnoop captures the tests build, read back by tshark (Wireshark's
+## dissectors): records, connections, reassembly, the GATT handle mapping and every value
+check-captures:
+	CAPTURE_WRITER=$(DEBUG_BIN)/capture-writer bash Tests/captures/check-captures.sh
 
 ## check-service-bus: hrmd --serve on a private system-like bus with the shipped policy, a mock
 ## polkit and applications of other uids (root; skipped otherwise, failed in CI; the service tests

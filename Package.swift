@@ -46,7 +46,7 @@ let package = Package(
         .target(
             name: "SensorBackends",
             dependencies: [
-                "SensorDecoding", "Timestamps", "TraceFormat", "FITDecoding", "ANTDecoding", "SerialPort",
+                "SensorDecoding", "Timestamps", "TraceFormat", "FITDecoding", "ANTDecoding", "SerialPort", "BluetoothWire",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -140,7 +140,7 @@ let package = Package(
             name: "hrmctl",
             dependencies: [
                 "CLISupport", "HealthStore", "HealthUnits", "SensorDecoding", "Timestamps", "JSONLines",
-                "TraceFormat", "Ingest", "SensorBackends", "HealthClient", "HealthWire", "CLIStore",
+                "TraceFormat", "Ingest", "SensorBackends", "HealthClient", "HealthWire", "CLIStore", "HRMConfiguration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -149,13 +149,15 @@ let package = Package(
             name: "hrmbench",
             dependencies: [
                 "SensorDecoding", "SensorBackends", "HealthStore", "HealthUnits", "Timestamps", "TraceFormat", "TestSupport", "ANTDecoding",
-                "SDBus", "HealthWire",
+                "SDBus", "HealthWire", "BluetoothWire",
             ]
         ),
         // Prints what udev discovery sees; the umockdev tests drive it.
         .executableTarget(name: "hotplug-probe", dependencies: ["DeviceDiscovery"], path: "Tests/HotplugProbe"),
         // Child processes and temporary directories for end-to-end tests and benchmarks.
-        .target(name: "TestSupport", dependencies: ["FITDecoding", "ANTDecoding"], path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["FITDecoding", "ANTDecoding", "BluetoothWire"], path: "Tests/Support"),
+        // Writes the btsnoop captures the tests build, for Wireshark to check (Tests/captures).
+        .executableTarget(name: "capture-writer", dependencies: ["TestSupport", "BluetoothWire"], path: "Tests/CaptureWriter"),
 
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
         .testTarget(name: "HealthUnitsTests", dependencies: ["HealthUnits"]),
@@ -168,6 +170,7 @@ let package = Package(
             name: "IngestTests",
             dependencies: [
                 "Ingest", "SensorBackends", "SensorDecoding", "ANTDecoding", "HealthStore", "HealthUnits", "Timestamps", "TestSupport",
+                "BluetoothWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -176,6 +179,7 @@ let package = Package(
             name: "SensorBackendsTests",
             dependencies: [
                 "SensorBackends", "SensorDecoding", "TraceFormat", "Timestamps", "TestSupport", "FITDecoding", "ANTDecoding", "SerialPort",
+                "BluetoothWire",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -210,6 +214,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps", "ANTDecoding"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps", "ANTDecoding", "BluetoothWire"]),
     ]
 )

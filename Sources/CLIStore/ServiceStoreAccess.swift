@@ -94,7 +94,7 @@ public struct ServiceStoreAccess: StoreAccess {
     }
 
     /// Replays the recording at `path` through the service (Import), as source hrmd.
-    public func importRecording(path: String, acceptDamaged: Bool, speed: Double?) throws(CommandFailure)
+    public func importRecording(path: String, acceptDamaged: Bool, speed: Double?, measurementHandle: UInt16? = nil) throws(CommandFailure)
         -> HealthServiceClient.ImportResult
     {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -104,7 +104,8 @@ public struct ServiceStoreAccess: StoreAccess {
         }
         defer { close(descriptor) }
         return try wait { client in
-            try await client.importRecording(descriptor: descriptor, name: path, acceptDamaged: acceptDamaged, speed: speed)
+            try await client.importRecording(
+                descriptor: descriptor, name: path, acceptDamaged: acceptDamaged, speed: speed, measurementHandle: measurementHandle)
         }
     }
 

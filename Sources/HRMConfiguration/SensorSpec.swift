@@ -15,11 +15,12 @@ public enum SensorSpec: Sendable, Hashable, CustomStringConvertible {
     /// A serial heart-rate sensor speaking the line protocol: one device path, or nil for every
     /// sensor udev marks `HRMD_SENSOR=serial`.
     case serial(path: String?, baud: Int?)
-    /// A recorded trace or FIT file played as if live.
-    case replay(path: String)
+    /// A recorded trace, FIT file or btsnoop capture played as if live; for a capture without
+    /// its GATT discovery, the ATT handle of its Heart Rate Measurements.
+    case replay(path: String, measurementHandle: UInt16? = nil)
 
     /// Parses `mock[:key=value,…]`, `ble[:ADDRESS]`, `hci[:hciN]`, `ant[:TTY]`,
-    /// `serial[:PATH[,baud=N]]`, `replay:FILE`.
+    /// `serial[:PATH[,baud=N]]`, `replay:FILE[,handle=0xNNNN]`.
     public init(parsing text: String) throws(ConfigurationError) {
         let trimmed = text.trimmingWhitespace()
         let (kind, argument) = trimmed.splitOnce(":")
@@ -60,7 +61,16 @@ public enum SensorSpec: Sendable, Hashable, CustomStringConvertible {
             self = .serial(path: parts[0], baud: baud)
         case "replay":
             guard let argument, !argument.isEmpty else { throw .invalidSensor(spec: trimmed, message: "replay needs a file: replay:FILE") }
-            self = .replay(path: argument)
+            // Only a last `,handle=` is an option: any other comma belongs to the file's name.
+            guard let option = argument.ranges(of: ",handle=").last else {
+                self = .replay(path: argument)
+                return
+            }
+            let value = String(argument[option.upperBound...])
+            guard let handle = ATTHandleText.parse(value), option.lowerBound > argument.startIndex else {
+                throw .invalidSensor(spec: trimmed, message: "replay:FILE,handle=H needs a file and an ATT handle 0x0001…0xffff, not '\(value)'")
+            }
+            self = .replay(path: String(argument[..<option.lowerBound]), measurementHandle: handle)
         default:
             throw .invalidSensor(spec: trimmed, message: "unknown kind '\(kind)' (expected mock, ble, hci, ant, serial or replay)")
         }
@@ -74,7 +84,8 @@ public enum SensorSpec: Sendable, Hashable, CustomStringConvertible {
         case .ant(let tty): tty.map { "ant:\($0)" } ?? "ant"
         case .serial(nil, _): "serial"
         case .serial(let path?, let baud): baud.map { "serial:\(path),baud=\($0)" } ?? "serial:\(path)"
-        case .replay(let path): "replay:\(path)"
+        case .replay(let path, nil): "replay:\(path)"
+        case .replay(let path, let handle?): "replay:\(path),handle=\(ATTHandleText.format(handle))"
         }
     }
 }
@@ -141,6 +152,22 @@ public struct MockSensorOptions: Sendable, Hashable {
         if let id { parts.append("id=\(id)") }
         if let contactLoss { parts.append("contact-loss=\(contactLoss.formatted)") }
         return "mock:" + parts.joined(separator: ",")
+    }
+}
+
+/// ATT attribute handles as users write them: `0x000e`, `0xE` or `14`, from 0x0001 to 0xffff.
+public enum ATTHandleText {
+    public static func parse(_ text: String) -> UInt16? {
+        let lowered = text.lowercased()
+        let value = lowered.hasPrefix("0x") ? UInt16(lowered.dropFirst(2), radix: 16) : UInt16(lowered)
+        guard let value, value > 0 else { return nil }
+        return value
+    }
+
+    /// `0x000e`.
+    public static func format(_ handle: UInt16) -> String {
+        let hex = String(handle, radix: 16)
+        return "0x" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 }
 

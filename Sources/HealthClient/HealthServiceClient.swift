@@ -263,16 +263,19 @@ public struct HealthServiceClient: Sendable {
 
     // MARK: Import
 
-    /// Manager: replays the recording open at `descriptor` (an hrmd trace or a FIT file)
-    /// through the daemon's own path as source hrmd. `name` is the file's name for messages;
-    /// `speed` nil plays as fast as possible. The descriptor stays the caller's.
+    /// Manager: replays the recording open at `descriptor` (an hrmd trace, a FIT file or a
+    /// btsnoop capture) through the daemon's own path as source hrmd. `name` is the file's
+    /// name for messages; `speed` nil plays as fast as possible; `measurementHandle` is the
+    /// Heart Rate Measurement handle of a capture without its discovery. The descriptor stays
+    /// the caller's.
     public func importRecording(
-        descriptor: Int32, name: String, acceptDamaged: Bool = false, speed: Double? = nil
+        descriptor: Int32, name: String, acceptDamaged: Bool = false, speed: Double? = nil, measurementHandle: UInt16? = nil
     ) async throws(HealthServiceError) -> ImportResult {
         let file: DBusFileDescriptor
         do { file = try DBusFileDescriptor.duplicate(descriptor) } catch { throw HealthServiceError(error, member: "Import") }
         let options = WireDictionary.value([
             ("name", .string(name)), ("acceptDamaged", .bool(acceptDamaged)), ("speed", speed.map(DBusValue.double)),
+            ("measurementHandle", measurementHandle.map(DBusValue.uint16)),
         ])
         let reply = try await call("Import", [.unixFD(file), options], timeout: Self.importTimeout)
         guard reply.count == 2, let messages = reply[1].strings else { throw .other("Import: unexpected reply \(reply)") }

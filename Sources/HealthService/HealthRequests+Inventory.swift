@@ -21,13 +21,16 @@ extension HealthRequests {
         let file = try arguments.fileDescriptor("file")
         let options = try arguments.dictionary("options")
         let request: RecordingImporter.Request
+        let handle: Int64?
         do {
+            handle = try options.integer("measurementHandle")
             request = RecordingImporter.Request(
                 name: try options.string("name") ?? "recording", acceptDamaged: try options.bool("acceptDamaged") ?? false,
-                speed: try options.number("speed"))
+                speed: try options.number("speed"), measurementHandle: handle.flatMap { UInt16(exactly: $0) })
         } catch {
             throw error.failure
         }
+        if let handle, !(1...0xFFFF).contains(handle) { throw .invalidArguments("measurementHandle must be 0x0001…0xffff") }
         if let speed = request.speed, !(speed > 0 && speed.isFinite) { throw .invalidArguments("speed must be a positive number") }
         try await authority.requireManager(caller, for: "Import")
         logger.notice("\(caller.user) imports \(request.name)")

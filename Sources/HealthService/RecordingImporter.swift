@@ -15,6 +15,8 @@ final class RecordingImporter: Sendable {
         var name: String
         var acceptDamaged: Bool
         var speed: Double?
+        /// The Heart Rate Measurement handle of a btsnoop capture without its discovery.
+        var measurementHandle: UInt16?
     }
 
     private let store: HealthStore
@@ -46,7 +48,10 @@ final class RecordingImporter: Sendable {
             let messages = Mutex<(lines: [String], dropped: Int)>(([], 0))
             var importer = RecordingImport(
                 store: store, settings: IngestSettings(source: source, maxBatch: 10_000),
-                options: RecordingImport.Options(speed: request.speed, acceptDamaged: request.acceptDamaged), logger: logger,
+                options: RecordingImport.Options(
+                    speed: request.speed, acceptDamaged: request.acceptDamaged,
+                    capture: BTSnoopRecording.Options(measurementHandle: request.measurementHandle)),
+                logger: logger,
                 messages: { line in
                     messages.withLock { messages in
                         if messages.lines.count < HealthBusLimits.importMessages { messages.lines.append(line) } else { messages.dropped += 1 }

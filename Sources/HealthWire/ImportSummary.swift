@@ -4,12 +4,13 @@ import SDBus
 
 extension RecordingImportSummary {
     /// The summary Import returns: `frames`, `stored`, `unchanged`, `denied`, `lost`,
-    /// `badLines` u; `skipped` a{su}; `hrmdMayShare` b.
+    /// `badLines`, `badRecords` u; `skipped` a{su}; `hrmdMayShare` b.
     public var wireValue: DBusValue {
         WireDictionary.value([
             ("frames", .uint32(UInt32(clamping: frames))), ("stored", .uint32(UInt32(clamping: stored))),
             ("unchanged", .uint32(UInt32(clamping: unchanged))), ("denied", .uint32(UInt32(clamping: denied))),
             ("lost", .uint32(UInt32(clamping: lost))), ("badLines", .uint32(UInt32(clamping: badLines))),
+            ("badRecords", .uint32(UInt32(clamping: badRecords))),
             ("skipped", .dictionary(key: "s", value: "u", skipped.sorted { $0.key < $1.key }.map {
                 DBusDictionaryEntry(.string($0.key), .uint32(UInt32(clamping: $0.value)))
             })),
@@ -26,6 +27,7 @@ extension RecordingImportSummary {
         denied = Int(try entries.integer("denied") ?? 0)
         lost = Int(try entries.integer("lost") ?? 0)
         badLines = Int(try entries.integer("badLines") ?? 0)
+        badRecords = Int(try entries.integer("badRecords") ?? 0)
         heartRateShareStatus = try entries.bool("hrmdMayShare") == true ? .sharingAuthorized : .sharingDenied
         storedNothingForLackOfAuthorization = !mayShareHeartRate && denied > 0 && stored == 0
         if let skips = entries.entries["skipped"]?.stringKeyed {
@@ -41,6 +43,7 @@ extension RecordingImportSummary {
         denied += other.denied
         lost += other.lost
         badLines += other.badLines
+        badRecords += other.badRecords
         skipped.merge(other.skipped, uniquingKeysWith: +)
         heartRateShareStatus = other.heartRateShareStatus
         storedNothingForLackOfAuthorization = !mayShareHeartRate && denied > 0 && stored == 0

@@ -2,16 +2,17 @@ import HealthStore
 import Logging
 import SensorBackends
 
-/// Replays recordings (hrmd traces and FIT files, told apart by content) into the store
-/// through the same decode → convert → authorize → store path as live data, with their
-/// original timestamps, as `hrmctl replay` and the store service's Import do. Replaying what
-/// is already stored stores nothing new.
+/// Replays recordings (hrmd traces, FIT files and btsnoop captures, told apart by content)
+/// into the store through the same decode → convert → authorize → store path as live data,
+/// with their original timestamps, as `hrmctl replay` and the store service's Import do.
+/// Replaying what is already stored stores nothing new.
 ///
 /// Replay each recording with `replay(path:)` or `replay(descriptor:name:)`, then call
 /// `finish()` for the totals. Messages for the user (`NAME:12: reason` for a bad trace line,
-/// `NAME: reason` for an unusable part or accepted damage) go to `messages` as they come, one
-/// line each; at most `maxBadLineMessages` bad lines are told per recording, then how many
-/// more there were.
+/// `NAME: record 12: reason` for a bad capture record, `NAME: reason` for an unusable part,
+/// accepted damage or what was assumed to read a capture) go to `messages` as they come, one
+/// line each; at most `maxBadLineMessages` bad lines or records are told per recording, then
+/// how many more there were.
 public struct RecordingImport {
     /// How recordings are played.
     public struct Options: Sendable, Hashable {
@@ -21,14 +22,18 @@ public struct RecordingImport {
         /// Store what a damaged (truncated or corrupt) FIT file holds before the damage,
         /// instead of refusing the file.
         public var acceptDamaged: Bool
+        /// How btsnoop captures are read (the Heart Rate Measurement handle they lack
+        /// discovery of).
+        public var capture: BTSnoopRecording.Options
 
-        public init(speed: Double? = nil, acceptDamaged: Bool = false) {
+        public init(speed: Double? = nil, acceptDamaged: Bool = false, capture: BTSnoopRecording.Options = .init()) {
             self.speed = speed
             self.acceptDamaged = acceptDamaged
+            self.capture = capture
         }
     }
 
-    /// Bad lines told one by one per recording; the rest are counted in one message.
+    /// Bad lines or records told one by one per recording; the rest are counted in one message.
     public static let maxBadLineMessages = 50
 
     private let store: HealthStore
@@ -36,6 +41,7 @@ public struct RecordingImport {
     private let messages: (String) -> Void
     private var ingestor: FrameIngestor
     private var badLines = 0
+    private var badRecords = 0
 
     /// An import into `store` with `settings` (its source is the one that writes, and whose
     /// authorization applies). Ingest errors are logged to `logger`; messages for the user go
@@ -51,7 +57,7 @@ public struct RecordingImport {
     }
 
     /// Replays the recording at `path`; `name` (the path when nil) stands for it in messages.
-    /// `progress` hears the bytes read and the file's size as a trace is read.
+    /// `progress` hears the bytes read and the file's size as a trace or capture is read.
     ///
     /// Throws when the file cannot be read at all, is not a recording, or is a damaged FIT
     /// file (unless damage is accepted); what earlier recordings gave is still pending then:
@@ -63,6 +69,7 @@ public struct RecordingImport {
         switch try TraceRecording.kind(of: path) {
         case .trace: try replay(TraceRecording(path: path), name: name, progress: progress)
         case .fit: try replay(FITRecording(path: path, acceptingDamage: options.acceptDamaged), name: name)
+        case .btsnoop: try replay(BTSnoopRecording(path: path, options: options.capture), name: name, progress: progress)
         }
     }
 
@@ -75,6 +82,8 @@ public struct RecordingImport {
         switch try TraceRecording.kind(ofDescriptor: descriptor, name: name) {
         case .trace: try replay(TraceRecording(descriptor: descriptor, name: name), name: name, progress: progress)
         case .fit: try replay(FITRecording(descriptor: descriptor, name: name, acceptingDamage: options.acceptDamaged), name: name)
+        case .btsnoop:
+            try replay(BTSnoopRecording(descriptor: descriptor, name: name, options: options.capture), name: name, progress: progress)
         }
     }
 
@@ -89,6 +98,7 @@ public struct RecordingImport {
         summary.denied = counters.denied
         summary.lost = counters.lost
         summary.badLines = badLines
+        summary.badRecords = badRecords
         for skip in ingestor.skipTotals { summary.skipped[skip.reason, default: 0] += skip.count }
         let seen = ingestor.authorizationStatuses[.heartRate]
         summary.heartRateShareStatus = seen
@@ -107,7 +117,21 @@ public struct RecordingImport {
             progress?(recording.bytesRead, size)
         }
         told.finish()
-        badLines += told.count
+        badLines += told.lines
+        badRecords += told.records
+    }
+
+    private mutating func replay(_ recording: BTSnoopRecording, name: String, progress: ((Int, Int) -> Void)?) {
+        var recording = recording
+        var told = BadLineTeller(name: name, messages: messages)
+        var pace = ReplayPace(speed: options.speed)
+        while let entry = recording.next() {
+            take(entry, pace: &pace, told: &told)
+            progress?(recording.bytesRead, recording.size)
+        }
+        told.finish()
+        badLines += told.lines
+        badRecords += told.records
     }
 
     private mutating func replay(_ recording: FITRecording, name: String) {
@@ -116,7 +140,8 @@ public struct RecordingImport {
         var pace = ReplayPace(speed: options.speed)
         for entry in recording.entries { take(entry, pace: &pace, told: &told) }
         told.finish()
-        badLines += told.count
+        badLines += told.lines
+        badRecords += told.records
     }
 
     private mutating func take(_ entry: RecordingEntry, pace: inout ReplayPace, told: inout BadLineTeller) {
@@ -126,19 +151,27 @@ public struct RecordingImport {
             ingestor.accept(frame)
         case .badLine(let line, let reason):
             told.badLine(line, reason)
+        case .badRecord(let record, let reason):
+            told.badRecord(record, reason)
         case .unusable(let reason):
             told.unusable(reason)
+        case .notice(let text):
+            told.notice(text)
         }
     }
 }
 
-/// Tells one recording's bad lines: the first `RecordingImport.maxBadLineMessages` each, then
-/// how many more; unusable parts always.
+/// Tells one recording's bad lines (or records): the first `RecordingImport.maxBadLineMessages`
+/// each, then how many more; unusable parts always.
 private struct BadLineTeller {
     let name: String
     let messages: (String) -> Void
     /// Bad lines and unusable parts so far.
-    private(set) var count = 0
+    private(set) var lines = 0
+    /// Bad capture records so far.
+    private(set) var records = 0
+    /// Bad lines and records told or not.
+    private var bad: Int { lines + records }
 
     init(name: String, messages: @escaping (String) -> Void) {
         self.name = name
@@ -146,17 +179,31 @@ private struct BadLineTeller {
     }
 
     mutating func badLine(_ line: Int, _ reason: String) {
-        count += 1
-        if count <= RecordingImport.maxBadLineMessages { messages("\(name):\(line): \(reason)") }
+        lines += 1
+        tell("\(name):\(line): \(reason)")
+    }
+
+    mutating func badRecord(_ record: Int, _ reason: String) {
+        records += 1
+        tell("\(name): record \(record): \(reason)")
     }
 
     mutating func unusable(_ reason: String) {
-        count += 1
+        lines += 1
         messages("\(name): \(reason)")
+    }
+
+    /// What was assumed to read the recording: told, not counted.
+    func notice(_ text: String) {
+        messages("\(name): \(text)")
+    }
+
+    private func tell(_ message: String) {
+        if bad <= RecordingImport.maxBadLineMessages { messages(message) }
     }
 
     func finish() {
         let limit = RecordingImport.maxBadLineMessages
-        if count > limit { messages("\(name): \(count - limit) more bad lines") }
+        if bad > limit { messages("\(name): \(bad - limit) more bad \(records > 0 ? "records" : "lines")") }
     }
 }

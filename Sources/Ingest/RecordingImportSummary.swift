@@ -12,8 +12,10 @@ public struct RecordingImportSummary: Sendable, Equatable, CustomStringConvertib
     public var denied = 0
     /// Samples that could not be written to the store.
     public var lost = 0
-    /// Trace lines that could not be read, and unusable parts of FIT files.
+    /// Trace lines that could not be read, and unusable parts of FIT files and captures.
     public var badLines = 0
+    /// Capture records that could not be read or followed.
+    public var badRecords = 0
     /// Frames (or parts of frames) skipped, by reason.
     public var skipped: [String: Int] = [:]
     /// The importing source's share status for heart-rate: as its last write saw it, else as
@@ -30,6 +32,8 @@ public struct RecordingImportSummary: Sendable, Equatable, CustomStringConvertib
 
     /// One line: `12 frames; 10 samples stored; 2 already stored`, then what was denied,
     /// skipped, bad or lost, when anything was.
+    ///
+    /// Bad lines and records are what make a replay exit 65: `badLines + badRecords`.
     public var description: String {
         var parts = ["\(frames) frames", "\(stored) samples stored", "\(unchanged) already stored"]
         if denied > 0 { parts.append("\(denied) not authorized") }
@@ -37,6 +41,7 @@ public struct RecordingImportSummary: Sendable, Equatable, CustomStringConvertib
             parts.append("skipped " + skipped.sorted { $0.key < $1.key }.map { "\($0.value) (\($0.key))" }.joined(separator: ", "))
         }
         if badLines > 0 { parts.append("\(badLines) bad lines") }
+        if badRecords > 0 { parts.append("\(badRecords) bad records") }
         if lost > 0 { parts.append("\(lost) could not be written") }
         return parts.joined(separator: "; ")
     }

@@ -17,26 +17,14 @@ public struct FITRecording {
     /// Reads `path`. A damaged file is an error that says what could be read, unless
     /// `acceptingDamage`, when what was read before the damage is used.
     public init(path: String, acceptingDamage: Bool = false) throws(RecordingError) {
-        let bytes: [UInt8]
-        do {
-            bytes = try Self.readFile(path)
-        } catch {
-            throw .unreadable(path: path, reason: error.description, missing: error.errno == ENOENT)
-        }
-        try self.init(bytes: bytes, name: path, acceptingDamage: acceptingDamage)
+        try self.init(bytes: RecordingFile.bytes(ofPath: path), name: path, acceptingDamage: acceptingDamage)
     }
 
     /// Reads the FIT file open as `descriptor`, whole, from offset 0 (with pread: its offset
     /// does not move, and the caller still owns and closes it). `name` stands for the file in
     /// messages. Damage is treated as by `init(path:acceptingDamage:)`.
     public init(descriptor: Int32, name: String, acceptingDamage: Bool = false) throws(RecordingError) {
-        let bytes: [UInt8]
-        do {
-            bytes = try LineReader.readAll(descriptor: descriptor, name: name)
-        } catch {
-            throw .unreadable(path: name, reason: error.description, missing: false)
-        }
-        try self.init(bytes: bytes, name: name, acceptingDamage: acceptingDamage)
+        try self.init(bytes: RecordingFile.bytes(ofDescriptor: descriptor, name: name), name: name, acceptingDamage: acceptingDamage)
     }
 
     /// Decodes the bytes of a FIT file; `name` stands for it in messages.
@@ -102,13 +90,6 @@ public struct FITRecording {
         if let software = device.softwareVersion { fields.append((.softwareRevision, String(software))) }
         if let hardware = device.hardwareVersion { fields.append((.hardwareRevision, String(hardware))) }
         return fields
-    }
-
-    private static func readFile(_ path: String) throws(LineReader.Failure) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw LineReader.Failure(path: path, errno: errno) }
-        defer { close(fd) }
-        return try LineReader.readAll(descriptor: fd, name: path)
     }
 }
 

@@ -77,10 +77,15 @@ final class LineReader {
 
     /// The first bytes of a file, to tell its format.
     static func prefix(of path: String, count: Int) throws(Failure) -> [UInt8] {
+        try readFile(path, limit: count)
+    }
+
+    /// The bytes of the file at `path` (at most `limit`).
+    static func readFile(_ path: String, limit: Int = .max) throws(Failure) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(path: path, errno: errno) }
         defer { close(fd) }
-        return try prefix(ofDescriptor: fd, name: path, count: count)
+        return try readAll(descriptor: fd, name: path, limit: limit)
     }
 
     /// The first bytes of the file open as `descriptor`, read from offset 0 without moving

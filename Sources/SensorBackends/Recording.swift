@@ -1,29 +1,37 @@
+import BluetoothWire
 import Glibc
 import SensorDecoding
 import TraceFormat
 
 /// One entry of a recording, read in order.
 public enum RecordingEntry: Sendable {
-    /// A frame, with the line it came from.
+    /// A frame, with the line (or capture record) it came from; 0 when it has none.
     case frame(SensorFrame, line: Int)
     /// A line that could not be read; the rest of the recording goes on.
     case badLine(line: Int, reason: String)
+    /// A record of a capture that could not be read or followed, by its number from 1.
+    case badRecord(record: Int, reason: String)
     /// Part of the recording that cannot be used, and why (FIT records without an absolute
     /// time, say).
     case unusable(reason: String)
+    /// What was assumed to read the recording (a capture that begins after its GATT
+    /// discovery, say); the frames are good, the user should know.
+    case notice(String)
 }
 
 /// What a recording file holds, told apart by content.
 public enum RecordingKind: Sendable, Equatable {
     case trace
     case fit
+    /// A btsnoop capture of the Bluetooth host interface (`btmon -w`, Android's `btsnoop_hci.log`).
+    case btsnoop
 }
 
 /// Why a recording cannot be read at all.
 public enum RecordingError: Error, Sendable, CustomStringConvertible {
     /// The file does not exist or cannot be opened (with errno).
     case unreadable(path: String, reason: String, missing: Bool)
-    /// The content is neither an hrmd trace nor a FIT file.
+    /// The content is not an hrmd trace, a FIT file or a btsnoop capture.
     case unknownFormat(path: String)
     /// The header or structure is damaged beyond reading.
     case damaged(path: String, reason: String)
@@ -31,8 +39,30 @@ public enum RecordingError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unreadable(let path, let reason, _): "cannot read \(path): \(reason)"
-        case .unknownFormat(let path): "\(path) is neither an hrmd trace nor a FIT file"
+        case .unknownFormat(let path): "\(path) is not an hrmd trace, a FIT file or a btsnoop capture"
         case .damaged(let path, let reason): "\(path): \(reason)"
+        }
+    }
+}
+
+/// Whole recording files (FIT files and captures are read whole), with errors as recording errors.
+enum RecordingFile {
+    /// The bytes of the file at `path`.
+    static func bytes(ofPath path: String) throws(RecordingError) -> [UInt8] {
+        do {
+            return try LineReader.readFile(path)
+        } catch {
+            throw .unreadable(path: path, reason: error.description, missing: error.errno == ENOENT)
+        }
+    }
+
+    /// The bytes of the file open as `descriptor`, from offset 0 (with pread: its offset does
+    /// not move). `name` stands for the file in messages.
+    static func bytes(ofDescriptor descriptor: Int32, name: String) throws(RecordingError) -> [UInt8] {
+        do {
+            return try LineReader.readAll(descriptor: descriptor, name: name)
+        } catch {
+            throw .unreadable(path: name, reason: error.description, missing: false)
         }
     }
 }
@@ -127,6 +157,7 @@ public struct TraceRecording: Sequence, IteratorProtocol {
         }
         if TraceLine.looksLikeTrace(prefix) { return .trace }
         if prefix.count >= 12, Array(prefix[8..<12]) == Array(".FIT".utf8) { return .fit }
+        if BTSnoopReader.looksLikeCapture(prefix) { return .btsnoop }
         throw .unknownFormat(path: name)
     }
 }

@@ -4,17 +4,20 @@ import Timestamps
 
 /// Plays a recording into the daemon as if live (`--sensor replay:FILE`): frames keep their
 /// original timestamps (so a replay of what was stored live adds nothing) and are paced by
-/// the gaps between them, divided by `speed`. Bad lines are logged with their numbers and
-/// skipped. Returns when the recording ends.
+/// the gaps between them, divided by `speed`. Bad lines and records are logged with their
+/// numbers and skipped. Returns when the recording ends.
 public struct ReplaySensor: SensorBackend {
     public let path: String
     public let speed: Double
+    /// How a btsnoop capture is read (the Heart Rate Measurement handle it lacks discovery of).
+    public let captureOptions: BTSnoopRecording.Options
     private let logger: Logger
 
     /// `speed` 1 plays in real time, 10 ten times faster; `.infinity` as fast as possible.
-    public init(path: String, speed: Double = 1, logger: Logger) {
+    public init(path: String, speed: Double = 1, captureOptions: BTSnoopRecording.Options = .init(), logger: Logger) {
         self.path = path
         self.speed = speed
+        self.captureOptions = captureOptions
         self.logger = logger
     }
 
@@ -25,14 +28,19 @@ public struct ReplaySensor: SensorBackend {
         let start = clock.now
         var first: Timestamp?
         var played = 0, bad = 0
-        for entry in try RecordingSource.entries(of: path) {
+        for entry in try RecordingSource.entries(of: path, captureOptions: captureOptions) {
             switch entry {
             case .badLine(let line, let reason):
                 bad += 1
                 logger.warning("\(path):\(line): skipped: \(reason)")
+            case .badRecord(let record, let reason):
+                bad += 1
+                logger.warning("\(path): record \(record): skipped: \(reason)")
             case .unusable(let reason):
                 bad += 1
                 logger.warning("\(path): \(reason)")
+            case .notice(let text):
+                logger.notice("\(path): \(text)")
             case .frame(let frame, _):
                 if speed.isFinite, speed > 0 {
                     let origin = first ?? frame.time
@@ -46,17 +54,20 @@ public struct ReplaySensor: SensorBackend {
                 played += 1
             }
         }
-        logger.info("replay of \(path) finished: \(played) frames, \(bad) bad lines")
+        logger.info("replay of \(path) finished: \(played) frames, \(bad) bad lines or records")
     }
 }
 
 /// Opens a recording of any kind the project reads, told apart by content.
 public enum RecordingSource {
-    /// The entries of the recording at `path`.
-    public static func entries(of path: String) throws(RecordingError) -> AnySequence<RecordingEntry> {
+    /// The entries of the recording at `path`; `captureOptions` apply to a btsnoop capture.
+    public static func entries(of path: String, captureOptions: BTSnoopRecording.Options = .init()) throws(RecordingError)
+        -> AnySequence<RecordingEntry>
+    {
         switch try TraceRecording.kind(of: path) {
         case .trace: AnySequence(try TraceRecording(path: path))
         case .fit: AnySequence(try FITRecording(path: path).entries)
+        case .btsnoop: AnySequence(try BTSnoopRecording(path: path, options: captureOptions))
         }
     }
 }

@@ -12,7 +12,8 @@ extension ReplayCommand {
         let service = try ServiceStoreAccess.system(app: "hrmctl")
         var total = RecordingImportSummary()
         for file in files {
-            let result = try service.importRecording(path: file, acceptDamaged: acceptDamaged, speed: realtime ? 1 : speed)
+            let result = try service.importRecording(
+                path: file, acceptDamaged: acceptDamaged, speed: realtime ? 1 : speed, measurementHandle: handle)
             for message in result.messages { printError(message, program: "hrmctl") }
             total.add(result.summary)
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CLISupport
 import Foundation
+import HRMConfiguration
 import HealthStore
 import Ingest
 import Logging
@@ -10,14 +11,15 @@ import SensorBackends
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
-        abstract: "Store the samples of recorded traces and FIT files, through the same path as live data.",
+        abstract: "Store the samples of recorded traces, FIT files and btsnoop captures, through the same path as live data.",
         discussion: """
-            Each FILE is an hrmd trace (written by hrmd --record, CONTRACT.md) or a FIT
-            activity file from a watch or bike computer, told apart by their content.
-            Their frames go through the same decode → convert → authorize → store path
-            as live data, with their original timestamps, under the source "hrmd" (so
-            the same authorization applies, and a replay of what hrmd stored live, or of
-            the same file twice, stores nothing new).
+            Each FILE is an hrmd trace (written by hrmd --record, CONTRACT.md), a FIT
+            activity file from a watch or bike computer, or a btsnoop capture of the
+            Bluetooth host interface (btmon -w, Android's btsnoop_hci.log), told apart by
+            their content. Their frames go through the same decode → convert → authorize
+            → store path as live data, with their original timestamps, under the source
+            "hrmd" (so the same authorization applies, and a replay of what hrmd stored
+            live, or of the same file twice, stores nothing new).
 
             Bad trace lines are reported with their line numbers and skipped; the good
             ones are still stored, and the exit status is then 65. A FIT file's
@@ -26,17 +28,33 @@ struct ReplayCommand: ParsableCommand {
             relative FIT times are stored only when the file gives an absolute anchor
             (timestamp_correlation); otherwise hrmctl says so and exits 65. A truncated
             or corrupt FIT file is exit 65 with what was read before the damage;
-            --accept-damaged stores that part. A progress bar shows on a terminal.
+            --accept-damaged stores that part.
+
+            A btsnoop capture (datalinks 1001, 1002 and 2001) gives the heart-rate
+            notifications of each LE connection it holds, at the capture's times, under
+            the strap's address; the reads of 0x2A38, 0x2A19 and the Device Information
+            strings describe it. The handles are learned from the GATT discovery in the
+            capture. When a capture holds none (it began later, or the host had the
+            strap's attributes cached), the handle whose notifications all decode as
+            heart-rate measurements is taken, and hrmctl says so (when several could
+            be, none is stored: exit 65); --handle names it instead. A connection open before the capture began is stored under the
+            device hci-conn-0xNNNN (its address is unknown), which hrmctl says too. Bad
+            or truncated records are reported with their record numbers and skipped;
+            the good ones are stored, and the exit status is then 65.
+
+            A progress bar shows on a terminal.
 
             EXIT STATUS
-              0 all stored (or already stored), 65 bad lines or an unreadable format, 66
-              a file or the store is missing, 77 hrmd may not store heart-rate, 1
-              anything else.
+              0 all stored (or already stored), 65 bad lines or records, or an
+              unreadable format, 66 a file or the store is missing, 77 hrmd may
+              not store heart-rate, 1 anything else.
 
             EXAMPLES
               hrmctl replay /var/lib/hrmd/traces/hrmd-20261120T100000.000Z.trace.jsonl
               hrmctl replay --realtime session.trace.jsonl
               hrmctl replay Morning_Ride.fit
+              hrmctl replay btsnoop_hci.log
+              hrmctl replay --handle 0x000e late-start.btsnoop
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -45,6 +63,15 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "Play at the recorded pace (the same as --speed 1).") var realtime = false
     @Flag(help: "Store what a damaged (truncated or corrupt) FIT file holds before the damage.")
     var acceptDamaged = false
+    @Option(
+        help: ArgumentHelp(
+            "The ATT handle of the Heart Rate Measurements in btsnoop captures that hold no GATT discovery (0x000e or 14); it wins over discovery.",
+            valueName: "handle"),
+        transform: { text in
+            guard let handle = ATTHandleText.parse(text) else { throw ValidationError("--handle must be an ATT handle 0x0001…0xffff") }
+            return handle
+        })
+    var handle: UInt16?
     @Argument(help: "Recordings to replay.") var files: [String]
 
     func validate() throws {
@@ -64,7 +91,9 @@ struct ReplayCommand: ParsableCommand {
             let progress = ProgressBox()
             var recordings = RecordingImport(
                 store: store, settings: IngestSettings(source: HealthSource(name: "hrmd", version: HRMVersion.current), maxBatch: 10_000),
-                options: RecordingImport.Options(speed: realtime ? 1 : speed, acceptDamaged: acceptDamaged), logger: logger
+                options: RecordingImport.Options(
+                    speed: realtime ? 1 : speed, acceptDamaged: acceptDamaged, capture: BTSnoopRecording.Options(measurementHandle: handle)),
+                logger: logger
             ) { message in
                 progress.line?.clear()
                 printError(message, program: "hrmctl")
@@ -96,8 +125,10 @@ struct ReplayCommand: ParsableCommand {
                 status: .permissionDenied)
         }
         if summary.lost > 0 { throw CommandFailure("\(summary.lost) samples could not be written to the store", status: .failure) }
-        if summary.badLines > 0 {
-            throw CommandFailure("\(summary.badLines) bad lines were skipped; the good ones are stored", status: .dataError)
+        let bad = [(summary.badLines, "lines"), (summary.badRecords, "records")].filter { $0.0 > 0 }
+        if !bad.isEmpty {
+            let what = bad.map { "\($0.0) bad \($0.1)" }.joined(separator: " and ")
+            throw CommandFailure("\(what) were skipped; the good ones are stored", status: .dataError)
         }
     }
 }

@@ -66,8 +66,11 @@ struct HRMDaemon: AsyncParsableCommand {
                                        stick 0fcf:1008/1009/1004)
               serial                   every serial sensor udev marks
                                        HRMD_SENSOR=serial (baud from HRMD_BAUD)
-              replay:FILE              a recorded hrmd trace or FIT file, played at its
-                                       recorded pace with its original timestamps
+              replay:FILE[,handle=H]   a recorded hrmd trace, FIT file or btsnoop
+                                       capture, played at its recorded pace with its
+                                       original timestamps; handle= names the Heart
+                                       Rate Measurement handle of a capture without
+                                       its GATT discovery (0x000e)
               A tty that is missing, busy or unplugged, and for hci no Bluetooth in
               the kernel, no adapter or missing capabilities, is a waiting state
               retried with backoff (1 s doubling to 60 s) until it works; it never

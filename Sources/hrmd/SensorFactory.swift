@@ -53,16 +53,17 @@ enum SensorFactory {
                     id: SensorID(id), restingBPM: options.bpm, hz: options.hz, emitsRRIntervals: options.rr,
                     location: options.location, seed: options.seed ?? UInt64(mockCount),
                     contactLossProbability: options.contactLoss)))
-            case .replay(let path):
+            case .replay(let path, let measurementHandle):
                 guard FileManager.default.fileExists(atPath: path) else {
                     throw CommandFailure("recording \(path) does not exist", status: .noInput)
                 }
+                let captureOptions = BTSnoopRecording.Options(measurementHandle: measurementHandle)
                 do {
-                    _ = try RecordingSource.entries(of: path)
+                    _ = try RecordingSource.entries(of: path, captureOptions: captureOptions)
                 } catch {
                     throw CommandFailure("\(error)", status: .dataError)
                 }
-                backends.append(ReplaySensor(path: path, speed: 1, logger: logger))
+                backends.append(ReplaySensor(path: path, speed: 1, captureOptions: captureOptions, logger: logger))
             case .ant(let tty?):
                 guard seen.insert("ant:\(tty)").inserted else { continue }
                 backends.append(ANTStickSensor(settings: .init(path: tty), logger: logger))

@@ -4,10 +4,10 @@ import Testing
 @Suite struct HCIEventTests {
     @Test func readsAnLEConnectionComplete() throws {
         let event = try HCIEvent(decoding: [
-            0x3E, 0x13, 0x01, 0x00, 0x40, 0x00, 0x00, 0x01, 0x5F, 0x34, 0x12, 0x1A, 0x9E, 0xA0, 0x18, 0x00, 0x00, 0x00, 0x48, 0x00, 0x00,
+            0x3E, 0x13, 0x01, 0x00, 0x40, 0x00, 0x00, 0x01, 0x5F, 0x34, 0x12, 0xA1, 0x97, 0xF9, 0x18, 0x00, 0x00, 0x00, 0x48, 0x00, 0x00,
         ])
         let expected = LEConnectionComplete(
-            status: 0, handle: 0x40, role: .central, peerAddressType: .random, peer: BluetoothAddress("A0:9E:1A:12:34:5F")!,
+            status: 0, handle: 0x40, role: .central, peerAddressType: .random, peer: BluetoothAddress("F9:97:A1:12:34:5F")!,
             interval: 24, latency: 0, supervisionTimeout: 72)
         #expect(event == .leConnectionComplete(expected))
     }

@@ -180,6 +180,22 @@ struct StoreServiceEndToEndTests {
         let badReplay = try await setup.service(["replay", bad])
         #expect(badReplay.exitCode == 65, "\(badReplay.stderr)")
 
+        // A btsnoop capture without its discovery through Import, the handle named; then cut short.
+        let late = StrapCapture.lateStart(datalink: .uart)
+        let session = late.build()
+        let capture = setup.harness.directory.file("late.btsnoop")
+        try Data(session.bytes).write(to: URL(fileURLWithPath: capture))
+        let named = try await setup.service(["replay", "--handle", "0x000a", capture])
+        #expect(named.exitCode == 0, "\(named.stderr)")
+        #expect(named.stdout.hasPrefix("replayed: 13 frames; 12 samples stored; 0 already stored"), "\(named.stdout)")
+        #expect(named.stderr.contains("stored under the device hci-conn-0x0040") && !named.stderr.contains("no GATT discovery"))
+        let cut = setup.harness.directory.file("cut.btsnoop")
+        try Data(session.bytes.dropLast(3)).write(to: URL(fileURLWithPath: cut))
+        let cutReplay = try await setup.service(["replay", "--handle", "0x000a", cut])
+        #expect(cutReplay.exitCode == 65, "\(cutReplay.stderr)")
+        #expect(cutReplay.stderr.contains("cut.btsnoop: record \(session.builder.recordCount): truncated"), "\(cutReplay.stderr)")
+        #expect(cutReplay.stderr.contains("1 bad records were skipped"))
+
         daemon.send(SIGTERM)
         _ = try await daemon.wait(timeout: .seconds(15))
         let gone = try await setup.service(["samples"])

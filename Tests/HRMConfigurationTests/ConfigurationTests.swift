@@ -17,6 +17,16 @@ struct SensorSpecTests {
         #expect(try SensorSpec(parsing: "serial:/dev/ttyACM0,baud=9600") == .serial(path: "/dev/ttyACM0", baud: 9600))
         #expect(try SensorSpec(parsing: "serial") == .serial(path: nil, baud: nil))
         #expect(try SensorSpec(parsing: "replay:/tmp/a.jsonl") == .replay(path: "/tmp/a.jsonl"))
+        #expect(try SensorSpec(parsing: "replay:/tmp/btsnoop_hci.log,handle=0x000E") == .replay(path: "/tmp/btsnoop_hci.log", measurementHandle: 14))
+        #expect(try SensorSpec(parsing: "replay:/tmp/a,b.log,handle=14") == .replay(path: "/tmp/a,b.log", measurementHandle: 14))
+        #expect(try SensorSpec(parsing: "replay:/tmp/a,b.log") == .replay(path: "/tmp/a,b.log"), "a comma alone belongs to the name")
+    }
+
+    @Test("a replay's measurement handle prints back as 0xNNNN")
+    func replayHandleRoundTrip() throws {
+        #expect(try SensorSpec(parsing: "replay:/tmp/c.btsnoop,handle=14").description == "replay:/tmp/c.btsnoop,handle=0x000e")
+        #expect(try SensorSpec(parsing: "replay:/tmp/c.btsnoop").description == "replay:/tmp/c.btsnoop")
+        #expect(ATTHandleText.parse("0xFFFF") == 0xFFFF && ATTHandleText.parse("0x0") == nil && ATTHandleText.parse("65536") == nil)
     }
 
     @Test("mock keys parse into typed options")
@@ -40,7 +50,8 @@ struct SensorSpecTests {
 
     @Test("bad specifications are typed errors", arguments: [
         "bogus", "ble:nothex", "mock:bpm=5", "mock:hz=0", "mock:color=red", "mock:bpm", "mock:location=knee",
-        "serial:", "serial:/dev/ttyACM0,parity=odd", "replay:", "ant:ttyUSB0",
+        "serial:", "serial:/dev/ttyACM0,parity=odd", "replay:", "ant:ttyUSB0", "replay:/tmp/c.btsnoop,handle=0",
+        "replay:/tmp/c.btsnoop,handle=zz", "replay:,handle=0x000e",
         "hci:", "hci:hci", "hci:0", "hci:hcix", "hci:hci-1", "hci:hci99999", "hci:AA:BB:CC:DD:EE:FF", "hci:hci٣",
     ])
     func badSpecs(spec: String) {

@@ -2,7 +2,6 @@ import SDBus
 import Logging
 import SensorBackends
 import SensorDecoding
-import Timestamps
 
 /// What every strap's connection shares within one bluetoothd lifetime.
 struct BlueZContext: Sendable {
@@ -46,22 +45,15 @@ struct StrapConnection: Sendable {
     }
 
     func run() async {
-        var attempt = 0
         var memory = Memory()
-        var diagnosis = context.settings.linkAgeDiagnosis
-        // A new bluetoothd may run with new settings: what the last one's links did says nothing.
-        context.board.note(id, nil)
+        // A new bluetoothd may run with new settings: the retry starts with no diagnosis.
+        var retry = LinkRetry(
+            device: id, board: context.board, backoff: context.settings.backoff, jitter: context.jitter,
+            diagnosis: context.settings.linkAgeDiagnosis)
         while !Task.isCancelled {
             let outcome = await session(memory: &memory)
             guard case .ended(let reason, let streamedFor) = outcome, !Task.isCancelled else { return }
-            if let age = streamedFor {
-                diagnosis.linkEnded(after: age)
-                context.board.note(id, diagnosis.current)  // rides on the backing-off report below
-            }
-            attempt = streamedFor != nil ? 1 : attempt + 1
-            let delay = context.settings.backoff.delay(attempt: attempt, unit: context.jitter.next())
-            let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
-            context.board.report(id, .backingOff(retryAt: Timestamp.now().advanced(bySeconds: seconds), reason: reason))
+            let delay = retry.linkEnded(reason: reason, streamedFor: streamedFor)
             do { try await Task.sleep(for: delay) } catch { return }
         }
     }

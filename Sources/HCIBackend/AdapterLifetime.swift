@@ -11,26 +11,19 @@ import Synchronization
 struct AdapterLifetime: Sendable {
     let adapter: OpenAdapter
     let backendName: String
-    let sink: FrameSink
-    let board: StatusBoard
-    let settings: HCISensors.Settings
-    let access: any HCIAccess
-    let link: LinkRunner
-    let jitter: any JitterSource
-    let logger: Logger
+    let parts: BackendParts
 
     private var controller: any ControllerChannel { adapter.controller }
     private var adapterName: String { adapter.info.name }
+    private var logger: Logger { parts.logger }
 
     /// Runs until the controller closes, or the task is cancelled (then nil); returns why the
     /// adapter is gone.
     func run() async -> HCIProblem? {
-        let roster = StrapRoster(admission: settings.admission)
+        let roster = StrapRoster(admission: parts.settings.admission)
         let ending = LifetimeEnding(controller: controller, adapter: adapter.info.index)
         let scan = ScanSwitch(controller: controller, roster: roster, adapter: adapterName, logger: logger) { ending.fail($0) }
-        let context = AdapterContext(
-            adapter: adapter.info, roster: roster, scan: scan, sink: sink, board: board, settings: settings, access: access,
-            link: link, jitter: jitter, logger: logger)
+        let context = AdapterContext(adapter: adapter.info, roster: roster, scan: scan, parts: parts)
         await withDiscardingTaskGroup { group in
             for (address, sightings) in roster.followListed() {
                 group.addTask { await HCIStrapConnection(address: address, sightings: sightings, context: context).run() }
@@ -40,8 +33,8 @@ struct AdapterLifetime: Sendable {
                 repeat { await scan.update() } while (try? await Task.sleep(for: .seconds(10))) != nil
             }
             if roster.isEmpty {
-                let admission = settings.admission
-                board.report(SensorID(backendName), admission.admitsNothing ? .waiting(reason: StrapAdmission.nothingAdmitted) : .searching)
+                let idle: SensorState = roster.admission.admitsNothing ? .waiting(reason: StrapAdmission.nothingAdmitted) : .searching
+                parts.board.report(SensorID(backendName), idle)
             }
             for await event in controller.events {
                 handle(event, context: context, ending: ending, group: &group)
@@ -74,7 +67,7 @@ struct AdapterLifetime: Sendable {
         case .leConnectionComplete(let complete):
             logger.debug("\(complete.peer): LE link \(complete.handle) \(complete.status == 0 ? "up" : "failed: \(HCIStatus.describe(complete.status))")")
         case .disconnectionComplete(_, let handle, let reason):
-            let whose = context.roster.address(of: handle).map(\.description) ?? "\(adapterName)"
+            let whose = context.roster.address(of: handle).map(\.description) ?? adapterName
             logger.debug("\(whose): LE link \(handle) closed: \(HCIStatus.describe(reason))")
         case .commandComplete(let opcode, _) where ScanSwitch.opcodes.contains(opcode),
             .commandStatus(_, let opcode) where ScanSwitch.opcodes.contains(opcode):
@@ -127,8 +120,8 @@ final class LifetimeEnding: Sendable {
     var problem: HCIProblem? { first.withLock { $0 } }
 
     func fail(_ error: BluetoothSocketError) {
-        let problem = problem(of: error)
-        first.withLock { $0 = $0 ?? problem }
+        let meaning = problem(of: error)
+        first.withLock { $0 = $0 ?? meaning }
         controller.close()
     }
 

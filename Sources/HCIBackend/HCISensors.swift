@@ -2,7 +2,6 @@ import BluetoothWire
 import Logging
 import SensorBackends
 import SensorDecoding
-import Timestamps
 
 /// BLE heart-rate straps straight through the kernel's Bluetooth sockets, for machines
 /// without bluetoothd: LE scanning on the adapter's HCI socket while an admitted strap is
@@ -82,9 +81,9 @@ public struct HCISensors: SensorBackend {
             do throws(HCIProblem) {
                 let adapter = try access.open(settings.adapter, logger: logger)
                 logger.info("\(adapter.info.name) (\(adapter.info.address)) opened: following heart-rate straps without bluetoothd")
-                let lifetime = AdapterLifetime(
-                    adapter: adapter, backendName: name, sink: sink, board: board, settings: settings, access: access, link: link,
-                    jitter: jitter, logger: logger)
+                let parts = BackendParts(
+                    sink: sink, board: board, settings: settings, access: access, link: link, jitter: jitter, logger: logger)
+                let lifetime = AdapterLifetime(adapter: adapter, backendName: name, parts: parts)
                 let opened = ContinuousClock.now
                 guard let ended = await lifetime.run() else { return }
                 // A lifetime that lasted starts the count afresh; a short one is one more failure.
@@ -99,4 +98,16 @@ public struct HCISensors: SensorBackend {
             do { try await Task.sleep(for: delay) } catch { return }
         }
     }
+}
+
+/// What the backend hands to each adapter lifetime, and each lifetime to its straps'
+/// connections: where frames and states go, the settings, and the ways out to the kernel.
+struct BackendParts: Sendable {
+    let sink: FrameSink
+    let board: StatusBoard
+    let settings: HCISensors.Settings
+    let access: any HCIAccess
+    let link: LinkRunner
+    let jitter: any JitterSource
+    let logger: Logger
 }

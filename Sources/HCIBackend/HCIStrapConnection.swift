@@ -4,20 +4,13 @@ import Logging
 import SensorBackends
 import SensorDecoding
 import Synchronization
-import Timestamps
 
 /// What every strap's connection shares within one adapter lifetime.
 struct AdapterContext: Sendable {
     let adapter: AdapterInfo
     let roster: StrapRoster
     let scan: ScanSwitch
-    let sink: FrameSink
-    let board: StatusBoard
-    let settings: HCISensors.Settings
-    let access: any HCIAccess
-    let link: LinkRunner
-    let jitter: any JitterSource
-    let logger: Logger
+    let parts: BackendParts
 }
 
 /// Runs GATT over a connected bearer until the link ends: `StrapLink` on an `ATTClient` in
@@ -34,6 +27,7 @@ struct HCIStrapConnection: Sendable {
     let context: AdapterContext
 
     var id: SensorID { SensorID(address.description) }
+    private var parts: BackendParts { context.parts }
 
     /// How old a sighting may be and still be worth a connection attempt: one kept from
     /// before the last link is stale.
@@ -47,27 +41,19 @@ struct HCIStrapConnection: Sendable {
     }
 
     func run() async {
-        var attempt = 0
-        var diagnosis = context.settings.linkAgeDiagnosis
-        // A new adapter lifetime may bring new conditions: what the last one's links did says nothing.
-        context.board.note(id, nil)
+        var retry = LinkRetry(
+            device: id, board: parts.board, backoff: parts.settings.backoff, jitter: parts.jitter,
+            diagnosis: parts.settings.linkAgeDiagnosis)
         var heard = sightings.makeAsyncIterator()
         while !Task.isCancelled {
             context.roster.setPhase(.searching, of: address)
-            context.board.report(id, .searching)
+            parts.board.report(id, .searching)
             await context.scan.update()
             guard let sighting = await nextFreshSighting(&heard) else { return }
             let outcome = await link(sighting)
             context.roster.setPhase(.resting, of: address)
             guard case .ended(let reason, let streamedFor) = outcome, !Task.isCancelled else { return }
-            if let age = streamedFor {
-                diagnosis.linkEnded(after: age)
-                context.board.note(id, diagnosis.current)  // rides on the backing-off report below
-            }
-            attempt = streamedFor != nil ? 1 : attempt + 1
-            let delay = context.settings.backoff.delay(attempt: attempt, unit: context.jitter.next())
-            let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
-            context.board.report(id, .backingOff(retryAt: Timestamp.now().advanced(bySeconds: seconds), reason: reason))
+            let delay = retry.linkEnded(reason: reason, streamedFor: streamedFor)
             do { try await Task.sleep(for: delay) } catch { return }
         }
     }
@@ -82,23 +68,23 @@ struct HCIStrapConnection: Sendable {
     /// Connects (scanning held meanwhile), then runs GATT until the link ends.
     private func link(_ sighting: Sighting) async -> Outcome {
         context.roster.setPhase(.connecting, of: address)
-        context.board.report(id, .connecting)
+        parts.board.report(id, .connecting)
         await context.scan.update()
         let bearer: ATTBearer
         do {
-            bearer = try await context.access.connect(from: context.adapter, to: sighting, timeout: context.settings.connectTimeout)
+            bearer = try await parts.access.connect(from: context.adapter, to: sighting, timeout: parts.settings.connectTimeout)
         } catch {
             if Task.isCancelled { return .cancelled }
             return .ended(reason: Self.connectionFailure(error), streamedFor: nil)
         }
-        context.logger.debug("\(id): connected (\(sighting.addressType) address, link handle \(bearer.handle))")
+        parts.logger.debug("\(id): connected (\(sighting.addressType) address, link handle \(bearer.handle))")
         context.roster.link(bearer.handle, to: address)
         defer { context.roster.unlink(bearer.handle) }
         context.roster.setPhase(.linked, of: address)
         await context.scan.update()  // other straps may still be missing
         let streaming = StreamingClock()
-        let board = context.board, id = id
-        let end = await context.link(bearer, id, context.sink) {
+        let board = parts.board, id = id
+        let end = await parts.link(bearer, id, parts.sink) {
             streaming.start()
             board.report(id, .streaming)
         }

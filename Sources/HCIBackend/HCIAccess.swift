@@ -21,7 +21,7 @@ struct OpenAdapter: Sendable {
 protocol HCIAccess: Sendable {
     /// Finds the adapter, checks that hrmd may drive it, brings it up when it is down, and
     /// opens its controller.
-    func open(_ choice: AdapterChoice, logger: Logger) throws(HCIProblem) -> OpenAdapter
+    func open(_ choice: AdapterChoice, logger: Logger) async throws(HCIProblem) -> OpenAdapter
     /// Opens an ATT bearer from `adapter` to the strap of `sighting`, bounded by `timeout`.
     func connect(from adapter: AdapterInfo, to sighting: Sighting, timeout: Duration) async throws(BluetoothSocketError) -> ATTBearer
 }
@@ -30,8 +30,13 @@ protocol HCIAccess: Sendable {
 /// has Bluetooth sockets, that the adapter exists, that hrmd has CAP_NET_RAW and
 /// CAP_NET_ADMIN (without CAP_NET_ADMIN the kernel hides LE events instead of failing), that
 /// the adapter is up (bringing it up when it is not); then it opens the adapter's HCI socket.
+/// All of it runs on a thread of its own: bringing an adapter up waits for its initialisation.
 struct KernelHCI: HCIAccess {
-    func open(_ choice: AdapterChoice, logger: Logger) throws(HCIProblem) -> OpenAdapter {
+    func open(_ choice: AdapterChoice, logger: Logger) async throws(HCIProblem) -> OpenAdapter {
+        try await onOwnThread(named: "open \(choice)") { () throws(HCIProblem) in try openNow(choice, logger: logger) }
+    }
+
+    private func openNow(_ choice: AdapterChoice, logger: Logger) throws(HCIProblem) -> OpenAdapter {
         var adapter = try attempt(on: choice) { () throws(BluetoothSocketError) in
             try HCIAdapters.checkSockets()
             return try Self.find(choice)

@@ -79,7 +79,7 @@ public struct HCISensors: SensorBackend {
         while !Task.isCancelled {
             let problem: HCIProblem
             do throws(HCIProblem) {
-                let adapter = try access.open(settings.adapter, logger: logger)
+                let adapter = try await access.open(settings.adapter, logger: logger)
                 logger.info("\(adapter.info.name) (\(adapter.info.address)) opened: following heart-rate straps without bluetoothd")
                 let parts = BackendParts(
                     sink: sink, board: board, settings: settings, access: access, link: link, jitter: jitter, logger: logger)

@@ -1,6 +1,5 @@
 import BluetoothWire
 import CBluetooth
-import Foundation
 @preconcurrency import Glibc
 import WakeablePoll
 
@@ -76,15 +75,13 @@ public enum L2CAPSocket {
         } catch {
             throw BluetoothSocketError(call: error.call, errno: error.errno)
         }
-        let readiness = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<WakeUpPipe.OutputReadiness, WaitError>, Never>) in
-                let thread = Thread {
-                    continuation.resume(returning: Result { () throws(WaitError) in
-                        try wakeUp.waitUntilWritable(descriptor, timeoutMilliseconds: timeout.milliseconds)
-                    })
-                }
-                thread.name = "connect \(peer)"
-                thread.start()
+        let readiness = await withTaskCancellationHandler { () async -> Result<WakeUpPipe.OutputReadiness, WaitError> in
+            do throws(WaitError) {
+                return .success(try await onOwnThread(named: "connect \(peer)") { () throws(WaitError) in
+                    try wakeUp.waitUntilWritable(descriptor, timeoutMilliseconds: timeout.milliseconds)
+                })
+            } catch {
+                return .failure(error)
             }
         } onCancel: {
             wakeUp.signal()

@@ -66,9 +66,9 @@ struct KernelCallTests {
     }
 
     @Test("opening the adapter is the no-Bluetooth problem, in words")
-    func openAdapter() {
+    func openAdapter() async {
         do {
-            _ = try KernelHCI().open(.first, logger: .init(label: "test"))
+            _ = try await KernelHCI().open(.first, logger: .init(label: "test"))
             Issue.record("an adapter opened on a kernel without Bluetooth")
         } catch {
             #expect(error == .noBluetooth(kernelHasBluetooth: HCIAdapters.kernelHasBluetooth))

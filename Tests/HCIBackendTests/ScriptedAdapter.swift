@@ -75,7 +75,7 @@ final class ScriptedAccess: HCIAccess {
         state = Mutex(State(openings: openings))
     }
 
-    func open(_ choice: AdapterChoice, logger: Logger) throws(HCIProblem) -> OpenAdapter {
+    func open(_ choice: AdapterChoice, logger: Logger) async throws(HCIProblem) -> OpenAdapter {
         let opening = state.withLock { state in
             defer { state.opened += 1 }
             return state.openings[min(state.opened, state.openings.count - 1)]

@@ -48,7 +48,8 @@ struct KernelHCI: HCIAccess {
                 try HCIAdapters.bringUp(adapter.index)
                 adapter = try HCIAdapters.info(adapter.index)
             } catch {
-                throw error.errno == ERFKILL || error.errno == ENODEV
+                // rfkill, the adapter gone, or another program holding it say so themselves.
+                throw [ERFKILL, ENODEV, EBUSY].contains(error.errno)
                     ? HCIProblem(error, adapter: .index(adapter.index), .current)
                     : .adapterDown(adapter: adapter.name, because: error.description)
             }

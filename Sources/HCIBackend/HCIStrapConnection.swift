@@ -119,13 +119,13 @@ private final class StreamingClock: Sendable {
 }
 
 extension HCISensors {
-    /// GATT through hrmd's ATT client: `StrapLink` on the bearer.
+    /// GATT through hrmd's ATT client: `StrapLink` on the bearer. The client owns the
+    /// descriptor from the start, also when it cannot start.
     static let strapLink: LinkRunner = { bearer, device, sink, onStreaming in
         let client: ATTClient
         do {
             client = try ATTClient(descriptor: bearer.descriptor)
         } catch {
-            close(bearer.descriptor)
             return .ended(reason: "the ATT client could not start: \(error)", streamed: false)
         }
         return await StrapLink(client: client, device: device, sink: sink).run(onStreaming: onStreaming)

@@ -26,6 +26,9 @@ let package = Package(
         .target(name: "ANTDecoding"),
         // Pure: FIT activity files (header, CRCs, definitions, records, hrv, device_info).
         .target(name: "FITDecoding"),
+        // Pure: series chunks: many (time, value) points or heartbeats in one compact blob
+        // (delta-of-delta or reference-delta ticks, scaled-integer or XOR values, codes fitted per chunk).
+        .target(name: "SeriesCoding"),
         // Pure: JSON values written with their keys in order, one per line.
         .target(name: "JSONLines"),
         // Pure: the hrmd-trace format (JSON Lines of raw frames), both ways.
@@ -185,6 +188,7 @@ let package = Package(
         ),
         .testTarget(name: "FITDecodingTests", dependencies: ["FITDecoding", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "JSONLinesTests", dependencies: ["JSONLines"]),
+        .testTarget(name: "SeriesCodingTests", dependencies: ["SeriesCoding", "TestSupport"]),
         .testTarget(
             name: "DeviceDiscoveryTests",
             dependencies: ["DeviceDiscovery", "SensorBackends", "SensorDecoding", .product(name: "Logging", package: "swift-log")]

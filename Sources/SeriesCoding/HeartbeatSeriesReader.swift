@@ -1,0 +1,97 @@
+/// Reads the beats of a heartbeat series chunk (`SeriesFormat`, kind `H`) in order, without
+/// allocating per beat. The header (gap list included) is checked when the reader is made;
+/// each beat's bits when it is read; the end when `next()` first returns nil. After a throw the
+/// reader must not be used again.
+public struct HeartbeatSeriesReader: Sendable {
+    /// The beats the chunk declares.
+    public let count: Int
+    /// The beats handed out so far.
+    public private(set) var index = 0
+
+    private var reader: BitReader
+    private var ticks: TickColumnReader
+    private var gaps: Gaps
+
+    private enum Gaps: Sendable {
+        /// One flag bit per beat; `first` is beat 0's.
+        case flagEachBeat(first: Bool)
+        /// A list of gap indices, read as the beats come: `upcoming` is the next gap's index
+        /// (`count` when none is left), `cursor` reads the `remaining` ones after it.
+        case list(cursor: BitReader, remaining: Int, upcoming: Int)
+    }
+
+    /// Checks the version, kind and header of `chunk`.
+    public init(_ chunk: some Collection<UInt8>) throws(SeriesCodingError) {
+        try self.init(bytes: Array(chunk))
+    }
+
+    private init(bytes: [UInt8]) throws(SeriesCodingError) {
+        (reader, count) = try SeriesFormat.readPrologue(bytes, kind: .heartbeat)
+        guard count > 0 else {
+            (ticks, gaps) = (TickColumnReader(first: 0), .list(cursor: reader, remaining: 0, upcoming: 0))
+            return
+        }
+        if try reader.readBit() {
+            gaps = .flagEachBeat(first: try reader.readBit())
+        } else {
+            let gapCount = try reader.readVarint()
+            let cursor = reader
+            // Walk the list once to check it and to reach the offsets; it is read again lazily.
+            var last = -1
+            for _ in 0..<gapCount {
+                last = try Self.nextGap(after: last, from: &reader, count: count)
+            }
+            var upcoming = count
+            var remaining = Int(gapCount)
+            var lazyCursor = cursor
+            if remaining > 0 {
+                upcoming = try Self.nextGap(after: -1, from: &lazyCursor, count: count)
+                remaining -= 1
+            }
+            gaps = .list(cursor: lazyCursor, remaining: remaining, upcoming: upcoming)
+        }
+        let first = try reader.readSignedVarint()
+        ticks = count > 1 ? try TickColumnReader(first: first, readingCodeFrom: &reader) : TickColumnReader(first: first)
+    }
+
+    /// The index of the gap after the one at `last`, from the list; it must name a beat.
+    private static func nextGap(after last: Int, from cursor: inout BitReader, count: Int) throws(SeriesCodingError) -> Int {
+        let delta = try cursor.readVarint()
+        guard delta < UInt64(count - 1 - last) else { throw .corruptHeader(.gapList) }
+        return last + 1 + Int(delta)
+    }
+
+    /// The next beat; nil after the last, once the bytes are found to end there.
+    public mutating func next() throws(SeriesCodingError) -> Heartbeat? {
+        guard index < count else {
+            if index == count {
+                try reader.expectEnd(declaredCount: count)
+                index += 1
+            }
+            return nil
+        }
+        defer { index += 1 }
+        let precededByGap: Bool
+        switch gaps {
+        case .flagEachBeat(let first):
+            precededByGap = index == 0 ? first : try reader.readBit()
+        case .list(var cursor, let remaining, let upcoming):
+            precededByGap = index == upcoming
+            if precededByGap {
+                let following = remaining > 0 ? try Self.nextGap(after: upcoming, from: &cursor, count: count) : count
+                gaps = .list(cursor: cursor, remaining: max(remaining - 1, 0), upcoming: following)
+            }
+        }
+        let offset = index == 0 ? ticks.last : try ticks.next(from: &reader)
+        return Heartbeat(offset: offset, precededByGap: precededByGap)
+    }
+
+    /// All beats of `chunk`.
+    public static func decode(_ chunk: some Collection<UInt8>) throws(SeriesCodingError) -> [Heartbeat] {
+        var reader = try HeartbeatSeriesReader(chunk)
+        var beats: [Heartbeat] = []
+        beats.reserveCapacity(reader.count)
+        while let beat = try reader.next() { beats.append(beat) }
+        return beats
+    }
+}

@@ -4,9 +4,11 @@
 /// reader must not be used again.
 public struct HeartbeatSeriesReader: Sendable {
     /// The beats the chunk declares.
-    public let count: Int
+    public var count: Int { progress.count }
     /// The beats handed out so far.
-    public private(set) var index = 0
+    public var index: Int { progress.handedOut }
+
+    private var progress: ChunkProgress
 
     private var reader: BitReader
     private var ticks: TickColumnReader
@@ -26,7 +28,9 @@ public struct HeartbeatSeriesReader: Sendable {
     }
 
     private init(bytes: [UInt8]) throws(SeriesCodingError) {
+        let count: Int
         (reader, count) = try SeriesFormat.readPrologue(bytes, kind: .heartbeat)
+        progress = ChunkProgress(count: count)
         guard count > 0 else {
             (ticks, gaps) = (TickColumnReader(first: 0), .list(cursor: reader, remaining: 0, upcoming: 0))
             return
@@ -63,14 +67,8 @@ public struct HeartbeatSeriesReader: Sendable {
 
     /// The next beat; nil after the last, once the bytes are found to end there.
     public mutating func next() throws(SeriesCodingError) -> Heartbeat? {
-        guard index < count else {
-            if index == count {
-                try reader.expectEnd(declaredCount: count)
-                index += 1
-            }
-            return nil
-        }
-        defer { index += 1 }
+        guard try progress.hasPoint(in: &reader) else { return nil }
+        defer { progress.handedOut += 1 }
         let precededByGap: Bool
         switch gaps {
         case .flagEachBeat(let first):
@@ -89,9 +87,6 @@ public struct HeartbeatSeriesReader: Sendable {
     /// All beats of `chunk`.
     public static func decode(_ chunk: some Collection<UInt8>) throws(SeriesCodingError) -> [Heartbeat] {
         var reader = try HeartbeatSeriesReader(chunk)
-        var beats: [Heartbeat] = []
-        beats.reserveCapacity(reader.count)
-        while let beat = try reader.next() { beats.append(beat) }
-        return beats
+        return try SeriesFormat.collect(count: reader.count) { () throws(SeriesCodingError) in try reader.next() }
     }
 }

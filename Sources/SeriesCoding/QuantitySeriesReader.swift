@@ -4,9 +4,11 @@
 /// returns nil. After a throw the reader must not be used again.
 public struct QuantitySeriesReader: Sendable {
     /// The points the chunk declares.
-    public let count: Int
+    public var count: Int { progress.count }
     /// The points handed out so far.
-    public private(set) var index = 0
+    public var index: Int { progress.handedOut }
+
+    private var progress: ChunkProgress
 
     private var reader: BitReader
     private var ticks: TickColumnReader
@@ -26,7 +28,9 @@ public struct QuantitySeriesReader: Sendable {
     }
 
     private init(bytes: [UInt8]) throws(SeriesCodingError) {
+        let count: Int
         (reader, count) = try SeriesFormat.readPrologue(bytes, kind: .quantity)
+        progress = ChunkProgress(count: count)
         guard count > 0 else {
             (ticks, values, firstValue) = (TickColumnReader(first: 0), .firstOnly, 0)
             return
@@ -51,14 +55,8 @@ public struct QuantitySeriesReader: Sendable {
 
     /// The next point; nil after the last, once the bytes are found to end there.
     public mutating func next() throws(SeriesCodingError) -> QuantitySeriesPoint? {
-        guard index < count else {
-            if index == count {
-                try reader.expectEnd(declaredCount: count)
-                index += 1
-            }
-            return nil
-        }
-        defer { index += 1 }
+        guard try progress.hasPoint(in: &reader) else { return nil }
+        defer { progress.handedOut += 1 }
         guard index > 0 else { return QuantitySeriesPoint(time: ticks.last, value: firstValue) }
         let time = try ticks.next(from: &reader)
         switch values {
@@ -78,10 +76,7 @@ public struct QuantitySeriesReader: Sendable {
     /// All points of `chunk`.
     public static func decode(_ chunk: some Collection<UInt8>) throws(SeriesCodingError) -> [QuantitySeriesPoint] {
         var reader = try QuantitySeriesReader(chunk)
-        var points: [QuantitySeriesPoint] = []
-        points.reserveCapacity(reader.count)
-        while let point = try reader.next() { points.append(point) }
-        return points
+        return try SeriesFormat.collect(count: reader.count) { () throws(SeriesCodingError) in try reader.next() }
     }
 
     /// Appends the times and values of `chunk` to the arrays given: with arrays kept from one
@@ -118,7 +113,7 @@ public struct QuantitySeriesReader: Sendable {
             times.append(try ticks.next(from: &bits))
             values.append(try valueColumn.next(from: &bits, index: point))
         }
-        (reader, self.ticks, index, self.values) = (bits, ticks, count - 1, valueColumn.wrapped)
+        (reader, self.ticks, progress.handedOut, self.values) = (bits, ticks, count - 1, valueColumn.wrapped)
     }
 }
 

@@ -109,4 +109,35 @@ public enum SeriesFormat {
         guard count <= reader.remainingBits + 1 else { throw .truncated(atBit: 8 * bytes.count) }
         return (reader, count)
     }
+
+    /// Every point a reader's `next` hands out, in an array reserved for the `count` it
+    /// declares.
+    static func collect<Point>(count: Int, _ next: () throws(SeriesCodingError) -> Point?) throws(SeriesCodingError) -> [Point] {
+        var points: [Point] = []
+        points.reserveCapacity(count)
+        while let point = try next() { points.append(point) }
+        return points
+    }
+}
+
+/// How far a reader is through its chunk. Past the last point it checks, once, that nothing
+/// but the zero padding of the last byte is left.
+struct ChunkProgress: Sendable {
+    /// The points the chunk declares.
+    let count: Int
+    /// The points handed out so far.
+    var handedOut = 0
+    private var endChecked = false
+
+    init(count: Int) { self.count = count }
+
+    /// Whether a point is left to read.
+    mutating func hasPoint(in reader: inout BitReader) throws(SeriesCodingError) -> Bool {
+        guard handedOut == count else { return true }
+        if !endChecked {
+            try reader.expectEnd(declaredCount: count)
+            endChecked = true
+        }
+        return false
+    }
 }

@@ -31,6 +31,7 @@ struct QuantitySeriesTests {
             #expect(sameBits(stepped, points), "\(shape)")
             #expect(try reader.next() == nil)
             #expect(reader.count == points.count)
+            #expect(reader.index == points.count)
         }
     }
 

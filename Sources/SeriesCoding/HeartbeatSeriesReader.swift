@@ -39,20 +39,20 @@ public struct HeartbeatSeriesReader: Sendable {
             gaps = .flagEachBeat(first: try reader.readBit())
         } else {
             let gapCount = try reader.readVarint()
-            let cursor = reader
-            // Walk the list once to check it and to reach the offsets; it is read again lazily.
+            // Walk the list once to check it and to reach the offsets; `cursor` reads it again
+            // as the beats come.
+            var cursor = reader
             var last = -1
             for _ in 0..<gapCount {
                 last = try Self.nextGap(after: last, from: &reader, count: count)
             }
-            var upcoming = count
-            var remaining = Int(gapCount)
-            var lazyCursor = cursor
+            // Each gap took a byte at least: the count fits in an Int.
+            var (upcoming, remaining) = (count, Int(gapCount))
             if remaining > 0 {
-                upcoming = try Self.nextGap(after: -1, from: &lazyCursor, count: count)
+                upcoming = try Self.nextGap(after: -1, from: &cursor, count: count)
                 remaining -= 1
             }
-            gaps = .list(cursor: lazyCursor, remaining: remaining, upcoming: upcoming)
+            gaps = .list(cursor: cursor, remaining: remaining, upcoming: upcoming)
         }
         let first = try reader.readSignedVarint()
         ticks = count > 1 ? try TickColumnReader(first: first, readingCodeFrom: &reader) : TickColumnReader(first: first)

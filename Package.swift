@@ -26,6 +26,9 @@ let package = Package(
         .target(name: "ANTDecoding"),
         // Pure: FIT activity files (header, CRCs, definitions, records, hrv, device_info).
         .target(name: "FITDecoding"),
+        // Pure: series chunks: many (time, value) points or heartbeats in one compact blob
+        // (delta-of-delta or reference-delta ticks, scaled-integer or XOR values, codes fitted per chunk).
+        .target(name: "SeriesCoding"),
         // Pure: JSON values written with their keys in order, one per line.
         .target(name: "JSONLines"),
         // Pure: the hrmd-trace format (JSON Lines of raw frames), both ways.
@@ -149,7 +152,7 @@ let package = Package(
             name: "hrmbench",
             dependencies: [
                 "SensorDecoding", "SensorBackends", "HealthStore", "HealthUnits", "Timestamps", "TraceFormat", "TestSupport", "ANTDecoding",
-                "SDBus", "HealthWire", "BluetoothWire",
+                "SDBus", "HealthWire", "BluetoothWire", "SeriesCoding",
             ]
         ),
         // Prints what udev discovery sees; the umockdev tests drive it.
@@ -189,6 +192,7 @@ let package = Package(
         ),
         .testTarget(name: "FITDecodingTests", dependencies: ["FITDecoding", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "JSONLinesTests", dependencies: ["JSONLines"]),
+        .testTarget(name: "SeriesCodingTests", dependencies: ["SeriesCoding", "TestSupport"]),
         .testTarget(
             name: "DeviceDiscoveryTests",
             dependencies: ["DeviceDiscovery", "SensorBackends", "SensorDecoding", .product(name: "Logging", package: "swift-log")]

@@ -8,6 +8,7 @@ let arguments = Set(CommandLine.arguments.dropFirst())
 func wants(_ name: String) -> Bool { arguments.isEmpty || arguments.contains(name) }
 
 if wants("decode") { try await DecodeBenchmark(scratch: scratch).run() }
+if wants("series") { try SeriesBenchmark().run() }
 var bulkSaveSeconds: Double?
 if wants("store") { bulkSaveSeconds = try await StoreBenchmark(scratch: scratch).run() }
 if wants("replay") { try await ReplayBenchmark(scratch: scratch, bulkSaveSeconds: bulkSaveSeconds).run() }

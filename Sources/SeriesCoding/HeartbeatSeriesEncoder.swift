@@ -1,0 +1,88 @@
+/// One beat of a heartbeat series, HealthKit's way (`HKHeartbeatSeriesBuilder`): its time as
+/// an offset from the start of the series in the caller's ticks (1/1024 s for the RR intervals
+/// of GATT and ANT+ straps, whose sums are then exact), and whether it is preceded by a gap
+/// (beats were missed between the previous one and this one).
+public struct Heartbeat: Hashable, Sendable {
+    public var offset: Int64
+    public var precededByGap: Bool
+
+    public init(offset: Int64, precededByGap: Bool = false) {
+        self.offset = offset
+        self.precededByGap = precededByGap
+    }
+}
+
+/// Builds a heartbeat series chunk (`SeriesFormat`, kind `H`) beat by beat: the offsets as a
+/// tick column (delta of delta is the change of RR interval), the gap flags as a sparse list of
+/// beat indices or one bit per beat, whichever is smaller. Like `QuantitySeriesEncoder`, it
+/// keeps its beats and writes the chunk anew on each `encoded()`.
+public struct HeartbeatSeriesEncoder: Sendable {
+    private var offsets: [Int64] = []
+    private var precededByGap: [Bool] = []
+
+    /// An empty series.
+    public init() {}
+
+    /// An encoder holding the beats of `chunk`, to append more.
+    public init(resuming chunk: some Collection<UInt8>) throws(SeriesCodingError) {
+        var reader = try HeartbeatSeriesReader(chunk)
+        reserveCapacity(reader.count)
+        while let beat = try reader.next() { append(beat) }
+    }
+
+    /// The beats appended so far.
+    public var count: Int { offsets.count }
+    public var isEmpty: Bool { offsets.isEmpty }
+
+    /// The offset of the last beat; nil when empty.
+    public var lastOffset: Int64? { offsets.last }
+
+    /// Reserves room for `capacity` beats in all.
+    public mutating func reserveCapacity(_ capacity: Int) {
+        offsets.reserveCapacity(capacity)
+        precededByGap.reserveCapacity(capacity)
+    }
+
+    /// Empties the encoder, keeping its storage for the next chunk.
+    public mutating func removeAll() {
+        offsets.removeAll(keepingCapacity: true)
+        precededByGap.removeAll(keepingCapacity: true)
+    }
+
+    /// Adds a beat after the others (offsets should grow, but any round-trip).
+    public mutating func append(offset: Int64, precededByGap: Bool = false) {
+        offsets.append(offset)
+        self.precededByGap.append(precededByGap)
+    }
+
+    /// Adds a beat after the others.
+    public mutating func append(_ beat: Heartbeat) {
+        append(offset: beat.offset, precededByGap: beat.precededByGap)
+    }
+
+    /// The chunk of all beats appended so far.
+    public func encoded() -> [UInt8] {
+        var writer = SeriesFormat.writer(for: .heartbeat, capacity: 16 + 2 * offsets.count)
+        writer.writeVarint(UInt64(offsets.count))
+        guard !offsets.isEmpty else { return writer.finished() }
+        let ticks = TickColumnPlan(offsets)
+        let gapIndices = precededByGap.indices.filter { precededByGap[$0] }
+        let listDeltas = zip([-1] + gapIndices, gapIndices).map { UInt64($1 - $0 - 1) }
+        let listBits = BitWriter.varintBitCount(UInt64(gapIndices.count)) + listDeltas.reduce(0) { $0 + BitWriter.varintBitCount($1) }
+        let flagEachBeat = offsets.count < listBits
+        writer.write(flagEachBeat)
+        if flagEachBeat {
+            writer.write(precededByGap[0])
+        } else {
+            writer.writeVarint(UInt64(gapIndices.count))
+            for delta in listDeltas { writer.writeVarint(delta) }
+        }
+        ticks.writeFirst(to: &writer)
+        ticks.writeCode(to: &writer)
+        for index in offsets.indices.dropFirst() {
+            if flagEachBeat { writer.write(precededByGap[index]) }
+            ticks.writeResidual(ofPoint: index, to: &writer)
+        }
+        return writer.finished()
+    }
+}

@@ -69,6 +69,7 @@ final class ScriptedAccess: HCIAccess {
         var opened = 0
         var connectFailures: [BluetoothSocketError] = []
         var connects: [Sighting] = []
+        var peers: [Int32] = []
     }
 
     init(_ openings: Opening...) {
@@ -87,16 +88,21 @@ final class ScriptedAccess: HCIAccess {
     }
 
     func connect(from adapter: AdapterInfo, to sighting: Sighting, timeout: Duration) async throws(BluetoothSocketError) -> ATTBearer {
-        let failure = state.withLock { state in
+        let (failure, peer) = state.withLock { state in
             state.connects.append(sighting)
-            return state.connectFailures.isEmpty ? nil : state.connectFailures.removeFirst()
+            if !state.connectFailures.isEmpty { return (Optional(state.connectFailures.removeFirst()), Int32(-1)) }
+            return (nil, state.peers.isEmpty ? -1 : state.peers.removeFirst())
         }
         if let failure { throw failure }
-        return ATTBearer(descriptor: -1, handle: 0x40)
+        return ATTBearer(descriptor: peer, handle: 0x40)
     }
 
     /// The next connects fail with these.
     func failConnects(_ failures: BluetoothSocketError...) { state.withLock { $0.connectFailures += failures } }
+
+    /// The next connects reach these descriptors (a scripted GATT server's client end), in
+    /// order; after them, a bearer without a descriptor (for scripted links).
+    func connect(to descriptors: Int32...) { state.withLock { $0.peers += descriptors } }
 
     var opened: Int { state.withLock { $0.opened } }
     var connects: [Sighting] { state.withLock { $0.connects } }
@@ -139,19 +145,21 @@ final class Delivered: Sendable {
     }
 
     func states(of device: String) -> [SensorState] { statuses.withLock { $0 }.filter { $0.device.rawValue == device }.map(\.state) }
-    func kinds(of device: String) -> [FrameKind] { frames.withLock { $0 }.filter { $0.device.rawValue == device }.map(\.kind) }
+    func kinds(of device: String) -> [FrameKind] { frames(of: device).map(\.kind) }
+    func frames(of device: String) -> [SensorFrame] { frames.withLock { $0 }.filter { $0.device.rawValue == device } }
     var transports: Set<SensorTransport> { Set(statuses.withLock { $0 }.map(\.transport) + frames.withLock { $0 }.map(\.transport)) }
 }
 
 /// Runs an hci backend on scripted parts while `body` runs, then cancels it and checks that it
 /// returned promptly.
 func withBackend(
-    access: ScriptedAccess, links: ScriptedLinks = ScriptedLinks(), settings: HCISensors.Settings, delivered: Delivered,
-    _ body: @Sendable () async throws -> Void
+    access: ScriptedAccess, links: ScriptedLinks = ScriptedLinks(), link: LinkRunner? = nil, settings: HCISensors.Settings,
+    delivered: Delivered, _ body: @Sendable () async throws -> Void
 ) async throws {
     var settings = settings
     settings.backoff = Backoff(initial: .milliseconds(50), maximum: .milliseconds(200), jitter: 0)
-    let backend = HCISensors(settings: settings, logger: Logger(label: "test"), jitter: SystemJitter(), access: access, link: links.runner)
+    let backend = HCISensors(
+        settings: settings, logger: Logger(label: "test"), jitter: SystemJitter(), access: access, link: link ?? links.runner)
     let sink = delivered.sink
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await backend.run(into: sink) }

@@ -73,9 +73,9 @@ public enum HCIAdapters {
         return AdapterInfo(index: index, address: address, isUp: hci_test_bit(Int32(HCI_UP), &info.flags) != 0)
     }
 
-    /// Powers adapter `index` up (HCIDEVUP), as bluetoothd would: without bluetoothd the kernel
-    /// powers a new adapter down again after two seconds. Already up is success; ERFKILL means
-    /// rfkill blocks it; EPERM, that CAP_NET_ADMIN is missing.
+    /// Powers adapter `index` up (HCIDEVUP), as bluetoothd would: without bluetoothd nothing
+    /// else does, and the kernel powers a new adapter down again soon after it appears. Already
+    /// up is success; ERFKILL means rfkill blocks it; EPERM, that CAP_NET_ADMIN is missing.
     public static func bringUp(_ index: UInt16) throws(BluetoothSocketError) {
         try withControlSocket { control throws(BluetoothSocketError) in
             if hrmd_hci_device_up(control, Int32(index)) < 0 && errno != EALREADY { throw .last("ioctl(HCIDEVUP, hci\(index))") }

@@ -149,13 +149,13 @@ let package = Package(
             name: "hrmbench",
             dependencies: [
                 "SensorDecoding", "SensorBackends", "HealthStore", "HealthUnits", "Timestamps", "TraceFormat", "TestSupport", "ANTDecoding",
-                "SDBus", "HealthWire",
+                "SDBus", "HealthWire", "HCIBackend", "BluetoothWire",
             ]
         ),
         // Prints what udev discovery sees; the umockdev tests drive it.
         .executableTarget(name: "hotplug-probe", dependencies: ["DeviceDiscovery"], path: "Tests/HotplugProbe"),
         // Child processes and temporary directories for end-to-end tests and benchmarks.
-        .target(name: "TestSupport", dependencies: ["FITDecoding", "ANTDecoding"], path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["FITDecoding", "ANTDecoding", "BluetoothWire"], path: "Tests/Support"),
 
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
         .testTarget(name: "HealthUnitsTests", dependencies: ["HealthUnits"]),

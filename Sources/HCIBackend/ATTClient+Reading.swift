@@ -26,7 +26,9 @@ extension ATTClient {
     }
 
     private func readUntilTheEnd() {
+        defer { feed.finish() }
         var buffer = [UInt8](repeating: 0, count: maximumPDU)
+        var batch: [ATTNotification] = []
         while let timeout = nextWait() {
             let readiness: WakeUpPipe.Readiness
             do {
@@ -37,10 +39,11 @@ extension ATTClient {
             }
             switch readiness {
             case .wokenUp: return
-            case .readable: readPending(into: &buffer, hungUp: false)
-            case .hungUp: readPending(into: &buffer, hungUp: true)
+            case .readable: readPending(into: &buffer, notifications: &batch, hungUp: false)
+            case .hungUp: readPending(into: &buffer, notifications: &batch, hungUp: true)
             case .timedOut: break
             }
+            pass(&batch)
             endIfOverdue()
         }
     }
@@ -63,13 +66,15 @@ extension ATTClient {
         if let overdue { end(.timeout(request: overdue)) }
     }
 
-    /// Reads the datagrams waiting (a bounded number); end of file or a reset ends the bearer.
-    private func readPending(into buffer: inout [UInt8], hungUp: Bool) {
+    /// Reads the datagrams waiting (a bounded number), collecting their notifications; end of
+    /// file or a reset ends the bearer.
+    private func readPending(into buffer: inout [UInt8], notifications: inout [ATTNotification], hungUp: Bool) {
         for _ in 0..<Self.readsPerWakeUp {
             let length = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_TRUNC)) }
             let failure = errno
             if length > 0 {
-                guard receive(buffer[..<min(length, buffer.count)], length: length, at: .now()) else { return }
+                let datagram = buffer[..<min(length, buffer.count)]
+                guard receive(datagram, length: length, at: .now(), notifications: &notifications) else { return }
                 continue
             }
             if length < 0, failure == EINTR { continue }
@@ -88,7 +93,9 @@ extension ATTClient {
 
     /// Hands on one datagram of `length` bytes (only the first `bytes.count` were kept when it
     /// is longer than the buffer); false once the bearer has ended.
-    private func receive(_ bytes: ArraySlice<UInt8>, length: Int, at time: Timestamp) -> Bool {
+    private func receive(
+        _ bytes: ArraySlice<UInt8>, length: Int, at time: Timestamp, notifications: inout [ATTNotification]
+    ) -> Bool {
         let mtu = state.withLock { $0.mtu }
         guard length <= mtu else {
             refuse(opcode: bytes.first, .malformed(what: "ATT PDU", reason: "\(length) bytes, above the ATT_MTU of \(mtu)"))
@@ -103,10 +110,10 @@ extension ATTClient {
         }
         switch pdu {
         case .handleValueNotification(let handle, let value):
-            deliver(ATTNotification(handle: handle, value: value, time: time))
+            notifications.append(ATTNotification(handle: handle, value: value, time: time))
         case .handleValueIndication(let handle, let value):
             if let failure = send(ATTPDU.handleValueConfirmation.encoded) { end(.io(failure)) }
-            deliver(ATTNotification(handle: handle, value: value, time: time))
+            notifications.append(ATTNotification(handle: handle, value: value, time: time))
         case _ where pdu.answeredRequest != nil:
             settle(with: pdu)
         case _ where pdu.isRequest:
@@ -118,10 +125,13 @@ extension ATTClient {
         return state.withLock { $0.end == nil }
     }
 
-    private func deliver(_ notification: ATTNotification) {
-        if case .dropped = feed.yield(notification) {
-            discard("a notification of handle \(ATTOpcodeName.hex(notification.handle)): \(Self.notificationBuffer) wait already")
+    /// Passes on the notifications read in one wake-up, as one batch.
+    private func pass(_ batch: inout [ATTNotification]) {
+        guard !batch.isEmpty else { return }
+        if case .dropped(let dropped) = feed.yield(batch) {
+            discard("\(dropped.count) notifications: \(Self.notificationBuffer) batches wait already", count: dropped.count)
         }
+        batch.removeAll(keepingCapacity: true)
     }
 
     /// Answers the outstanding request with `response`: its value, its Error Response, or the
@@ -161,8 +171,8 @@ extension ATTClient {
         transaction.continuation.resume(returning: .failure(.malformed(error)))
     }
 
-    private func discard(_ what: String) {
-        state.withLock { $0.discarded += 1 }
+    private func discard(_ what: String, count: Int = 1) {
+        state.withLock { $0.discarded += count }
         logger.debug("ATT: discarded \(what)")
     }
 }

@@ -19,8 +19,9 @@ import WakeablePoll
 public final class ATTClient: Sendable {
     /// The ATT_MTU of every LE bearer until an MTU exchange (Core spec Vol 3 Part G 5.2.1).
     public static let defaultMTU = 23
-    /// Notifications held for a consumer that has not taken them yet (a strap sends a few a
-    /// second; discovery takes about one). Beyond this they are dropped and counted.
+    /// Batches of notifications held for a consumer that has not taken them yet: one batch per
+    /// wake-up of the reading thread, which at a strap's pace (a few a second; discovery takes
+    /// about one) is one notification. Beyond this they are dropped and counted.
     public static let notificationBuffer = 1024
 
     let descriptor: Int32
@@ -29,8 +30,8 @@ public final class ATTClient: Sendable {
     let logger: Logger
     let wakeUp: WakeUpPipe
     let state = Mutex(BearerState())
-    let feed: AsyncStream<ATTNotification>.Continuation
-    private let stream: AsyncStream<ATTNotification>
+    let feed: AsyncStream<[ATTNotification]>.Continuation
+    private let batches: AsyncStream<[ATTNotification]>
 
     /// Starts reading `descriptor`, which this client owns from now on (also when this throws).
     /// `maximumPDU` bounds the ATT_MTU an exchange can settle on (517: a 512-byte value with its
@@ -49,7 +50,7 @@ public final class ATTClient: Sendable {
         self.transactionTimeout = transactionTimeout
         self.maximumPDU = max(maximumPDU, Self.defaultMTU)
         self.logger = logger
-        (stream, feed) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(Self.notificationBuffer))
+        (batches, feed) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(Self.notificationBuffer))
         try startReading()
     }
 
@@ -58,7 +59,7 @@ public final class ATTClient: Sendable {
     }
 
     /// Handle Value Notifications and Indications in arrival order; finishes when the bearer ends.
-    public var notifications: AsyncStream<ATTNotification> { stream }
+    public var notifications: ATTNotifications { ATTNotifications(batches: batches) }
 
     /// The ATT_MTU now: 23 until an MTU exchange through ``request(_:)`` settles on more.
     public var mtu: Int { state.withLock { $0.mtu } }
@@ -105,11 +106,12 @@ public final class ATTClient: Sendable {
     }
 
     /// Ends the bearer: shuts the socket down, fails the outstanding request and every later one
-    /// with ``ATTClientError/closed``, finishes ``notifications`` and stops the reading thread.
+    /// with ``ATTClientError/closed``, and stops the reading thread, which finishes ``notifications``.
     /// Safe to call any number of times, from any thread.
     public func close() { end(.closed) }
 
-    /// Ends the bearer once, for `reason` (the first reason wins). The descriptor itself is
+    /// Ends the bearer once, for `reason` (the first reason wins). The reading thread, woken,
+    /// passes on what it read before and finishes the notifications. The descriptor itself is
     /// closed when the last reference goes, so no send can ever reach a reused descriptor number.
     func end(_ reason: ATTClientError) {
         let (first, transaction) = state.withLock { state -> (Bool, Transaction?) in
@@ -121,7 +123,6 @@ public final class ATTClient: Sendable {
         guard first else { return }
         shutdown(descriptor, Int32(SHUT_RDWR))
         transaction?.continuation.resume(returning: .failure(reason))
-        feed.finish()
         wakeUp.signal()
     }
 

@@ -5,7 +5,7 @@ import WakeablePoll
 
 /// The client's reading thread: it waits for PDUs, at most until the outstanding request's
 /// deadline, and hands each one on: responses to the waiting request, notifications and
-/// indications to the stream, the peer's own requests to a Request Not Supported answer.
+/// indications to the stream; the peer's own requests get an MTU exchange or Request Not Supported.
 extension ATTClient {
     /// Datagrams read per wake-up before the deadline and the wake-up pipe are looked at again.
     private static let readsPerWakeUp = 64
@@ -112,17 +112,24 @@ extension ATTClient {
         case .handleValueNotification(let handle, let value):
             notifications.append(ATTNotification(handle: handle, value: value, time: time))
         case .handleValueIndication(let handle, let value):
-            if let failure = send(ATTPDU.handleValueConfirmation.encoded) { end(.io(failure)) }
+            answer(.handleValueConfirmation)
             notifications.append(ATTNotification(handle: handle, value: value, time: time))
+        case .exchangeMTURequest(let peerMTU):
+            state.withLock { $0.mtu = min(max(Int(peerMTU), Self.defaultMTU), maximumPDU) }
+            answer(.exchangeMTUResponse(mtu: UInt16(maximumPDU)))
         case _ where pdu.answeredRequest != nil:
             settle(with: pdu)
         case _ where pdu.isRequest:
-            let answer = ATTPDU.errorResponse(request: pdu.opcode, handle: 0, error: .requestNotSupported)
-            if let failure = send(answer.encoded) { end(.io(failure)) }
+            answer(.errorResponse(request: pdu.opcode, handle: 0, error: .requestNotSupported))
         default:
             discard("a \(ATTOpcodeName.of(pdu.opcode)), which a client does not take")
         }
         return state.withLock { $0.end == nil }
+    }
+
+    /// Answers a request of the peer's (which may be a GATT client too).
+    private func answer(_ response: ATTPDU) {
+        if let failure = send(response.encoded) { end(.io(failure)) }
     }
 
     /// Passes on the notifications read in one wake-up, as one batch.

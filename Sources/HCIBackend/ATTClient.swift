@@ -14,8 +14,9 @@ import WakeablePoll
 /// A request not answered within the transaction timeout ends the bearer, as the ATT spec
 /// requires (Core spec Vol 3 Part F 3.3.3); so does the peer closing, a failed send or receive,
 /// and ``close()``: the socket is then shut down both ways, the outstanding request fails, and
-/// the notifications finish. Requests the peer sends (it may be a GATT client too) are answered
-/// with Request Not Supported: hrmd serves no attributes.
+/// the notifications finish. Of the requests the peer sends (it may be a GATT client too), an
+/// MTU exchange is answered (`maximumPDU`) and the rest get Request Not Supported: hrmd serves no
+/// attributes.
 public final class ATTClient: Sendable {
     /// The ATT_MTU of every LE bearer until an MTU exchange (Core spec Vol 3 Part G 5.2.1).
     public static let defaultMTU = 23
@@ -34,8 +35,8 @@ public final class ATTClient: Sendable {
     private let batches: AsyncStream<[ATTNotification]>
 
     /// Starts reading `descriptor`, which this client owns from now on (also when this throws).
-    /// `maximumPDU` bounds the ATT_MTU an exchange can settle on (517: a 512-byte value with its
-    /// Read Blob header, the most ATT ever needs).
+    /// `maximumPDU` bounds the ATT_MTU an exchange can settle on, and so every PDU read (517: the
+    /// longest attribute value, 512 bytes, behind the longest header, a Prepare Write's 5).
     public init(
         descriptor: Int32, transactionTimeout: Duration = .seconds(30), maximumPDU: Int = 517,
         logger: Logger = Logger(label: "hrmd.att")
@@ -48,7 +49,7 @@ public final class ATTClient: Sendable {
         }
         self.descriptor = descriptor
         self.transactionTimeout = transactionTimeout
-        self.maximumPDU = max(maximumPDU, Self.defaultMTU)
+        self.maximumPDU = min(max(maximumPDU, Self.defaultMTU), Int(UInt16.max))
         self.logger = logger
         (batches, feed) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(Self.notificationBuffer))
         try startReading()
@@ -59,6 +60,7 @@ public final class ATTClient: Sendable {
     }
 
     /// Handle Value Notifications and Indications in arrival order; finishes when the bearer ends.
+    /// One consumer: iterate it from one task.
     public var notifications: ATTNotifications { ATTNotifications(batches: batches) }
 
     /// The ATT_MTU now: 23 until an MTU exchange through ``request(_:)`` settles on more.

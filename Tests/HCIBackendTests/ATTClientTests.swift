@@ -163,6 +163,14 @@ import Testing
         }
     }
 
+    @Test func thePeersMTUExchangeIsAnswered() async throws {
+        let (server, client) = try connect(maximumPDU: 300)
+        defer { client.close() }
+        server.send(.exchangeMTURequest(mtu: 100))
+        try await eventually { server.received.contains(.exchangeMTUResponse(mtu: 300)) }
+        #expect(client.mtu == 100)
+    }
+
     @Test func onlyRequestsCanBeSent() async throws {
         let (server, client) = try connect()
         defer { client.close() }

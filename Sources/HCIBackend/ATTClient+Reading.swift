@@ -115,7 +115,7 @@ extension ATTClient {
             answer(.handleValueConfirmation)
             notifications.append(ATTNotification(handle: handle, value: value, time: time))
         case .exchangeMTURequest(let peerMTU):
-            state.withLock { $0.mtu = min(max(Int(peerMTU), Self.defaultMTU), maximumPDU) }
+            state.withLock { $0.mtu = settledMTU(peerMTU) }
             answer(.exchangeMTUResponse(mtu: UInt16(maximumPDU)))
         case _ where pdu.answeredRequest != nil:
             settle(with: pdu)
@@ -125,6 +125,12 @@ extension ATTClient {
             discard("a \(ATTOpcodeName.of(pdu.opcode)), which a client does not take")
         }
         return state.withLock { $0.end == nil }
+    }
+
+    /// The ATT_MTU an exchange settles on when the smaller of the two sides' is `mtu`: never
+    /// below 23, never above what this client reads.
+    private func settledMTU(_ mtu: UInt16) -> Int {
+        min(max(Int(mtu), Self.defaultMTU), maximumPDU)
     }
 
     /// Answers a request of the peer's (which may be a GATT client too).
@@ -152,14 +158,15 @@ extension ATTClient {
             case (_, .errorResponse(let request, let handle, let error)):
                 return (transaction, .failure(.errorResponse(request: request, handle: handle, error: error)))
             case (.exchangeMTURequest(let asked), .exchangeMTUResponse(let offered)):
-                state.mtu = min(max(Int(min(asked, offered)), Self.defaultMTU), maximumPDU)
+                state.mtu = settledMTU(min(asked, offered))
             default:
                 break
             }
             return (transaction, .success(response))
         }
         guard let (transaction, result) = settled else {
-            return discard("a \(ATTOpcodeName.of(response.opcode)) with no request outstanding")
+            discard("a \(ATTOpcodeName.of(response.opcode)) with no request outstanding")
+            return
         }
         transaction.continuation.resume(returning: result)
     }
@@ -174,8 +181,11 @@ extension ATTClient {
             state.outstanding = nil
             return transaction
         }
-        guard let transaction else { return discard(error.description) }
-        transaction.continuation.resume(returning: .failure(.malformed(error)))
+        if let transaction {
+            transaction.continuation.resume(returning: .failure(.malformed(error)))
+        } else {
+            discard(error.description)
+        }
     }
 
     private func discard(_ what: String, count: Int = 1) {

@@ -89,7 +89,8 @@ import Testing
     }
 
     @Test func aPeerThatClosesFailsTheRequestAndEndsTheNotifications() async throws {
-        let hangUp = ScriptedGATTServer.Cue(ATTPDU.Opcode.readRequest, [.send(ATTPDU.handleValueNotification(handle: 0x10, value: [0, 60]).encoded), .hangUp])
+        let lastNotification = ATTPDU.handleValueNotification(handle: 0x10, value: [0, 60]).encoded
+        let hangUp = ScriptedGATTServer.Cue(ATTPDU.Opcode.readRequest, [.send(lastNotification), .hangUp])
         let (_, client) = try connect(cues: [hangUp], timeout: .seconds(10))
         await #expect(throws: ATTClientError.closed) { try await client.request(.readRequest(handle: location)) }
         #expect(client.endReason == .closed)
@@ -175,7 +176,8 @@ import Testing
         let (server, client) = try connect()
         defer { client.close() }
         await #expect(throws: ATTClientError.self) { try await client.request(.writeCommand(handle: location, value: [1])) }
-        await #expect(throws: ATTClientError.self) { try await client.request(.writeRequest(handle: location, value: [UInt8](repeating: 0, count: 30))) }
+        let tooLong = [UInt8](repeating: 0, count: 30)
+        await #expect(throws: ATTClientError.self) { try await client.request(.writeRequest(handle: location, value: tooLong)) }
         #expect(server.received.isEmpty)
     }
 }

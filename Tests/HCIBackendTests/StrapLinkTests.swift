@@ -32,6 +32,13 @@ import Testing
         // one], [180a, 180f], then Attribute Not Found.
         let serviceRequests = run.server.received.filter { $0.opcode == ATTPDU.Opcode.readByGroupTypeRequest }
         #expect(serviceRequests.count == 4)
+        // The five 0x180A declarations come in one response; the next request finds nothing.
+        let deviceInformation = try #require(table.attributes.first { $0.type == .primaryService && $0.value == [0x0A, 0x18] }).handle
+        let characteristicRequests = run.server.received.filter { request in
+            guard case .readByTypeRequest(let start, _, _) = request else { return false }
+            return start >= deviceInformation && start <= deviceInformation + 10
+        }
+        #expect(characteristicRequests.count == 2)
     }
 
     @Test func atTheDefaultMTUResponsesSplitAndLongValuesAreReadWhole() async throws {
@@ -46,7 +53,8 @@ import Testing
         // from the service start, after the third declaration's value, then Attribute Not Found.
         let deviceInformation = try #require(table.attributes.first { $0.type == .primaryService && $0.value == [0x0A, 0x18] }).handle
         let starts = received.compactMap { request -> UInt16? in
-            guard case .readByTypeRequest(let start, _, _) = request, start >= deviceInformation, start <= deviceInformation + 10 else { return nil }
+            guard case .readByTypeRequest(let start, _, _) = request, (deviceInformation...deviceInformation + 10).contains(start)
+            else { return nil }
             return start
         }
         #expect(starts == [deviceInformation, deviceInformation + 6, deviceInformation + 10])

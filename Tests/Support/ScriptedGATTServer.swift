@@ -85,7 +85,8 @@ public final class ScriptedGATTServer: Sendable {
     /// Sends `bytes` as one datagram, blocking while the client's socket is full.
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {
-        state.withLock { $0.open } && bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+        guard state.withLock({ $0.open }) else { return false }
+        return bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
     }
 
     /// Whether a PDU from the client is waiting to be read.

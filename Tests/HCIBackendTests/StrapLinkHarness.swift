@@ -36,14 +36,14 @@ final class LinkRun: Sendable {
 
     /// Runs a link over a server with `table`; `timeout` is the client's transaction timeout.
     init(
-        table: GATTTable, mtu: UInt16? = 247, cues: [ScriptedGATTServer.Cue] = [], timeout: Duration = .milliseconds(500),
+        table: GATTTable, mtu: UInt16? = 247, cues: [ScriptedGATTServer.Cue] = [], timeout: Duration = .seconds(5),
         whileStreaming: (@Sendable () -> Void)? = nil
     ) async throws {
-        server = try ScriptedGATTServer(table: table, mtu: mtu, cues: cues, lifetime: .seconds(5))
+        server = try ScriptedGATTServer(table: table, mtu: mtu, cues: cues, lifetime: .seconds(30))
         let client = try ATTClient(descriptor: server.clientDescriptor, transactionTimeout: timeout)
         let link = StrapLink(client: client, device: Self.device, sink: frames.sink)
         let frames = frames
-        end = await within(.seconds(8)) {
+        end = await within(.seconds(40)) {
             await link.run {
                 frames.streaming()
                 whileStreaming?()

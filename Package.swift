@@ -152,7 +152,7 @@ let package = Package(
             name: "hrmbench",
             dependencies: [
                 "SensorDecoding", "SensorBackends", "HealthStore", "HealthUnits", "Timestamps", "TraceFormat", "TestSupport", "ANTDecoding",
-                "SDBus", "HealthWire", "BluetoothWire", "SeriesCoding",
+                "SDBus", "HealthWire", "HCIBackend", "BluetoothWire", "SeriesCoding",
             ]
         ),
         // Prints what udev discovery sees; the umockdev tests drive it.

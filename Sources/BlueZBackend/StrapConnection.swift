@@ -24,7 +24,7 @@ struct StrapConnection: Sendable {
     var id: SensorID { SensorID(address) }
 
     /// The Device Information characteristics read after connecting.
-    static let deviceInformation: [UInt16] = [0x2A29, 0x2A24, 0x2A27, 0x2A26, 0x2A28]
+    static let deviceInformation = DeviceInformationField.deviceInformationService.map(\.characteristic.rawValue)
 
     enum Outcome: Error, Equatable {
         case cancelled

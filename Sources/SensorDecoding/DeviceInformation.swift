@@ -9,6 +9,12 @@ public enum DeviceInformationField: Sendable, Hashable, CaseIterable {
         self = field
     }
 
+    /// The fields of the Device Information service (0x180A), in the order a strap's are read
+    /// after connecting.
+    public static let deviceInformationService: [DeviceInformationField] = [
+        .manufacturerName, .modelNumber, .hardwareRevision, .firmwareRevision, .softwareRevision,
+    ]
+
     public var characteristic: CharacteristicID {
         switch self {
         case .deviceName: CharacteristicID(rawValue: 0x2A00)

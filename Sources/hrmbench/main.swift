@@ -15,6 +15,7 @@ if wants("replay") { try await ReplayBenchmark(scratch: scratch, bulkSaveSeconds
 if wants("daemon") { try await DaemonBenchmark(scratch: scratch).run() }
 if wants("ant") { try await ANTBenchmark(scratch: scratch).run() }
 if wants("ble") { try await BLEBenchmark(scratch: scratch).run() }
+if wants("att") { try await ATTBenchmark(scratch: scratch).run() }
 var yearStore: String?
 if wants("year") { yearStore = try await YearBenchmark(scratch: scratch).run() }
 if wants("service") { try await ServiceBenchmark(scratch: scratch, yearStore: yearStore).run() }

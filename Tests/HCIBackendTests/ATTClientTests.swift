@@ -194,13 +194,16 @@ func failure<T>(_ body: () async throws(ATTClientError) -> T) async -> ATTClient
 }
 
 /// Waits until `condition` holds, at most `limit`; records an issue when it never does.
-func eventually(limit: Duration = .seconds(30), _ condition: () -> Bool) async throws {
+func eventually(
+    _ what: String = "the condition", limit: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () -> Bool
+) async throws {
     let deadline = ContinuousClock.now.advanced(by: limit)
     while ContinuousClock.now < deadline {
         if condition() { return }
         try await Task.sleep(for: .milliseconds(10))
     }
-    Issue.record("the condition did not hold within \(limit)")
+    Issue.record("\(what) did not hold within \(limit)", sourceLocation: sourceLocation)
 }
 
 /// The value of `body`, or nil (and an issue) when it takes longer than `limit`: a client that

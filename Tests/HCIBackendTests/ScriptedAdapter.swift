@@ -171,13 +171,3 @@ func withBackend(
         #expect(ContinuousClock.now - stopped < .seconds(3), "the backend stops promptly when cancelled")
     }
 }
-
-/// Waits until `condition` holds, at most `limit`; records an issue when it never does.
-func eventually(_ what: String, limit: Duration = .seconds(10), _ condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now.advanced(by: limit)
-    while ContinuousClock.now < deadline {
-        if condition() { return }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    Issue.record("timed out waiting: \(what)")
-}

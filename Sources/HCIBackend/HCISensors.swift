@@ -22,12 +22,13 @@ public struct HCISensors: SensorBackend {
         /// How long one connection attempt may take.
         public var connectTimeout: Duration
         public var backoff: Backoff
-        /// Spots a strap whose links keep ending at the same age.
+        /// Spots a strap whose links keep ending at the same age (its remedy is the kernel's).
         public var linkAgeDiagnosis: LinkAgeDiagnosis
 
         public init(
             adapter: AdapterChoice = .first, addresses: [BluetoothAddress] = [], anyStrap: Bool = false,
-            connectTimeout: Duration = .seconds(20), backoff: Backoff = Backoff(), linkAgeDiagnosis: LinkAgeDiagnosis = LinkAgeDiagnosis()
+            connectTimeout: Duration = .seconds(20), backoff: Backoff = Backoff(),
+            linkAgeDiagnosis: LinkAgeDiagnosis = LinkAgeDiagnosis(host: .kernel)
         ) {
             self.adapter = adapter
             self.addresses = addresses

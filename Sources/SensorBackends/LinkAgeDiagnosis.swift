@@ -9,6 +9,14 @@
 /// stopping, the strap was removed from the configuration) are not the strap's doing and
 /// must not be noted. Pure: ages come in, text comes out.
 public struct LinkAgeDiagnosis: Sendable, Hashable {
+    /// What manages the links, which decides where the remedy is applied.
+    public enum Host: Sendable, Hashable {
+        /// bluetoothd (the `ble` backend): its main.conf sets the kernel's limits.
+        case bluetoothd
+        /// The kernel alone (the `hci` backend): the adapter's limits are set in debugfs.
+        case kernel
+    }
+
     /// How many links in a row must end at a similar age (at least 2).
     public let minimumLinks: Int
     /// Links shorter than this are not noted at all: they are connects that failed at once,
@@ -17,6 +25,8 @@ public struct LinkAgeDiagnosis: Sendable, Hashable {
     /// Ages are similar when each lies within this of their median, or within 10 % of the
     /// median when that is more.
     public let tolerance: Duration
+    /// Where the remedy the text names is applied.
+    public let host: Host
 
     /// The diagnosis while it holds (the last `minimumLinks` links ended at a similar age),
     /// nil otherwise: the note for the strap's `hrmctl devices` row.
@@ -31,7 +41,8 @@ public struct LinkAgeDiagnosis: Sendable, Hashable {
     /// its parameters some seconds to half a minute into the link and gives up when refused.
     static let rejectedUpdateAges: ClosedRange<Double> = 20...40
 
-    public init(minimumLinks: Int = 3, shortestLink: Duration = .seconds(5), tolerance: Duration = .seconds(3)) {
+    public init(minimumLinks: Int = 3, shortestLink: Duration = .seconds(5), tolerance: Duration = .seconds(3), host: Host = .bluetoothd) {
+        self.host = host
         self.minimumLinks = max(minimumLinks, 2)
         self.shortestLink = shortestLink
         self.tolerance = tolerance
@@ -51,7 +62,7 @@ public struct LinkAgeDiagnosis: Sendable, Hashable {
             return nil
         }
         guard current == nil else { return nil }
-        current = Self.text(age: median, links: minimumLinks)
+        current = Self.text(age: median, links: minimumLinks, host: host)
         return current
     }
 
@@ -65,16 +76,27 @@ public struct LinkAgeDiagnosis: Sendable, Hashable {
     }
 
     /// One line: the age and count, the likely cause, the remedy.
-    static func text(age: Double, links: Int) -> String {
+    static func text(age: Double, links: Int, host: Host = .bluetoothd) -> String {
         let pattern = "the last \(links) links each ended about \(format(age)) after streaming began"
-        let settings = "[LE] MinConnectionInterval/MaxConnectionInterval in /etc/bluetooth/main.conf"
-        let example = "e.g. MinConnectionInterval=6, MaxConnectionInterval=400, ConnectionSupervisionTimeout=600"
+        let (settings, example, apply) = switch host {
+        case .bluetoothd:
+            (
+                "[LE] MinConnectionInterval/MaxConnectionInterval in /etc/bluetooth/main.conf",
+                "e.g. MinConnectionInterval=6, MaxConnectionInterval=400, ConnectionSupervisionTimeout=600", "restart bluetooth"
+            )
+        case .kernel:
+            (
+                "the adapter's LE connection-interval limits, which the kernel checks the strap's update against"
+                    + " (/sys/kernel/debug/bluetooth/hciN/conn_min_interval and conn_max_interval, as root)",
+                "e.g. 6 and 400, in units of 1.25 ms", "reconnect the strap"
+            )
+        }
         if rejectedUpdateAges.contains(age) {
             return "\(pattern): the strap's connection-parameter update is likely being rejected; widen \(settings)"
-                + " to cover its request (btmon shows it; \(example)) and restart bluetooth"
+                + " to cover its request (btmon shows it; \(example)) and \(apply)"
         }
         return "\(pattern): something ends the link at a fixed age (a supervision timeout, or the 150 s drop known"
-            + " on some Debian 12 systems); the known remedy is to widen \(settings) (\(example)) and restart bluetooth"
+            + " on some Debian 12 systems); the known remedy is to widen \(settings) (\(example)) and \(apply)"
     }
 
     /// `30 s`, `150 s`; ages under 10 s to a tenth.

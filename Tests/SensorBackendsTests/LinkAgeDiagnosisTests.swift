@@ -36,6 +36,16 @@ struct LinkAgeDiagnosisTests {
         #expect(!text.contains("rejected"))
     }
 
+    @Test("without bluetoothd the remedy is the kernel's limits, not main.conf")
+    func kernelRemedy() throws {
+        var diagnosis = LinkAgeDiagnosis(host: .kernel)
+        let text = try #require(said(feed([30, 31, 29.5], into: &diagnosis)))
+        #expect(text.contains("connection-parameter update is likely being rejected"))
+        #expect(text.contains("/sys/kernel/debug/bluetooth/hciN/conn_min_interval and conn_max_interval"))
+        #expect(!text.contains("main.conf"))
+        #expect(!text.contains("\n"), "one line")
+    }
+
     @Test("while it goes on holding it is not said again; the text stays the same")
     func saidOnce() throws {
         var diagnosis = LinkAgeDiagnosis()

@@ -34,7 +34,7 @@ public final class PseudoTerminal: @unchecked Sendable {
         guard status == 0 else { throw Failure(call: "ttyname_r", errno: status) }
         self.master = master
         self.slave = slave
-        self.devicePath = String(cString: name)
+        self.devicePath = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     deinit {

@@ -42,10 +42,10 @@ public final class ATTClient: Sendable {
         logger: Logger = Logger(label: "hrmd.att")
     ) throws(BluetoothSocketError) {
         do {
-            wakeUp = try WakeUpPipe()
+            wakeUp = try .forSocket()
         } catch {
             Glibc.close(descriptor)
-            throw BluetoothSocketError(call: error.call, errno: error.errno)
+            throw error
         }
         self.descriptor = descriptor
         self.transactionTimeout = transactionTimeout

@@ -34,8 +34,7 @@ public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, CustomStringCo
 
     /// `Attribute Not Found (0x0a)`; codes the spec leaves to applications print as such.
     public var description: String {
-        let hex = String(rawValue, radix: 16)
-        let code = "0x" + (rawValue < 0x10 ? "0" : "") + hex
+        let code = hexCode(rawValue)
         if let name = Self.names[rawValue] { return "\(name) (\(code))" }
         return (0x80...0x9F).contains(rawValue) ? "application error (\(code))" : "error \(code)"
     }

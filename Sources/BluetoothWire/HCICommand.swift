@@ -54,14 +54,14 @@ public struct HCICommand: Hashable, Sendable {
         HCICommand(ogf: leGroup, ocf: 0x000C, parameters: [enable ? 1 : 0, filterDuplicates ? 1 : 0])
     }
 
-    /// LE Connection Update: the central sets new parameters on a connection.
-    public static func leConnectionUpdate(handle: UInt16, _ parameters: ConnectionParameters) -> HCICommand {
-        HCICommand(ogf: leGroup, ocf: 0x0013, parameters: handleAndParameters(handle, parameters))
-    }
-
-    /// LE Remote Connection Parameter Request Reply: accepts a peripheral's request.
+    /// LE Remote Connection Parameter Request Reply: accepts a peripheral's request. The
+    /// minimum and maximum connection-event lengths are 0 (the controller chooses).
     public static func leRemoteConnectionParameterRequestReply(handle: UInt16, _ parameters: ConnectionParameters) -> HCICommand {
-        HCICommand(ogf: leGroup, ocf: 0x0020, parameters: handleAndParameters(handle, parameters))
+        var bytes: [UInt8] = []
+        bytes.appendLittleEndian(handle)
+        bytes += parameters.encoded
+        bytes += [0, 0, 0, 0]
+        return HCICommand(ogf: leGroup, ocf: 0x0020, parameters: bytes)
     }
 
     /// LE Remote Connection Parameter Request Negative Reply: refuses it with an HCI reason.
@@ -70,16 +70,6 @@ public struct HCICommand: Hashable, Sendable {
         parameters.appendLittleEndian(handle)
         parameters.append(reason)
         return HCICommand(ogf: leGroup, ocf: 0x0021, parameters: parameters)
-    }
-
-    /// The handle, the four parameters, and minimum and maximum connection-event lengths of 0
-    /// (the controller chooses).
-    private static func handleAndParameters(_ handle: UInt16, _ parameters: ConnectionParameters) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.appendLittleEndian(handle)
-        bytes += parameters.encoded
-        bytes += [0, 0, 0, 0]
-        return bytes
     }
 }
 

@@ -11,7 +11,7 @@ public enum L2CAPReassemblyProblem: Hashable, Sendable, CustomStringConvertible 
     case excess(handle: UInt16, declared: Int, received: Int)
 
     public var description: String {
-        let link = { (handle: UInt16) in "connection 0x" + String(handle, radix: 16) }
+        let link = { (handle: UInt16) in "connection \(hexCode(handle))" }
         return switch self {
         case .continuationWithoutStart(let handle): "\(link(handle)): an ACL continuation without a start was dropped"
         case .unfinishedFrameDiscarded(let handle, let missing):

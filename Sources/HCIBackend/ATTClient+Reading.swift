@@ -34,7 +34,7 @@ extension ATTClient {
             do {
                 readiness = try wakeUp.wait(for: descriptor, timeoutMilliseconds: timeout)
             } catch {
-                end(.io(BluetoothSocketError(call: error.call, errno: error.errno)))
+                end(.io(BluetoothSocketError(error)))
                 return
             }
             switch readiness {

@@ -42,10 +42,10 @@ public final class ATTClient: Sendable {
         logger: Logger = Logger(label: "hrmd.att")
     ) throws(BluetoothSocketError) {
         do {
-            wakeUp = try WakeUpPipe()
+            wakeUp = try .forSocket()
         } catch {
             Glibc.close(descriptor)
-            throw BluetoothSocketError(call: error.call, errno: error.errno)
+            throw error
         }
         self.descriptor = descriptor
         self.transactionTimeout = transactionTimeout
@@ -140,14 +140,6 @@ public final class ATTClient: Sendable {
 
     /// Waits until no other request of this client is under way; callers go first come, first served.
     private func takeTurn() async {
-        let free = state.withLock { state in
-            guard state.turnTaken else {
-                state.turnTaken = true
-                return true
-            }
-            return false
-        }
-        if free { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let granted = state.withLock { state in
                 guard state.turnTaken else {

@@ -36,7 +36,7 @@ public enum ATTClientError: Error, Hashable, Sendable, CustomStringConvertible {
         case .closed: "the link is closed"
         case .io(let error): error.description
         case .errorResponse(let request, let handle, let error):
-            "\(ATTOpcodeName.of(request)) for handle \(ATTOpcodeName.hex(handle)) failed: \(error)"
+            "\(ATTOpcodeName.of(request)) for handle \(hexCode(handle)) failed: \(error)"
         case .malformed(let error): error.description
         case .unexpected(let pdu): "an unexpected \(ATTOpcodeName.of(pdu.opcode))"
         }
@@ -57,14 +57,7 @@ enum ATTOpcodeName {
 
     /// `Read By Type Request (0x08)`; `ATT PDU 0x7f` for opcodes without a name here.
     static func of(_ opcode: UInt8) -> String {
-        let code = "0x" + (opcode < 0x10 ? "0" : "") + String(opcode, radix: 16)
-        guard let name = names[opcode] else { return "ATT PDU \(code)" }
-        return "\(name) (\(code))"
-    }
-
-    /// `0x002a`.
-    static func hex(_ handle: UInt16) -> String {
-        let digits = String(handle, radix: 16)
-        return "0x" + String(repeating: "0", count: 4 - digits.count) + digits
+        guard let name = names[opcode] else { return "ATT PDU \(hexCode(opcode))" }
+        return "\(name) (\(hexCode(opcode)))"
     }
 }

@@ -1,5 +1,6 @@
 import CBluetooth
 import Glibc
+import WakeablePoll
 
 /// A failed call into the kernel's Bluetooth sockets or libbluetooth: which call, and the
 /// errno it left.
@@ -13,10 +14,27 @@ public struct BluetoothSocketError: Error, Sendable, Hashable, CustomStringConve
         self.errno = errno
     }
 
+    /// A wake-up pipe's failed `pipe(2)` or `poll(2)`, with its errno.
+    init(_ error: WaitError) {
+        self.init(call: error.call, errno: error.errno)
+    }
+
     /// The failure of `call` with the calling thread's current errno.
     public static func last(_ call: String) -> BluetoothSocketError {
         BluetoothSocketError(call: call, errno: Glibc.errno)
     }
 
     public var description: String { "\(call): \(String(cString: strerror(errno)))" }
+}
+
+extension WakeUpPipe {
+    /// A new wake-up pipe for a Bluetooth socket's waits; its `pipe(2)` failure is thrown as
+    /// the socket's error.
+    static func forSocket() throws(BluetoothSocketError) -> WakeUpPipe {
+        do {
+            return try WakeUpPipe()
+        } catch {
+            throw BluetoothSocketError(error)
+        }
+    }
 }

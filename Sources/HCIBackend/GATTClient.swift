@@ -107,7 +107,7 @@ struct GATTClient {
             found += parsed
             guard let last = listed.map(\.last).max(), last >= start else {
                 throw .malformed(.malformed(
-                    what: ATTOpcodeName.of(response.opcode), reason: "it lists nothing from handle \(ATTOpcodeName.hex(start)) on"))
+                    what: ATTOpcodeName.of(response.opcode), reason: "it lists nothing from handle \(hexCode(start)) on"))
             }
             if last >= range.upperBound { return found }
             start = last + 1

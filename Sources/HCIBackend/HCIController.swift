@@ -35,8 +35,8 @@ enum HCICommandFailure: Error, Sendable, Hashable, CustomStringConvertible {
     var description: String {
         switch self {
         case .io(let error): "\(error)"
-        case .refused(let opcode, let status): "the controller refused command \(HCIStatus.hex(opcode)): \(HCIStatus.describe(status))"
-        case .noAnswer(let opcode): "the controller did not answer command \(HCIStatus.hex(opcode))"
+        case .refused(let opcode, let status): "the controller refused command \(hexCode(opcode)): \(HCIStatus.describe(status))"
+        case .noAnswer(let opcode): "the controller did not answer command \(hexCode(opcode))"
         case .closed: "the adapter's HCI socket closed"
         }
     }
@@ -176,12 +176,6 @@ enum HCIStatus {
         case 0x3B: "Unacceptable Connection Parameters"
         default: nil
         }
-        return name.map { "\($0) (\(hex(status)))" } ?? "status \(hex(status))"
-    }
-
-    static func hex(_ value: some FixedWidthInteger) -> String {
-        let digits = String(value, radix: 16)
-        let width = value.bitWidth / 4
-        return "0x" + String(repeating: "0", count: max(0, width - digits.count)) + digits
+        return name.map { "\($0) (\(hexCode(status)))" } ?? "status \(hexCode(status))"
     }
 }

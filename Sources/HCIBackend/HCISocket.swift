@@ -27,7 +27,7 @@ final class HCISocket: Sendable {
         guard descriptor >= 0 else { throw .last("hci_open_dev(hci\(adapter))") }
         do {
             try Self.filterEvents(on: descriptor)
-            wakeUp = try Self.wakeUpPipe()
+            wakeUp = try .forSocket()
         } catch {
             hci_close_dev(descriptor)
             throw error
@@ -40,7 +40,7 @@ final class HCISocket: Sendable {
     /// end of a socketpair in tests), without a filter.
     init(descriptor: Int32, adapter: UInt16) throws(BluetoothSocketError) {
         do {
-            wakeUp = try Self.wakeUpPipe()
+            wakeUp = try .forSocket()
         } catch {
             close(descriptor)
             throw error
@@ -58,14 +58,6 @@ final class HCISocket: Sendable {
         for event in followedEvents { hci_filter_set_event(event, &filter) }
         guard setsockopt(descriptor, SOL_HCI, HCI_FILTER, &filter, socklen_t(MemoryLayout<hci_filter>.size)) == 0 else {
             throw .last("setsockopt(SOL_HCI, HCI_FILTER)")
-        }
-    }
-
-    private static func wakeUpPipe() throws(BluetoothSocketError) -> WakeUpPipe {
-        do {
-            return try WakeUpPipe()
-        } catch {
-            throw BluetoothSocketError(call: error.call, errno: error.errno)
         }
     }
 
@@ -101,7 +93,7 @@ final class HCISocket: Sendable {
             do {
                 readiness = try wakeUp.wait(for: descriptor)
             } catch {
-                return BluetoothSocketError(call: error.call, errno: error.errno)
+                return BluetoothSocketError(error)
             }
             if readiness == .wokenUp { return nil }
             // Readable, or failed (then the read fetches the socket's error).

@@ -69,12 +69,7 @@ public enum L2CAPSocket {
     /// (poll for POLLOUT beside a wake-up pipe that cancellation signals), at most `timeout`,
     /// then reads how it ended (SO_ERROR).
     static func waitUntilConnected(_ descriptor: Int32, to peer: String, timeout: Duration) async throws(BluetoothSocketError) {
-        let wakeUp: WakeUpPipe
-        do {
-            wakeUp = try WakeUpPipe()
-        } catch {
-            throw BluetoothSocketError(call: error.call, errno: error.errno)
-        }
+        let wakeUp = try WakeUpPipe.forSocket()
         let readiness = await withTaskCancellationHandler { () async -> Result<WakeUpPipe.OutputReadiness, WaitError> in
             do throws(WaitError) {
                 return .success(try await onOwnThread(named: "connect \(peer)") { () throws(WaitError) in
@@ -87,7 +82,7 @@ public enum L2CAPSocket {
             wakeUp.signal()
         }
         switch readiness {
-        case .failure(let error): throw BluetoothSocketError(call: error.call, errno: error.errno)
+        case .failure(let error): throw BluetoothSocketError(error)
         case .success(.wokenUp): throw BluetoothSocketError(call: "connect(\(peer))", errno: ECANCELED)
         case .success(.timedOut): throw BluetoothSocketError(call: "connect(\(peer))", errno: ETIMEDOUT)
         case .success(.writable): break

@@ -165,7 +165,7 @@ public struct StrapLink: Sendable {
             } else if notification.handle == handles.battery {
                 send(.read, .batteryLevel, notification.value, at: notification.time)
             } else {
-                logger.debug("\(device): ignored a notification of handle \(ATTOpcodeName.hex(notification.handle))")
+                logger.debug("\(device): ignored a notification of handle \(hexCode(notification.handle))")
             }
         }
         return LinkEnding(reason: client.endReason.map { Self.linkEnd($0) } ?? "the link closed", streamed: true)

@@ -121,9 +121,7 @@ struct ATTBenchmark {
             close(connection)
         }
         sender.start()
-        let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "/usr/bin/env"
-        let arguments = python == "/usr/bin/env" ? ["python3", script, path] : [script, path]
-        let child = try ChildProcess(python, arguments, outputDirectory: scratch.directory.path)
+        let child = try scratch.python(script, [path])
         let termination = try await child.wait(timeout: .seconds(300))
         listener.close()
         let fields = child.standardOutput.split(whereSeparator: \.isWhitespace)

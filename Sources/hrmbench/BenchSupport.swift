@@ -7,6 +7,15 @@ struct BenchScratch {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory(prefix: "hrmbench") }
     func file(_ name: String) -> String { directory.file(name) }
+
+    /// Starts `python3 script arguments…` (/usr/bin/python3, else the one on PATH), its output
+    /// kept in this directory.
+    func python(_ script: String, _ arguments: [String]) throws -> ChildProcess {
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") {
+            return try ChildProcess("/usr/bin/python3", [script] + arguments, outputDirectory: directory.path)
+        }
+        return try ChildProcess("/usr/bin/env", ["python3", script] + arguments, outputDirectory: directory.path)
+    }
 }
 
 /// Times `body` on the continuous clock, in seconds.

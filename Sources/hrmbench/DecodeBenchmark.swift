@@ -59,9 +59,7 @@ struct DecodeBenchmark {
                 hr, e, rr = decode(f); s += hr + len(rr)
             print(len(frames) / (time.perf_counter() - t))
             """.write(toFile: script, atomically: true, encoding: .utf8)
-        let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "/usr/bin/env"
-        let arguments = python == "/usr/bin/env" ? ["python3", script, hexFile] : [script, hexFile]
-        let child = try ChildProcess(python, arguments, outputDirectory: scratch.directory.path)
+        let child = try scratch.python(script, [hexFile])
         let termination = try await child.wait(timeout: .seconds(300))
         guard termination == .exited(0) else {
             report("peer: Python struct decoder", "not measured", "python3 failed: \(child.standardError.prefix(200))")

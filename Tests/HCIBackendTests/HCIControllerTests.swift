@@ -124,6 +124,6 @@ struct HCIControllerTests {
     func statusWords() {
         #expect(HCIStatus.describe(0x0C) == "Command Disallowed (0x0c)")
         #expect(HCIStatus.describe(0x99) == "status 0x99")
-        #expect(HCIStatus.hex(UInt16(0x200C)) == "0x200c")
+        #expect(hexCode(UInt16(0x200C)) == "0x200c")
     }
 }

@@ -108,37 +108,29 @@ public struct RecordingImport {
     }
 
     private mutating func replay(_ recording: TraceRecording, name: String, progress: ((Int, Int) -> Void)?) {
-        var recording = recording
-        var told = BadLineTeller(name: name, messages: messages)
-        var pace = ReplayPace(speed: options.speed)
-        let size = recording.size ?? 0
-        while let entry = recording.next() {
-            take(entry, pace: &pace, told: &told)
-            progress?(recording.bytesRead, size)
-        }
-        told.finish()
-        badLines += told.lines
-        badRecords += told.records
+        replay(recording, name: name, progress: progress.map { report in { report($0.bytesRead, $0.size ?? 0) } })
     }
 
     private mutating func replay(_ recording: BTSnoopRecording, name: String, progress: ((Int, Int) -> Void)?) {
-        var recording = recording
-        var told = BadLineTeller(name: name, messages: messages)
-        var pace = ReplayPace(speed: options.speed)
-        while let entry = recording.next() {
-            take(entry, pace: &pace, told: &told)
-            progress?(recording.bytesRead, recording.size)
-        }
-        told.finish()
-        badLines += told.lines
-        badRecords += told.records
+        replay(recording, name: name, progress: progress.map { report in { report($0.bytesRead, $0.size) } })
     }
 
     private mutating func replay(_ recording: FITRecording, name: String) {
         if let damage = recording.damage { messages("\(name): \(damage); storing what was read before it") }
+        replay(recording.entries.makeIterator(), name: name, progress: nil)
+    }
+
+    /// Takes every entry of `recording`, telling `progress` where it is after each.
+    private mutating func replay<Recording: IteratorProtocol<RecordingEntry>>(
+        _ recording: Recording, name: String, progress: ((Recording) -> Void)?
+    ) {
+        var recording = recording
         var told = BadLineTeller(name: name, messages: messages)
         var pace = ReplayPace(speed: options.speed)
-        for entry in recording.entries { take(entry, pace: &pace, told: &told) }
+        while let entry = recording.next() {
+            take(entry, pace: &pace, told: &told)
+            progress?(recording)
+        }
         told.finish()
         badLines += told.lines
         badRecords += told.records

@@ -122,8 +122,14 @@ public struct CaptureBuilder {
 
     /// The ACL packets that carry `pdu`, the first with `firstBoundary`.
     public func aclPackets(_ pdu: ATTPDU, on handle: UInt16, firstBoundary: ACLBoundary) -> [ACLPacket] {
+        Self.aclPackets(pdu, on: handle, firstBoundary: firstBoundary, maximumPayload: aclPayload)
+    }
+
+    /// The ACL packets that carry `pdu` with at most `maximumPayload` bytes each, the first
+    /// with `firstBoundary`.
+    public static func aclPackets(_ pdu: ATTPDU, on handle: UInt16, firstBoundary: ACLBoundary, maximumPayload: Int) -> [ACLPacket] {
         let frame = L2CAPFrame(handle: handle, channel: L2CAPFrame.attChannel, payload: pdu.encoded)
-        return frame.aclPackets(maximumPayload: aclPayload).enumerated().map { index, packet in
+        return frame.aclPackets(maximumPayload: maximumPayload).enumerated().map { index, packet in
             index == 0 ? ACLPacket(handle: handle, boundary: firstBoundary, payload: packet.payload) : packet
         }
     }

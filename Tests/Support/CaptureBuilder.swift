@@ -161,3 +161,18 @@ public struct CaptureBuilder {
         record(.other(opcode: MonitorOpcode.indexInfo, address.littleEndian + le16(2)))
     }
 }
+
+extension CaptureBuilder {
+    /// Where each record of `capture` starts (its 24-byte header) and when it was captured,
+    /// walked from the bytes as laid out, not through the reader under test.
+    public static func records(in capture: [UInt8]) -> [(offset: Int, unixMicroseconds: Int64)] {
+        func bigEndian(_ range: Range<Int>) -> UInt64 { capture[range].reduce(0) { $0 << 8 | UInt64($1) } }
+        var records: [(offset: Int, unixMicroseconds: Int64)] = []
+        var offset = 16
+        while offset + 24 <= capture.count {
+            records.append((offset, BTSnoop.unixMicroseconds(captureTime: Int64(bitPattern: bigEndian(offset + 16..<offset + 24)))))
+            offset += 24 + Int(bigEndian(offset + 4..<offset + 8))
+        }
+        return records
+    }
+}

@@ -113,9 +113,6 @@ public struct BTSnoopReader: Sequence, IteratorProtocol {
         prefix.starts(with: BTSnoop.magic)
     }
 
-    /// The size of the capture in bytes.
-    public var size: Int { bytes.count }
-
     public mutating func next() -> BTSnoopItem? {
         guard !ended, offset < bytes.count else { return nil }
         number += 1

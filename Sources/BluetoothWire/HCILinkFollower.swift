@@ -62,19 +62,14 @@ public enum LinkProblem: Error, Hashable, Sendable, CustomStringConvertible {
 /// quietly. Once a link is seen from a frame's start, an ACL packet that does not fit is a
 /// problem.
 public struct HCILinkFollower: Sendable {
-    private struct Stream: Hashable {
-        var controller: UInt16?
-        var direction: LinkSide
-    }
-
-    private var reassemblers: [Stream: L2CAPReassembler] = [:]
-    /// Links and directions followed from a frame boundary.
-    private var aligned: Set<DirectedLink> = []
-
+    /// One direction of one link.
     private struct DirectedLink: Hashable {
         var link: LinkID
         var sender: LinkSide
     }
+
+    /// The directions followed from a frame boundary, each with its frame being put together.
+    private var reassemblers: [DirectedLink: L2CAPReassembler] = [:]
 
     public init() {}
 
@@ -106,9 +101,7 @@ public struct HCILinkFollower: Sendable {
         switch event {
         case .leConnectionComplete(let complete) where complete.status == 0:
             let link = LinkID(controller: controller, handle: complete.handle)
-            forget(link)
-            aligned.insert(DirectedLink(link: link, sender: .local))
-            aligned.insert(DirectedLink(link: link, sender: .remote))
+            for sender in [LinkSide.local, .remote] { reassemblers[DirectedLink(link: link, sender: sender)] = L2CAPReassembler() }
             return (.connected(link, complete), nil)
         case .disconnectionComplete(let status, let handle, let reason) where status == 0:
             let link = LinkID(controller: controller, handle: handle)
@@ -122,13 +115,11 @@ public struct HCILinkFollower: Sendable {
     private mutating func follow(acl bytes: [UInt8], sender: LinkSide, controller: UInt16?, cut: Bool)
         -> (event: LinkEvent?, problem: LinkProblem?)
     {
-        let stream = Stream(controller: controller, direction: sender)
         if cut {
             // Only the header is sure to be there: the frame this packet belongs to is lost.
             guard bytes.count >= 2 else { return (nil, nil) }
             let link = LinkID(controller: controller, handle: (UInt16(bytes[0]) | UInt16(bytes[1]) << 8) & 0x0FFF)
-            reassemblers[stream]?.forget(handle: link.handle)
-            aligned.remove(DirectedLink(link: link, sender: sender))
+            reassemblers[DirectedLink(link: link, sender: sender)] = nil
             return (nil, .cutACLPacket(link))
         }
         let packet: ACLPacket
@@ -139,12 +130,8 @@ public struct HCILinkFollower: Sendable {
         }
         let link = LinkID(controller: controller, handle: packet.handle)
         let directed = DirectedLink(link: link, sender: sender)
-        if packet.boundary.startsFrame {
-            aligned.insert(directed)
-        } else if !aligned.contains(directed) {
-            return (nil, nil)
-        }
-        let (frame, reassemblyProblem) = reassemblers[stream, default: L2CAPReassembler()].append(packet)
+        guard packet.boundary.startsFrame || reassemblers[directed] != nil else { return (nil, nil) }
+        let (frame, reassemblyProblem) = reassemblers[directed, default: L2CAPReassembler()].append(packet)
         let problem = reassemblyProblem.map { LinkProblem.reassembly(link, $0) }
         guard let frame, frame.channel == L2CAPFrame.attChannel else { return (nil, problem) }
         do {
@@ -155,9 +142,6 @@ public struct HCILinkFollower: Sendable {
     }
 
     private mutating func forget(_ link: LinkID) {
-        for sender in [LinkSide.local, .remote] {
-            reassemblers[Stream(controller: link.controller, direction: sender)]?.forget(handle: link.handle)
-            aligned.remove(DirectedLink(link: link, sender: sender))
-        }
+        for sender in [LinkSide.local, .remote] { reassemblers[DirectedLink(link: link, sender: sender)] = nil }
     }
 }

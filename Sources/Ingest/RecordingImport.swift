@@ -57,13 +57,13 @@ public struct RecordingImport {
     }
 
     /// Replays the recording at `path`; `name` (the path when nil) stands for it in messages.
-    /// `progress` hears the bytes read and the file's size as a trace or capture is read.
+    /// `progress` hears the bytes read so far as a trace or capture is read.
     ///
     /// Throws when the file cannot be read at all, is not a recording, or is a damaged FIT
     /// file (unless damage is accepted); what earlier recordings gave is still pending then:
     /// `finish()` writes it.
     public mutating func replay(
-        path: String, name: String? = nil, progress: ((_ bytesRead: Int, _ size: Int) -> Void)? = nil
+        path: String, name: String? = nil, progress: ((_ bytesRead: Int) -> Void)? = nil
     ) throws(RecordingError) {
         let name = name ?? path
         switch try TraceRecording.kind(of: path) {
@@ -76,14 +76,11 @@ public struct RecordingImport {
     /// Replays the recording open as `descriptor` (a regular file, read from its start; the
     /// caller keeps it open and closes it, and the file offset may move). `name` stands for
     /// it in messages.
-    public mutating func replay(
-        descriptor: Int32, name: String, progress: ((_ bytesRead: Int, _ size: Int) -> Void)? = nil
-    ) throws(RecordingError) {
+    public mutating func replay(descriptor: Int32, name: String) throws(RecordingError) {
         switch try TraceRecording.kind(ofDescriptor: descriptor, name: name) {
-        case .trace: try replay(TraceRecording(descriptor: descriptor, name: name), name: name, progress: progress)
+        case .trace: try replay(TraceRecording(descriptor: descriptor, name: name), name: name, progress: nil)
         case .fit: try replay(FITRecording(descriptor: descriptor, name: name, acceptingDamage: options.acceptDamaged), name: name)
-        case .btsnoop:
-            try replay(BTSnoopRecording(descriptor: descriptor, name: name, options: options.capture), name: name, progress: progress)
+        case .btsnoop: try replay(BTSnoopRecording(descriptor: descriptor, name: name, options: options.capture), name: name, progress: nil)
         }
     }
 
@@ -107,38 +104,30 @@ public struct RecordingImport {
         return summary
     }
 
-    private mutating func replay(_ recording: TraceRecording, name: String, progress: ((Int, Int) -> Void)?) {
-        var recording = recording
-        var told = BadLineTeller(name: name, messages: messages)
-        var pace = ReplayPace(speed: options.speed)
-        let size = recording.size ?? 0
-        while let entry = recording.next() {
-            take(entry, pace: &pace, told: &told)
-            progress?(recording.bytesRead, size)
-        }
-        told.finish()
-        badLines += told.lines
-        badRecords += told.records
+    private mutating func replay(_ recording: TraceRecording, name: String, progress: ((Int) -> Void)?) {
+        replay(recording, name: name) { progress?($0.bytesRead) }
     }
 
-    private mutating func replay(_ recording: BTSnoopRecording, name: String, progress: ((Int, Int) -> Void)?) {
-        var recording = recording
-        var told = BadLineTeller(name: name, messages: messages)
-        var pace = ReplayPace(speed: options.speed)
-        while let entry = recording.next() {
-            take(entry, pace: &pace, told: &told)
-            progress?(recording.bytesRead, recording.size)
-        }
-        told.finish()
-        badLines += told.lines
-        badRecords += told.records
+    private mutating func replay(_ recording: BTSnoopRecording, name: String, progress: ((Int) -> Void)?) {
+        replay(recording, name: name) { progress?($0.bytesRead) }
     }
 
     private mutating func replay(_ recording: FITRecording, name: String) {
         if let damage = recording.damage { messages("\(name): \(damage); storing what was read before it") }
+        replay(recording.entries.makeIterator(), name: name) { _ in }
+    }
+
+    /// Takes every entry of `recording`, calling `afterEach` with it after each (for progress).
+    private mutating func replay<Recording: IteratorProtocol<RecordingEntry>>(
+        _ recording: Recording, name: String, afterEach: (Recording) -> Void
+    ) {
+        var recording = recording
         var told = BadLineTeller(name: name, messages: messages)
         var pace = ReplayPace(speed: options.speed)
-        for entry in recording.entries { take(entry, pace: &pace, told: &told) }
+        while let entry = recording.next() {
+            take(entry, pace: &pace, told: &told)
+            afterEach(recording)
+        }
         told.finish()
         badLines += told.lines
         badRecords += told.records

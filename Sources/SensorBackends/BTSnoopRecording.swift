@@ -63,9 +63,6 @@ public struct BTSnoopRecording: Sequence, IteratorProtocol {
     /// Bytes of the capture read so far (for progress).
     public var bytesRead: Int { reader.offset }
 
-    /// The capture's size in bytes.
-    public var size: Int { reader.size }
-
     /// The datalink of the capture.
     public var datalink: BTSnoopDatalink { reader.datalink }
 

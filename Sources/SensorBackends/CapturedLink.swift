@@ -113,15 +113,15 @@ struct CapturedLink {
     /// Characteristics whose notifications the pipeline uses.
     private static let notifiable: Set<CharacteristicID> = [.heartRateMeasurement, .bodySensorLocation, .batteryLevel]
 
+    /// The handle `--handle` names carries heart rate, and no other; without it, discovery says.
     private func role(of key: ServerHandle) -> Role {
-        if let measurementHandle {
-            if key.handle == measurementHandle { return .measurement }
-            guard let short = observer.table(of: key.server).characteristicUUID(at: key.handle)?.short else { return .ignored }
-            return short == CharacteristicID.heartRateMeasurement.rawValue ? .ignored : .characteristic(CharacteristicID(rawValue: short))
+        if key.handle == measurementHandle { return .measurement }
+        guard let uuid = observer.table(of: key.server).characteristicUUID(at: key.handle) else {
+            return measurementHandle == nil ? .unknown : .ignored
         }
-        guard let uuid = observer.table(of: key.server).characteristicUUID(at: key.handle) else { return .unknown }
         guard let short = uuid.short else { return .ignored }
-        return short == CharacteristicID.heartRateMeasurement.rawValue ? .measurement : .characteristic(CharacteristicID(rawValue: short))
+        guard short == CharacteristicID.heartRateMeasurement.rawValue else { return .characteristic(CharacteristicID(rawValue: short)) }
+        return measurementHandle == nil ? .measurement : .ignored
     }
 
     private mutating func deliver(_ notification: HeldNotification, as role: Role, into out: inout [RecordingEntry]) {
@@ -148,8 +148,8 @@ struct CapturedLink {
             unresolved[key] = nil
             for notification in notifications { deliver(notification, as: role, into: &out) }
         }
-        let shows = observer.servers.values.contains { !$0.valueHandles(of: .heartRateMeasurement).isEmpty }
-        if !carriesHeartRate, measurementHandle == nil, shows { becomeHeartRate(into: &out) }
+        guard !carriesHeartRate, measurementHandle == nil else { return }
+        if observer.servers.values.contains(where: { !$0.valueHandles(of: .heartRateMeasurement).isEmpty }) { becomeHeartRate(into: &out) }
     }
 
     /// From now on frames go out as they come; the held ones go first, in capture order.

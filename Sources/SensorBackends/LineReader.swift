@@ -45,13 +45,6 @@ final class LineReader {
         self.path = name
     }
 
-    /// The file's size in bytes, when it is a regular file.
-    var size: Int? {
-        var status = stat()
-        guard fstat(fileno(file), &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return Int(status.st_size)
-    }
-
     /// The next line without its newline, or nil at the end.
     func next() throws(Failure) -> String? {
         guard let bytes = try nextBytes() else { return nil }

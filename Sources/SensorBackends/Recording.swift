@@ -109,9 +109,6 @@ public struct TraceRecording: Sequence, IteratorProtocol {
     /// Bytes of the file read so far (for progress).
     public var bytesRead: Int { reader.bytesRead }
 
-    /// The file's size in bytes, when it is a regular file (for progress).
-    public var size: Int? { reader.size }
-
     public mutating func next() -> RecordingEntry? {
         guard !failed else { return nil }
         while true {

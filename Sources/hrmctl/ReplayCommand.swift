@@ -102,7 +102,7 @@ struct ReplayCommand: ParsableCommand {
                 progress.line = ProgressLine(label: (file as NSString).lastPathComponent, total: Self.size(of: file))
                 defer { progress.line?.finish() }
                 do throws(RecordingError) {
-                    try recordings.replay(path: file) { bytesRead, _ in progress.line?.update(bytesRead) }
+                    try recordings.replay(path: file) { progress.line?.update($0) }
                 } catch {
                     if case .unreadable(_, _, true) = error { throw CommandFailure("\(error)", status: .noInput) }
                     throw CommandFailure("\(error)", status: .dataError)

@@ -18,13 +18,11 @@ import Testing
     }
 
     static func received(_ pdu: ATTPDU, handle: UInt16 = 0x40, size: Int = 27) -> [BTSnoopPacket] {
-        L2CAPFrame(handle: handle, channel: 4, payload: pdu.encoded).aclPackets(maximumPayload: size).map { .aclReceived($0.encoded) }
+        CaptureBuilder.aclPackets(pdu, on: handle, firstBoundary: .first, maximumPayload: size).map { .aclReceived($0.encoded) }
     }
 
     static func sent(_ pdu: ATTPDU, handle: UInt16 = 0x40, size: Int = 27) -> [BTSnoopPacket] {
-        L2CAPFrame(handle: handle, channel: 4, payload: pdu.encoded).aclPackets(maximumPayload: size).enumerated().map { index, packet in
-            .aclSent(ACLPacket(handle: handle, boundary: index == 0 ? .firstNonFlushable : .continuation, payload: packet.payload).encoded)
-        }
+        CaptureBuilder.aclPackets(pdu, on: handle, firstBoundary: .firstNonFlushable, maximumPayload: size).map { .aclSent($0.encoded) }
     }
 
     static let connectionComplete: BTSnoopPacket = .event(

@@ -64,7 +64,7 @@ struct CaptureReplayEndToEndTests {
 
         // A corrupt length in the middle of the notifications: what came before is stored.
         var bytes = session.bytes
-        let (record, offset) = Self.record(after: StrapCapture.start + 9_500_000, in: bytes)
+        let (record, offset) = try Self.record(after: StrapCapture.start + 9_500_000, in: bytes)
         bytes.replaceSubrange(offset + 4..<offset + 8, with: be32(0xFFFF_FFFF))
         let corrupt = try write(harness, "corrupt.btsnoop", bytes)
         let other = harness.directory.file("other.sqlite")
@@ -77,15 +77,10 @@ struct CaptureReplayEndToEndTests {
     }
 
     /// The number and offset of the first record captured at or after `time`.
-    static func record(after time: Int64, in bytes: [UInt8]) -> (number: Int, offset: Int) {
-        var offset = 16, number = 1
-        while offset + 24 <= bytes.count {
-            let captured = Int64(bitPattern: bytes[offset + 16..<offset + 24].reduce(0) { $0 << 8 | UInt64($1) })
-            if BTSnoop.unixMicroseconds(captureTime: captured) >= time { break }
-            offset += 24 + Int(bytes[offset + 4..<offset + 8].reduce(0) { $0 << 8 | UInt32($1) })
-            number += 1
-        }
-        return (number, offset)
+    static func record(after time: Int64, in bytes: [UInt8]) throws -> (number: Int, offset: Int) {
+        let records = CaptureBuilder.records(in: bytes)
+        let index = try #require(records.firstIndex { $0.unixMicroseconds >= time })
+        return (index + 1, records[index].offset)
     }
 
     @Test("a capture that began after the discovery: the guess is told; --handle names the handle; a bad handle is a usage error")

@@ -122,8 +122,14 @@ public struct CaptureBuilder {
 
     /// The ACL packets that carry `pdu`, the first with `firstBoundary`.
     public func aclPackets(_ pdu: ATTPDU, on handle: UInt16, firstBoundary: ACLBoundary) -> [ACLPacket] {
+        Self.aclPackets(pdu, on: handle, firstBoundary: firstBoundary, maximumPayload: aclPayload)
+    }
+
+    /// The ACL packets that carry `pdu` with at most `maximumPayload` bytes each, the first
+    /// with `firstBoundary`.
+    public static func aclPackets(_ pdu: ATTPDU, on handle: UInt16, firstBoundary: ACLBoundary, maximumPayload: Int) -> [ACLPacket] {
         let frame = L2CAPFrame(handle: handle, channel: L2CAPFrame.attChannel, payload: pdu.encoded)
-        return frame.aclPackets(maximumPayload: aclPayload).enumerated().map { index, packet in
+        return frame.aclPackets(maximumPayload: maximumPayload).enumerated().map { index, packet in
             index == 0 ? ACLPacket(handle: handle, boundary: firstBoundary, payload: packet.payload) : packet
         }
     }
@@ -153,5 +159,20 @@ public struct CaptureBuilder {
         record(.controllerAdded(address: address, name: "hci\(controller)"))
         record(.other(opcode: MonitorOpcode.openIndex, []))
         record(.other(opcode: MonitorOpcode.indexInfo, address.littleEndian + le16(2)))
+    }
+}
+
+extension CaptureBuilder {
+    /// Where each record of `capture` starts (its 24-byte header) and when it was captured,
+    /// walked from the bytes as laid out, not through the reader under test.
+    public static func records(in capture: [UInt8]) -> [(offset: Int, unixMicroseconds: Int64)] {
+        func bigEndian(_ range: Range<Int>) -> UInt64 { capture[range].reduce(0) { $0 << 8 | UInt64($1) } }
+        var records: [(offset: Int, unixMicroseconds: Int64)] = []
+        var offset = 16
+        while offset + 24 <= capture.count {
+            records.append((offset, BTSnoop.unixMicroseconds(captureTime: Int64(bitPattern: bigEndian(offset + 16..<offset + 24)))))
+            offset += 24 + Int(bigEndian(offset + 4..<offset + 8))
+        }
+        return records
     }
 }

@@ -29,9 +29,6 @@ public struct StrapCapture {
     public static let heartRateHandle: UInt16 = 0x000A
     public static let locationHandle: UInt16 = 0x000D
     public static let batteryHandle: UInt16 = 0x001B
-    public static let vendorUUID = BluetoothUUID(littleEndian: [
-        0xC8, 0xF0, 0x8D, 0x2D, 0xCD, 0x8A, 0xAD, 0x1C, 0x87, 0xF3, 0xE7, 0x02, 0x80, 0x5C, 0x00, 0xFB,
-    ])!
 
     /// The device information the strap gives, by characteristic, with their value handles.
     public static let deviceInformation: [(uuid: UInt16, handle: UInt16, text: String)] = [
@@ -189,7 +186,7 @@ public struct StrapCapture {
             .readByGroupTypeResponse(services.map { ATTGroupValue(handle: $0.0, endGroup: $0.1, value: le16($0.2)) }), on: link)
         builder.exchange(
             .readByGroupTypeRequest(start: 0x001D, end: 0xFFFF, type: .primaryService),
-            .readByGroupTypeResponse([ATTGroupValue(handle: 0x001D, endGroup: 0x0020, value: vendorUUID.littleEndian)]), on: link)
+            .readByGroupTypeResponse([ATTGroupValue(handle: 0x001D, endGroup: 0x0020, value: GATTTable.vendorService.littleEndian)]), on: link)
         builder.exchange(
             .readByGroupTypeRequest(start: 0x0021, end: 0xFFFF, type: .primaryService),
             .errorResponse(request: 0x10, handle: 0x0021, error: .attributeNotFound), on: link)
@@ -209,7 +206,7 @@ public struct StrapCapture {
         builder.exchange(
             .readByTypeRequest(start: 0x0001, end: 0xFFFF, type: .characteristicDeclaration),
             .readByTypeResponse(characteristics.map { ATTHandleValue(handle: $0.declarationHandle, value: $0.declarationValue) }), on: link)
-        let vendor = GATTCharacteristic(declarationHandle: 0x001E, properties: [.write, .indicate], valueHandle: 0x001F, uuid: vendorUUID)
+        let vendor = GATTCharacteristic(declarationHandle: 0x001E, properties: [.write, .indicate], valueHandle: 0x001F, uuid: GATTTable.vendorService)
         builder.exchange(
             .readByTypeRequest(start: 0x001C, end: 0xFFFF, type: .characteristicDeclaration),
             .readByTypeResponse([ATTHandleValue(handle: vendor.declarationHandle, value: vendor.declarationValue)]), on: link)

@@ -12,8 +12,7 @@ public struct LinkID: Hashable, Sendable, CustomStringConvertible {
 
     /// `connection 0x0040`, with `on hci1` for a capture of several controllers.
     public var description: String {
-        let hex = String(handle, radix: 16)
-        let text = "connection 0x" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        let text = "connection " + hexCode(handle)
         return controller.map { text + " on hci\($0)" } ?? text
     }
 }

@@ -85,8 +85,7 @@ public struct BTSnoopRecording: Sequence, IteratorProtocol {
 
     /// The device name of a link whose peer address the capture does not give.
     public static func device(ofUnannounced link: LinkID) -> SensorID {
-        let hex = String(link.handle, radix: 16)
-        let handle = "conn-0x" + String(repeating: "0", count: Swift.max(0, 4 - hex.count)) + hex
+        let handle = "conn-" + hexCode(link.handle)
         return SensorID(link.controller.map { "hci\($0)-\(handle)" } ?? "hci-\(handle)")
     }
 

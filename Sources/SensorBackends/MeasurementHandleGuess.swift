@@ -13,8 +13,7 @@ struct ServerHandle: Hashable, Comparable {
 
     /// `0x000a` (with `of this host` for the capturing host's own server).
     var description: String {
-        let hex = String(handle, radix: 16)
-        return "0x" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + (server == .local ? " of this host" : "")
+        hexCode(handle) + (server == .local ? " of this host" : "")
     }
 }
 

@@ -36,17 +36,16 @@ final class ChangeBroadcaster: Sendable {
     func run() async {
         for await _ in doorbell {
             let (anchor, changed) = pending.take()
+            // Read from the store at most once per round, and only when some observer is
+            // neither a manager nor a source whose own samples changed.
+            var grants: [AuthorizationAccessEntry]?
             for (type, sources) in changed {
                 let recipients = observers.observers(of: type)
                 guard !recipients.isEmpty else { continue }
-                let readers: Set<String>
-                if recipients.allSatisfy({ $0.isManager || sources.contains($0.source) }) {
-                    readers = []
-                } else {
-                    readers = (try? await requests.onStore { store throws(HealthStoreError) in
-                        Set(try store.authorizationAccessEntries()
-                            .filter { $0.type == type && $0.access == .read && $0.status == .sharingAuthorized }.map(\.source))
-                    }) ?? []
+                var readers: Set<String> = []
+                if !recipients.allSatisfy({ $0.isManager || sources.contains($0.source) }) {
+                    if grants == nil { grants = await readGrants() }
+                    readers = Set((grants ?? []).filter { $0.type == type }.map(\.source))
                 }
                 for recipient in recipients where recipient.isManager || sources.contains(recipient.source) || readers.contains(recipient.source) {
                     do {
@@ -59,5 +58,12 @@ final class ChangeBroadcaster: Sendable {
                 }
             }
         }
+    }
+
+    /// Every granted read authorization; none when the store cannot say.
+    private func readGrants() async -> [AuthorizationAccessEntry] {
+        (try? await requests.onStore { store throws(HealthStoreError) in
+            try store.authorizationAccessEntries().filter { $0.access == .read && $0.status == .sharingAuthorized }
+        }) ?? []
     }
 }

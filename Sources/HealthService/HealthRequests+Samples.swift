@@ -58,7 +58,7 @@ extension HealthRequests {
             do throws(HealthStoreError) {
                 try store.enumerateSamples(finalQuery) { stored in
                     guard failure == nil else { return }
-                    let line = (try? encoder.encode(SampleRecord(stored))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+                    let line = (try? encoder.encode(SampleRecord(stored))) ?? Data("{}".utf8)
                     do throws(PipeWriter.Failure) { try writer.writeLine(line) } catch { failure = error }
                     written += 1
                 }

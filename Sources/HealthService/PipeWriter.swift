@@ -36,8 +36,8 @@ struct PipeWriter: ~Copyable {
     }
 
     /// Adds a line (a newline is appended).
-    mutating func writeLine(_ line: String) throws(Failure) {
-        buffer.append(contentsOf: line.utf8)
+    mutating func writeLine(_ line: some Sequence<UInt8>) throws(Failure) {
+        buffer.append(contentsOf: line)
         buffer.append(0x0A)
         if buffer.count >= Self.flushSize { try flush() }
     }

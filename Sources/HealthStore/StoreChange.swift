@@ -55,7 +55,8 @@ final class ChangeObservers: Sendable {
         _ = state.withLock { $0.handlers.removeValue(forKey: id) }
     }
 
-    /// Whether anyone listens: writes skip all change bookkeeping when nobody does.
+    /// Whether anyone listens: when nobody does, a write announces nothing and skips reading
+    /// the anchor to announce.
     var isObserved: Bool { state.withLock { !$0.handlers.isEmpty } }
 
     /// Calls every handler (outside the lock, so a handler may cancel or observe).

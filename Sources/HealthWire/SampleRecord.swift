@@ -54,6 +54,22 @@ public struct SampleRecord: Codable, Sendable, Hashable {
             self.extra = extra
         }
 
+        /// The metadata of a stored sample.
+        init(_ metadata: SampleMetadata) {
+            self.init(
+                sensorLocation: metadata.sensorLocation?.name, sensorContact: metadata.sensorContact,
+                syncIdentifier: metadata.syncIdentifier, syncVersion: metadata.syncVersion.map(Int64.init), extra: metadata.extra)
+        }
+
+        /// The metadata as a dictionary (`a{sv}`), unknown parts left out and the other keys sorted.
+        var wireValue: DBusValue {
+            WireDictionary.value(
+                [
+                    ("sensorLocation", sensorLocation.wire), ("sensorContact", sensorContact.map(DBusValue.bool)),
+                    ("syncIdentifier", syncIdentifier.wire), ("syncVersion", syncVersion.map(DBusValue.int64)),
+                ] + extra.sorted { $0.key < $1.key }.map { ($0.key, DBusValue.string($0.value)) })
+        }
+
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: Key.self)
             sensorLocation = try container.decodeIfPresent(String.self, forKey: Key("sensorLocation"))
@@ -92,10 +108,7 @@ extension SampleRecord {
                 identifier: $0.localIdentifier, name: $0.name, manufacturer: $0.manufacturer, model: $0.model,
                 hardwareVersion: $0.hardwareVersion, firmwareVersion: $0.firmwareVersion, softwareVersion: $0.softwareVersion)
         }
-        let metadata = sample.metadata
-        self.metadata = Metadata(
-            sensorLocation: metadata.sensorLocation?.name, sensorContact: metadata.sensorContact,
-            syncIdentifier: metadata.syncIdentifier, syncVersion: metadata.syncVersion.map(Int64.init), extra: metadata.extra)
+        metadata = Metadata(sample.metadata)
     }
 
     /// The stored sample this record describes (the client's side).
@@ -136,11 +149,7 @@ extension SampleRecord {
                     ("softwareVersion", device.softwareVersion.wire),
                 ])
             }),
-            ("metadata", WireDictionary.value(
-                [
-                    ("sensorLocation", metadata.sensorLocation.wire), ("sensorContact", metadata.sensorContact.map(DBusValue.bool)),
-                    ("syncIdentifier", metadata.syncIdentifier.wire), ("syncVersion", metadata.syncVersion.map(DBusValue.int64)),
-                ] + metadata.extra.sorted { $0.key < $1.key }.map { ($0.key, DBusValue.string($0.value)) })),
+            ("metadata", metadata.wireValue),
         ])
     }
 

@@ -85,23 +85,13 @@ public enum SampleSubmission {
 
     /// The dictionary that saves `sample` (a client's side).
     public static func wireValue(_ sample: QuantitySample) -> DBusValue {
-        let metadata = sample.metadata
-        return WireDictionary.value([
+        WireDictionary.value([
             ("type", .string(sample.type.identifier)), ("start", .int64(sample.start.microsecondsSinceEpoch)),
             ("end", .int64(sample.end.microsecondsSinceEpoch)), ("value", .double(sample.quantity.doubleValueInOwnUnit)),
-            ("unit", .string(sample.quantity.unit.unitString)), ("device", sample.device?.localIdentifier.wireValue),
-            ("metadata", WireDictionary.value(
-                [
-                    ("sensorLocation", metadata.sensorLocation.map { .string($0.name) }),
-                    ("sensorContact", metadata.sensorContact.map(DBusValue.bool)),
-                    ("syncIdentifier", metadata.syncIdentifier.wire), ("syncVersion", metadata.syncVersion.map { .int64(Int64($0)) }),
-                ] + metadata.extra.sorted { $0.key < $1.key }.map { ($0.key, DBusValue.string($0.value)) })),
+            ("unit", .string(sample.quantity.unit.unitString)), ("device", (sample.device?.localIdentifier).wire),
+            ("metadata", SampleRecord.Metadata(sample.metadata).wireValue),
         ])
     }
-}
-
-extension String {
-    fileprivate var wireValue: DBusValue { .string(self) }
 }
 
 extension Quantity {

@@ -9,6 +9,10 @@ public struct WireDictionary: Sendable {
 
     public init(_ value: DBusValue, context: String) throws(WireError) {
         guard let entries = value.stringKeyed else { throw WireError("\(context) is not a dictionary (a{sv})") }
+        self.init(wrapped: entries, context: context)
+    }
+
+    private init(wrapped entries: [String: DBusValue], context: String) {
         self.entries = entries.mapValues(\.unwrapped)
         self.context = context
     }
@@ -64,8 +68,8 @@ public struct WireDictionary: Sendable {
 
     public func dictionary(_ key: String) throws(WireError) -> WireDictionary? {
         guard let value = entries[key] else { return nil }
-        guard value.stringKeyed != nil else { throw mistyped(key, "a dictionary (a{sv})") }
-        return try WireDictionary(value, context: "\(context) \(key)")
+        guard let entries = value.stringKeyed else { throw mistyped(key, "a dictionary (a{sv})") }
+        return WireDictionary(wrapped: entries, context: "\(context) \(key)")
     }
 
     private func mistyped(_ key: String, _ needed: String) -> WireError {

@@ -132,7 +132,6 @@ final class BusEventLoop: @unchecked Sendable {
             defer { queue.jobs.removeAll() }
             return queue.jobs
         }
-        _ = leftover  // jobs never run: their callers were told through `enqueue`'s result only if it returned false
         for (slot, call) in calls {
             sd_bus_slot_unref(slot)
             call.continuation.resume(returning: .failure(.disconnected))

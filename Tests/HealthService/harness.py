@@ -34,6 +34,7 @@ import dbus
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 POLICY = os.path.join(REPO, "dbus", "org.hrmd.Health.conf")
+SYSTEM_CONF = os.path.join(REPO, "Tests", "service", "system-bus.conf.in")
 CLIENT = os.path.join(REPO, "examples", "hrm-client.py")
 PYTHON = "/usr/bin/python3"  # Debian's, with python3-dbus and dbusmock (the python3 on PATH may be another)
 
@@ -149,8 +150,13 @@ class SystemLikeBus:
         self.socket = os.path.join(self.directory, "system_bus_socket")
         self.address = "unix:path=" + self.socket
         self.config = os.path.join(self.directory, "system.conf")
+        self.service_dir = os.path.join(self.directory, "system-services")  # stays empty: nothing is activatable
+        os.mkdir(self.service_dir)
+        with open(SYSTEM_CONF) as f:
+            template = f.read()
         with open(self.config, "w") as f:
-            f.write(SYSTEM_CONF % {"socket": self.socket, "policy_dir": self.policy_dir})
+            f.write(template.replace("@SOCKET@", self.socket).replace("@SERVICE_DIR@", self.service_dir)
+                    .replace("@POLICY_DIR@", self.policy_dir))
         self.log = open(os.path.join(self.directory, "dbus-daemon.log"), "w+")
         daemon = ["dbus-daemon", "--config-file=" + self.config, "--nofork", "--nopidfile", "--print-address=1"]
         self.nameless_uids = [uid for uid, _ in NAMELESS_UIDS if not has_passwd_entry(uid)]
@@ -230,36 +236,6 @@ class SystemLikeBus:
         self.log.close()
         shutil.rmtree(self.directory, ignore_errors=True)
 
-
-SYSTEM_CONF = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <auth>EXTERNAL</auth>
-  <listen>unix:path=%(socket)s</listen>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
-    <deny send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"
-          send_member="UpdateActivationEnvironment"/>
-  </policy>
-  <policy user="root">
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Monitoring"/>
-  </policy>
-  <includedir>%(policy_dir)s</includedir>
-</busconfig>
-"""
 
 # Test only: the mock polkit runs as root; Debian's own file lets only polkitd own the name.
 POLKIT_MOCK_POLICY = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"

@@ -172,8 +172,9 @@ struct DBusConnectionTests {
     }
 }
 
-private func makePipe() throws -> (read: DBusFileDescriptor, write: DBusFileDescriptor) {
+/// A new pipe, both ends owned.
+func makePipe() throws -> (read: DBusFileDescriptor, write: DBusFileDescriptor) {
     var ends: [Int32] = [0, 0]
-    guard pipe(&ends) == 0 else { throw POSIXError(.EMFILE) }
+    guard pipe(&ends) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     return (DBusFileDescriptor(owning: ends[0]), DBusFileDescriptor(owning: ends[1]))
 }

@@ -45,6 +45,18 @@ private struct Service {
 
     func client() throws -> DBusConnection { try DBusConnection.connect(address: bus.address) }
 
+    /// Runs `body` with a new service that answers its calls and one client of it, and closes
+    /// all of them afterwards.
+    static func serving(_ body: (Service, DBusConnection) async throws -> Void) async throws {
+        let service = try await Service()
+        defer { service.server.close() }
+        let server = service.serve()
+        defer { server.cancel() }
+        let client = try service.client()
+        defer { client.close() }
+        try await body(service, client)
+    }
+
     /// Answers the test methods until the stream ends.
     func serve() -> Task<Void, Never> {
         let calls = calls
@@ -70,7 +82,7 @@ private struct Service {
             call.reply([.uint32(call.senderUID), .string(call.sender), .bool(call.allowsInteractiveAuthorization)])
         case "Later":
             let delay = Int(call.arguments.first?.integer ?? 0)
-            Task.detached {
+            Task {
                 try? await Task.sleep(for: .milliseconds(delay))
                 call.reply([.bool(true)])
             }
@@ -107,72 +119,57 @@ private func remoteError(_ body: () async throws(DBusError) -> [DBusValue]) asyn
 @Suite("Exported objects against a private dbus-daemon", .timeLimit(.minutes(1)))
 struct ExportedObjectTests {
     @Test func aCallRoundTripsSeveralTypesAndAFileDescriptor() async throws {
-        let service = try await Service()
-        defer { service.server.close() }
-        let server = service.serve()
-        defer { server.cancel() }
-        let client = try service.client()
-        defer { client.close() }
+        try await Service.serving { service, client async throws in
+            let arguments: [DBusValue] = [
+                .string("héllo"), .uint32(4_000_000_000),
+                .properties([("Transport", .string("le")), ("UUIDs", .strings(["180d"])), ("RSSI", .int16(-60))]),
+                .bytes([0x16, 0x48, 0x00]), .structure([.int64(-1 << 40), .double(72.5)]),
+            ]
+            #expect(try await service.call(client, "Echo", arguments) == arguments)
 
-        let arguments: [DBusValue] = [
-            .string("héllo"), .uint32(4_000_000_000),
-            .properties([("Transport", .string("le")), ("UUIDs", .strings(["180d"])), ("RSSI", .int16(-60))]),
-            .bytes([0x16, 0x48, 0x00]), .structure([.int64(-1 << 40), .double(72.5)]),
-        ]
-        #expect(try await service.call(client, "Echo", arguments) == arguments)
+            let pipe = try makePipe()
+            #expect(try await service.call(client, "WriteTo", [.unixFD(pipe.write), .string("through the pipe")]) == [])
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let count = read(pipe.read.rawValue, &buffer, buffer.count)
+            #expect(String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self) == "through the pipe")
 
-        let pipe = try makePipe()
-        #expect(try await service.call(client, "WriteTo", [.unixFD(pipe.write), .string("through the pipe")]) == [])
-        var buffer = [UInt8](repeating: 0, count: 64)
-        let count = read(pipe.read.rawValue, &buffer, buffer.count)
-        #expect(String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self) == "through the pipe")
-
-        let whoami = try await service.call(client, "Whoami")
-        let clientName = try await client.uniqueName
-        #expect(whoami.first == .uint32(geteuid()))
-        #expect(whoami[1].string == clientName)
-        #expect(whoami[2] == .bool(false))
+            let whoami = try await service.call(client, "Whoami")
+            let clientName = try await client.uniqueName
+            #expect(whoami.first == .uint32(geteuid()))
+            #expect(whoami[1].string == clientName)
+            #expect(whoami[2] == .bool(false))
+        }
     }
 
     @Test func answersComeLaterFromAnotherTaskAndErrorsCarryNameAndMessage() async throws {
-        let service = try await Service()
-        defer { service.server.close() }
-        let server = service.serve()
-        defer { server.cancel() }
-        let client = try service.client()
-        defer { client.close() }
+        try await Service.serving { service, client async throws in
+            let started = ContinuousClock.now
+            #expect(try await service.call(client, "Later", [.uint32(300)]) == [.bool(true)])
+            #expect(ContinuousClock.now - started >= .milliseconds(300))
 
-        let started = ContinuousClock.now
-        #expect(try await service.call(client, "Later", [.uint32(300)]) == [.bool(true)])
-        #expect(ContinuousClock.now - started >= .milliseconds(300))
+            let refused = await remoteError { () throws(DBusError) in try await service.call(client, "Refuse", [.string("not today")]) }
+            #expect(refused?.name == "org.example.Error.Refused")
+            #expect(refused?.message == "not today")
 
-        let refused = await remoteError { () throws(DBusError) in try await service.call(client, "Refuse", [.string("not today")]) }
-        #expect(refused?.name == "org.example.Error.Refused")
-        #expect(refused?.message == "not today")
+            let ignored = await remoteError { () throws(DBusError) in try await service.call(client, "Ignore") }
+            #expect(ignored?.name == "org.freedesktop.DBus.Error.Failed")
+            #expect(ignored?.message == "the service did not answer")
 
-        let ignored = await remoteError { () throws(DBusError) in try await service.call(client, "Ignore") }
-        #expect(ignored?.name == "org.freedesktop.DBus.Error.Failed")
-        #expect(ignored?.message == "the service did not answer")
+            let wrong = await remoteError { () throws(DBusError) in try await service.call(client, "WrongReply") }
+            #expect(wrong?.name == "org.freedesktop.DBus.Error.Failed")
 
-        let wrong = await remoteError { () throws(DBusError) in try await service.call(client, "WrongReply") }
-        #expect(wrong?.name == "org.freedesktop.DBus.Error.Failed")
-
-        // Still serving after all that.
-        #expect(try await service.call(client, "Later", [.uint32(0)]) == [.bool(true)])
+            // Still serving after all that.
+            #expect(try await service.call(client, "Later", [.uint32(0)]) == [.bool(true)])
+        }
     }
 
     @Test func theVtableAnswersWrongSignaturesAndUnknownMethods() async throws {
-        let service = try await Service()
-        defer { service.server.close() }
-        let server = service.serve()
-        defer { server.cancel() }
-        let client = try service.client()
-        defer { client.close() }
-
-        let wrongSignature = await remoteError { () throws(DBusError) in try await service.call(client, "Echo", [.string("only this")]) }
-        #expect(wrongSignature?.name == "org.freedesktop.DBus.Error.InvalidArgs")
-        let unknown = await remoteError { () throws(DBusError) in try await service.call(client, "Missing") }
-        #expect(unknown?.name == "org.freedesktop.DBus.Error.UnknownMethod")
+        try await Service.serving { service, client async throws in
+            let wrongSignature = await remoteError { () throws(DBusError) in try await service.call(client, "Echo", [.string("only this")]) }
+            #expect(wrongSignature?.name == "org.freedesktop.DBus.Error.InvalidArgs")
+            let unknown = await remoteError { () throws(DBusError) in try await service.call(client, "Missing") }
+            #expect(unknown?.name == "org.freedesktop.DBus.Error.UnknownMethod")
+        }
     }
 
     @Test func introspectionAndConstantProperties() async throws {
@@ -382,12 +379,6 @@ struct ExportedObjectTests {
         }
         _ = twice
     }
-}
-
-private func makePipe() throws -> (read: DBusFileDescriptor, write: DBusFileDescriptor) {
-    var ends: [Int32] = [0, 0]
-    guard pipe(&ends) == 0 else { throw POSIXError(.EMFILE) }
-    return (DBusFileDescriptor(owning: ends[0]), DBusFileDescriptor(owning: ends[1]))
 }
 
 /// Whether reading `descriptor` reaches end of file (every write end closed) within `limit`.

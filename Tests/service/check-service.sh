@@ -174,31 +174,8 @@ else
     busdir="$scratch/bus"
     mkdir -p "$busdir/system.d" && chmod 0755 "$scratch" "$busdir"
     cp "$share/dbus-1/system.d/org.hrmd.Health.conf" "$busdir/system.d/"
-    cat > "$busdir/system.conf" <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <auth>EXTERNAL</auth>
-  <listen>unix:path=$busdir/socket</listen>
-  <servicedir>$share/dbus-1/system-services</servicedir>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
-  </policy>
-  <includedir>$busdir/system.d</includedir>
-</busconfig>
-EOF
+    sed -e "s|@SOCKET@|$busdir/socket|" -e "s|@SERVICE_DIR@|$share/dbus-1/system-services|" \
+        -e "s|@POLICY_DIR@|$busdir/system.d|" Tests/service/system-bus.conf.in > "$busdir/system.conf"
     if bus_pid=$(timeout 10 dbus-daemon --config-file="$busdir/system.conf" --fork --print-pid 2> "$busdir/daemon.log"); then
         pass "dbus-daemon takes a system configuration that includes org.hrmd.Health.conf"
         bus=(dbus-send --bus="unix:path=$busdir/socket" --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus)

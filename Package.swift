@@ -37,7 +37,7 @@ let package = Package(
         .target(
             name: "HealthStore",
             dependencies: [
-                "HealthUnits", "Timestamps",
+                "HealthUnits", "Timestamps", "SeriesCoding",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),

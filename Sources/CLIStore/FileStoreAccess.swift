@@ -47,8 +47,9 @@ public struct FileStoreAccess: StoreAccess {
     }
 
     public func heartRateVariability(since: Timestamp?, until: Timestamp?) throws(CommandFailure) -> HeartRateVariability? {
-        let intervals = try samples(SampleQuery(type: .rrInterval, since: since, until: until)).map(\.sample)
-        return HeartRateVariability(intervals: intervals)
+        try Self.failures { () throws(HealthStoreError) in
+            try store.heartRateVariability(SampleQuery(type: .rrInterval, since: since, until: until))
+        }
     }
 
     public func heartRateZones(since: Timestamp?, until: Timestamp?, maximumHeartRate: Double) throws(CommandFailure) -> [HeartRateZones.Zone] {

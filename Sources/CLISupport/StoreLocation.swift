@@ -32,7 +32,7 @@ public struct StoreLocation: Sendable, Equatable {
     /// status of CONTRACT.md; when the default system store cannot be used, it names the flag.
     public func open(_ mode: HealthStore.OpenMode) throws(CommandFailure) -> HealthStore {
         do {
-            return try HealthStore.open(path: path, mode: mode)
+            return try HealthStore.open(path: path, mode: mode, upgradeProgress: UpgradeReport(path: path).progress)
         } catch {
             let hint = isExplicit ? "" : "; name a store with --store PATH or HRMD_STORE"
             switch error {
@@ -46,6 +46,26 @@ public struct StoreLocation: Sendable, Equatable {
                 throw CommandFailure("\(error)\(hint)", status: .unavailable)
             default:
                 throw CommandFailure("\(error)", status: .failure)
+            }
+        }
+    }
+}
+
+/// Tells the user, on standard error, that an older store is being converted: a line that
+/// counts up on a terminal, one line at the end otherwise.
+private struct UpgradeReport {
+    let path: String
+
+    var progress: HealthStore.UpgradeProgress {
+        let path = path
+        let terminal = isatty(STDERR_FILENO) == 1
+        return { done, total in
+            let finished = done >= total
+            if terminal {
+                let percent = total > 0 ? done * 100 / total : 100
+                FileHandle.standardError.write(Data("\rupgrading \(path) to series storage: \(percent)% (\(done) of \(total) samples)\(finished ? "\n" : "")".utf8))
+            } else if finished {
+                FileHandle.standardError.write(Data("upgraded \(path) to series storage: \(total) samples\n".utf8))
             }
         }
     }

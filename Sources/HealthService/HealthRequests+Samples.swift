@@ -106,7 +106,7 @@ extension HealthRequests {
         let range = try arguments.range()
         let query = SampleQuery(type: .rrInterval, since: range.since, until: range.until, reader: await reader(for: caller, source: source))
         let variability = try await onStore { store throws(HealthStoreError) in
-            HeartRateVariability(intervals: try store.samples(query).map(\.sample))
+            try store.heartRateVariability(query)
         }
         return [variability?.wireValue ?? WireDictionary.value([])]
     }

@@ -43,18 +43,10 @@ extension HealthStore {
     public func changes(of type: SampleType, since anchor: Int64, limit: Int = 1000, reader: String? = nil)
         throws(HealthStoreError) -> ChangeSet
     {
-        try read { db in
+        guard limit > 0 else { return ChangeSet(added: [], deleted: [], anchor: anchor) }
+        return try read { db in
             let scope = try ReaderScope(reader: reader, type: type, db)
-            let addedVisible = scope.condition(on: "s.sourceId")
-            let addedRows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT \(SampleRow.columns) FROM sample s
-                    WHERE s.id > ? AND s.typeId = ?\(addedVisible.map { " AND " + $0.sql } ?? "") ORDER BY s.id LIMIT ?
-                    """,
-                arguments: [anchor, type.storageID] + (addedVisible?.arguments ?? []) + [limit])
-            var decoder = SampleRow()
-            let added = try addedRows.map { try decoder.decode($0, type: type, db) }
+            let added = try Self.added(type, after: anchor, limit: limit, visible: scope.condition(on: "sourceId"), db)
             let deletedVisible = scope.condition(on: "t.sourceId")
             let deleted = try Row.fetchAll(
                 db,
@@ -75,6 +67,46 @@ extension HealthStore {
         }
     }
 
+    /// The first `limit` samples of `type` added after `anchor`, in anchor order. Chunks are
+    /// visited by their first anchor, and the visit ends once `limit` samples are found that
+    /// all come before the next chunk's first anchor.
+    private static func added(
+        _ type: SampleType, after anchor: Int64, limit: Int, visible: (sql: String, arguments: StatementArguments)?, _ db: Database
+    ) throws -> [StoredSample] {
+        let candidates = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, firstAnchor FROM series
+                WHERE typeId = ? AND lastAnchor > ?\(visible.map { " AND " + $0.sql } ?? "") ORDER BY firstAnchor
+                """,
+            arguments: [type.storageID, anchor] + (visible?.arguments ?? []))
+        var contexts = ChunkContexts()
+        var found: [SampleStream.Item] = []
+        var points = SeriesPoints()
+        for candidate in candidates {
+            if found.count >= limit {
+                found.sort { $0.anchor < $1.anchor }
+                found.removeLast(found.count - limit)
+                if (candidate[1] as Int64) > found[limit - 1].anchor { break }
+            }
+            guard let row = try Row.fetchOne(
+                db, sql: "SELECT \(SeriesRow.columns) FROM series WHERE id = ?", arguments: [candidate[0] as Int64])
+            else { continue }
+            let chunk = SeriesRow(row)
+            try chunk.points(into: &points)
+            let context = try contexts.add(chunk, db)
+            for index in 0..<points.count where points.anchors[index] > anchor {
+                found.append(SampleStream.Item(
+                    start: points.starts[index], anchor: points.anchors[index], value: points.values[index],
+                    precededByGap: points.precededByGap[index], context: context))
+            }
+        }
+        found.sort { $0.anchor < $1.anchor }
+        return found.prefix(limit).map {
+            contexts.sample(type: type, start: $0.start, value: $0.value, anchor: $0.anchor, context: $0.context)
+        }
+    }
+
     /// The anchor of the newest change: pass it to `changes` to hear only of what comes next.
     public func currentAnchor() throws(HealthStoreError) -> Int64 {
         try read { db in try AnchorSequence(db).last }
@@ -91,11 +123,11 @@ extension HealthStore {
         try writeAnnouncing { db in
             guard let sourceID = try Int64.fetchOne(db, sql: "SELECT id FROM source WHERE name = ?", arguments: [source])
             else { return (0, nil) }
-            var condition = "typeId = ? AND sourceId = ? AND start >= ? AND start < ?"
-            var arguments: StatementArguments = [
-                type.storageID, sourceID, since?.microsecondsSinceEpoch ?? Int64.min,
-                until?.microsecondsSinceEpoch ?? Int64.max,
-            ]
+            let from = since?.microsecondsSinceEpoch ?? Int64.min
+            let to = until?.microsecondsSinceEpoch ?? Int64.max
+            guard from < to else { return (0, nil) }
+            var condition = "typeId = ? AND sourceId = ? AND start < ? AND last >= ?"
+            var arguments: StatementArguments = [type.storageID, sourceID, to, from]
             if let device {
                 guard let deviceID = try Int64.fetchOne(
                     db, sql: "SELECT id FROM device WHERE localIdentifier = ?", arguments: [device])
@@ -103,33 +135,33 @@ extension HealthStore {
                 condition += " AND deviceId = ?"
                 _ = arguments.append(contentsOf: [deviceID])
             }
-            let count = try Self.deleteWithTombstones(where: condition, arguments: arguments, db)
+            var removed: [Int64] = []
+            for row in try Row.fetchAll(db, sql: "SELECT \(SeriesRow.columns) FROM series WHERE \(condition)", arguments: arguments) {
+                let chunk = SeriesRow(row)
+                removed += try Self.remove(startingIn: from, to, from: chunk, db)
+            }
+            guard !removed.isEmpty else { return (0, nil) }
+            var sequence = try AnchorSequence(db)
+            try Tombstones.record(removed, typeID: type.storageID, sourceID: sourceID, sequence: &sequence, db)
+            try sequence.save(db)
             var changes = ChangeCollector()
-            if count > 0 { changes.record(type, source: source) }
-            return (count, try pendingChange(changes, db))
+            changes.record(type, source: source)
+            return (removed.count, try pendingChange(changes, db))
         }
     }
 
-    /// Moves the samples matching `condition` to tombstones whose anchors continue the anchor
-    /// sequence, then deletes them. Returns how many.
-    static func deleteWithTombstones(where condition: String, arguments: StatementArguments, _ db: Database) throws -> Int {
-        var sequence = try AnchorSequence(db)
-        let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
-        try db.execute(
-            sql: """
-                INSERT INTO deletedSample (anchor, sampleId, typeId, sourceId, deletedAt)
-                SELECT ? + ROW_NUMBER() OVER (ORDER BY id), id, typeId, sourceId, ?
-                FROM sample WHERE \(condition)
-                """,
-            arguments: [sequence.last, now] + arguments)
-        let count = db.changesCount
-        guard count > 0 else { return 0 }
-        sequence.last += Int64(count)
-        try sequence.save(db)
-        try MinuteRollups.recompute(where: condition, arguments: arguments, db) {
-            try db.execute(sql: "DELETE FROM sample WHERE \(condition)", arguments: arguments)
-        }
-        return count
+    /// Removes the samples of `chunk` that start in [from, to), rewriting it around them (or
+    /// deleting it when none is left); returns their ids. In a heartbeat series the beat
+    /// after a removed one is then preceded by a gap.
+    private static func remove(startingIn from: Int64, _ to: Int64, from chunk: SeriesRow, _ db: Database) throws -> [Int64] {
+        let points = try chunk.points()
+        let first = points.firstIndex(startingAtOrAfter: from)
+        let end = points.firstIndex(startingAtOrAfter: to)
+        guard first < end else { return [] }
+        var kept = points.selecting(Array(0..<first) + Array(end..<points.count))
+        if chunk.shape.span == .beat, first < kept.count { kept.precededByGap[first] = true }
+        try SeriesTable.rewrite(chunk.id, points: kept, db)
+        return Array(points.anchors[first..<end])
     }
 }
 

@@ -38,9 +38,9 @@ extension HealthStore {
                 db,
                 sql: """
                     SELECT d.localIdentifier, d.name, d.manufacturer, d.model, d.hardwareVersion, d.firmwareVersion,
-                           d.softwareVersion, COUNT(s.id), MAX(s.start),
-                           (SELECT sensorLocation FROM sample WHERE deviceId = d.id ORDER BY start DESC LIMIT 1)
-                    FROM device d LEFT JOIN sample s ON s.deviceId = d.id
+                           d.softwareVersion, IFNULL(SUM(s.count), 0), MAX(s.last),
+                           (SELECT sensorLocation FROM series WHERE deviceId = d.id ORDER BY last DESC LIMIT 1)
+                    FROM device d LEFT JOIN series s ON s.deviceId = d.id
                     GROUP BY d.id ORDER BY d.localIdentifier
                     """
             ).map { row in
@@ -62,8 +62,8 @@ extension HealthStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT src.name, src.version, COUNT(s.id), MAX(s.start)
-                    FROM source src LEFT JOIN sample s ON s.sourceId = src.id
+                    SELECT src.name, src.version, IFNULL(SUM(s.count), 0), MAX(s.last)
+                    FROM source src LEFT JOIN series s ON s.sourceId = src.id
                     GROUP BY src.id ORDER BY src.name
                     """
             ).map { row in

@@ -49,105 +49,73 @@ extension HealthStore {
     /// Calls `body` with each sample that matches `query`, reading from one snapshot without
     /// holding them all in memory.
     public func enumerateSamples(_ query: SampleQuery, _ body: (StoredSample) throws -> Void) throws(HealthStoreError) {
-        var conditions = ["s.typeId = ?"]
-        var arguments: StatementArguments = [query.type.storageID]
-        if let since = query.since {
-            conditions.append("s.start >= ?")
-            _ = arguments.append(contentsOf: [since.microsecondsSinceEpoch])
+        try enumerateItems(query) { item, contexts in
+            try body(contexts.sample(type: query.type, start: item.start, value: item.value, anchor: item.anchor, context: item.context))
         }
-        if let until = query.until {
-            conditions.append("s.start < ?")
-            _ = arguments.append(contentsOf: [until.microsecondsSinceEpoch])
+    }
+
+    /// Calls `body` with each sample that matches `query` as the chunks hold it, with the
+    /// contexts that make it a `StoredSample`.
+    func enumerateItems(_ query: SampleQuery, _ body: (SampleStream.Item, ChunkContexts) throws -> Void) throws(HealthStoreError) {
+        let since = query.since?.microsecondsSinceEpoch ?? Int64.min
+        let until = query.until?.microsecondsSinceEpoch ?? Int64.max
+        guard since < until else { return }
+        var conditions = ["typeId = ?"]
+        var arguments: StatementArguments = [query.type.storageID]
+        if query.since != nil {
+            // A chunk stays in the UTC hour it starts in.
+            conditions.append("start >= ? AND last >= ?")
+            _ = arguments.append(contentsOf: [SeriesBlobs.hour(of: since) * SeriesBlobs.hour, since])
+        }
+        if query.until != nil {
+            conditions.append("start < ?")
+            _ = arguments.append(contentsOf: [until])
         }
         if let source = query.source {
-            conditions.append("s.sourceId = (SELECT id FROM source WHERE name = ?)")
+            conditions.append("sourceId = (SELECT id FROM source WHERE name = ?)")
             _ = arguments.append(contentsOf: [source])
         }
         if let device = query.device {
-            conditions.append("s.deviceId = (SELECT id FROM device WHERE localIdentifier = ?)")
+            conditions.append("deviceId = (SELECT id FROM device WHERE localIdentifier = ?)")
             _ = arguments.append(contentsOf: [device])
         }
-        let order = query.newestFirst ? "DESC" : "ASC"
         try read { db in
             var conditions = conditions, arguments = arguments
-            if let visible = try ReaderScope(reader: query.reader, type: query.type, db).condition(on: "s.sourceId") {
+            if let visible = try ReaderScope(reader: query.reader, type: query.type, db).condition(on: "sourceId") {
                 conditions.append(visible.sql)
                 _ = arguments.append(contentsOf: visible.arguments)
             }
-            var sql = """
-                SELECT \(SampleRow.columns) FROM sample s
-                WHERE \(conditions.joined(separator: " AND ")) ORDER BY s.start \(order), s.id \(order)
-                """
-            if let limit = query.limit {
-                sql += " LIMIT ?"
-                _ = arguments.append(contentsOf: [limit])
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT \(SeriesRow.columns) FROM series WHERE \(conditions.joined(separator: " AND "))
+                    ORDER BY start \(query.newestFirst ? "DESC" : "ASC")
+                    """,
+                arguments: arguments)
+            var contexts = ChunkContexts()
+            var stream = SampleStream(newestFirst: query.newestFirst)
+            var points = SeriesPoints()
+            var remaining = query.limit ?? Int.max
+            let emit = { (item: SampleStream.Item) throws -> Bool in
+                guard remaining > 0 else { return false }
+                remaining -= 1
+                try body(item, contexts)
+                return remaining > 0
             }
-            var decoder = SampleRow()
-            let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-            while let row = try rows.next() { try body(decoder.decode(row, type: query.type, db)) }
+            while let row = try rows.next() {
+                let chunk = SeriesRow(row)
+                guard try stream.drain(beforeChunkAt: chunk.start, emit) else { return }
+                try chunk.points(into: &points)
+                stream.add(points, since: since, until: until, context: try contexts.add(chunk, db))
+            }
+            _ = try stream.drain(beforeChunkAt: nil, emit)
         }
     }
 
     /// How many samples of `type` the store holds.
     public func sampleCount(of type: SampleType) throws(HealthStoreError) -> Int {
         try read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sample WHERE typeId = ?", arguments: [type.storageID]) ?? 0
+            try Int.fetchOne(db, sql: "SELECT IFNULL(SUM(count), 0) FROM series WHERE typeId = ?", arguments: [type.storageID]) ?? 0
         }
-    }
-}
-
-/// The one place that knows how a sample row maps to a `StoredSample`. It reads each source
-/// and device once per query and reuses them for the rows that share them.
-struct SampleRow {
-    static let columns = """
-        s.id, s.start, s."end", s.value, s.sensorLocation, s.sensorContact, s.metadata,
-        s.syncIdentifier, s.syncVersion, s.sourceId, s.deviceId
-        """
-
-    private var sources: [Int64: HealthSource] = [:]
-    private var devices: [Int64: HealthDevice] = [:]
-
-    mutating func decode(_ row: Row, type: SampleType, _ db: Database) throws -> StoredSample {
-        let sourceID: Int64 = row[9]
-        let deviceID: Int64? = row[10]
-        var extra: [String: String] = [:]
-        if let json: String = row[6] {
-            extra = (try? JSONDecoder().decode([String: String].self, from: Data(json.utf8))) ?? [:]
-        }
-        let location: Int? = row[4]
-        let contact: Int? = row[5]
-        let metadata = SampleMetadata(
-            sensorLocation: location.flatMap(HeartRateSensorLocation.init(rawValue:)),
-            sensorContact: contact.map { $0 != 0 },
-            syncIdentifier: row[7], syncVersion: row[8], extra: extra)
-        let sample = QuantitySample(
-            stored: type, value: row[3],
-            start: Timestamp(microsecondsSinceEpoch: row[1]), end: Timestamp(microsecondsSinceEpoch: row[2]),
-            device: try deviceID.map { try device($0, db) }, metadata: metadata)
-        return StoredSample(id: row[0], source: try source(sourceID, db), sample: sample)
-    }
-
-    private mutating func source(_ id: Int64, _ db: Database) throws -> HealthSource {
-        if let known = sources[id] { return known }
-        let row = try Row.fetchOne(db, sql: "SELECT name, version FROM source WHERE id = ?", arguments: [id])
-        let source = HealthSource(name: row?[0] ?? "unknown", version: row?[1])
-        sources[id] = source
-        return source
-    }
-
-    private mutating func device(_ id: Int64, _ db: Database) throws -> HealthDevice {
-        if let known = devices[id] { return known }
-        let row = try Row.fetchOne(
-            db,
-            sql: """
-                SELECT localIdentifier, name, manufacturer, model, hardwareVersion, firmwareVersion, softwareVersion
-                FROM device WHERE id = ?
-                """,
-            arguments: [id])
-        let device = HealthDevice(
-            localIdentifier: row?[0] ?? "unknown", name: row?[1], manufacturer: row?[2], model: row?[3],
-            hardwareVersion: row?[4], firmwareVersion: row?[5], softwareVersion: row?[6])
-        devices[id] = device
-        return device
     }
 }

@@ -38,9 +38,9 @@ public struct StatisticsBucketValue: Sendable, Hashable {
 
 extension HealthStore {
     /// Count, minimum, average, maximum and sum of `type` per bucket over [since, until), one
-    /// value per non-empty bucket, oldest first (HKStatisticsCollectionQuery). Whole minutes
-    /// are read from the per-minute rollups kept at write time; only the partial minutes at
-    /// the ends of the range read samples.
+    /// value per non-empty bucket, oldest first (HKStatisticsCollectionQuery). A chunk that
+    /// lies wholly inside one bucket counts by the summary its row carries; only chunks that
+    /// straddle a bucket boundary or an end of the range are decoded.
     ///
     /// `source` keeps one source's samples. `reader` is the program asking, as in
     /// `SampleQuery.reader`: without read authorization for the type, only its own samples
@@ -53,113 +53,93 @@ extension HealthStore {
         let to = until?.microsecondsSinceEpoch ?? Int64.max / 2
         guard from < to else { return [] }
         return try read { db in
-            var sourceConditions: [(sql: String, arguments: StatementArguments)] = []
-            if let source { sourceConditions.append(("sourceId = (SELECT id FROM source WHERE name = ?)", [source])) }
-            if let visible = try ReaderScope(reader: reader, type: type, db).condition(on: "sourceId") {
-                sourceConditions.append(visible)
+            // A chunk stays in the UTC hour it starts in.
+            var conditions = ["typeId = ?", "start >= ?", "start < ?", "last >= ?"]
+            var arguments: StatementArguments = [type.storageID, SeriesBlobs.hour(of: from) * SeriesBlobs.hour, to, from]
+            if let source {
+                conditions.append("sourceId = (SELECT id FROM source WHERE name = ?)")
+                _ = arguments.append(contentsOf: [source])
             }
-            guard let keys = try BucketKeys(bucket, type: type, from: from, to: to, db) else { return [] }
-            let query = StatisticsSQL(type: type, keys: keys, from: from, to: to, sourceConditions: sourceConditions)
-            return try Row.fetchAll(db, sql: query.sql, arguments: query.arguments).compactMap { row in
-                guard let (start, end) = keys.bounds(of: row) else { return nil }
+            if let visible = try ReaderScope(reader: reader, type: type, db).condition(on: "sourceId") {
+                conditions.append(visible.sql)
+                _ = arguments.append(contentsOf: visible.arguments)
+            }
+            let matching = conditions.joined(separator: " AND ")
+            guard let keys = try BucketKeys(bucket, matching: matching, arguments, db) else { return [] }
+            var totals: [Int64: SeriesSummary] = [:]
+            var straddling: [Int64] = []
+            let summaries = try Row.fetchCursor(
+                db, sql: "SELECT id, start, last, count, minimum, maximum, sum FROM series WHERE \(matching)", arguments: arguments)
+            while let row = try summaries.next() {
+                let start: Int64 = row[1], last: Int64 = row[2]
+                let key = keys.key(ofMicroseconds: start)
+                guard start >= from, last < to, keys.key(ofMicroseconds: last) == key else {
+                    straddling.append(row[0])
+                    continue
+                }
+                totals[key, default: SeriesSummary()].add(SeriesSummary(count: row[3], minimum: row[4], maximum: row[5], sum: row[6]))
+            }
+            var points = SeriesPoints()
+            for id in straddling {
+                guard let row = try Row.fetchOne(db, sql: "SELECT \(SeriesRow.columns) FROM series WHERE id = ?", arguments: [id])
+                else { continue }
+                try SeriesRow(row).points(into: &points)
+                for index in points.firstIndex(startingAtOrAfter: from)..<points.firstIndex(startingAtOrAfter: to) {
+                    totals[keys.key(ofMicroseconds: points.starts[index]), default: SeriesSummary()].add(points.values[index])
+                }
+            }
+            return totals.keys.sorted().compactMap { key in
+                guard let total = totals[key], total.count > 0, let (start, end) = keys.bounds(ofKey: key) else { return nil }
                 return StatisticsBucketValue(
-                    start: start, end: end, count: row[1], minimum: row[2], average: row[3], maximum: row[4], sum: row[5])
+                    start: start, end: end, count: total.count, minimum: total.minimum,
+                    average: total.sum / Double(total.count), maximum: total.maximum, sum: total.sum)
             }
         }
     }
 }
 
-/// How a bucket's key is computed in SQL from integer seconds, and its bounds from the key.
+/// How a time falls into a bucket: the bucket's key, and its bounds from the key.
 private enum BucketKeys {
+    /// Buckets of this many seconds; the key is the bucket's first second.
     case seconds(Int64)
+    /// Calendar days; the key is the day's number since 1970-01-01.
     case days(ZoneDays)
 
-    /// nil when no sample of `type` lies in [from, to).
-    init?(_ bucket: StatisticsBucket, type: SampleType, from: Int64, to: Int64, _ db: Database) throws {
+    /// nil when no chunk matches.
+    init?(_ bucket: StatisticsBucket, matching: String, _ arguments: StatementArguments, _ db: Database) throws {
         switch bucket {
         case .seconds(let width):
-            self = .seconds(width)
+            self = .seconds(max(width, 1))
         case .days(let zone):
             // The zone's offsets are needed only where samples are.
-            guard let row = try Row.fetchOne(
-                db, sql: "SELECT MIN(start), MAX(start) FROM sample WHERE typeId = ? AND start >= ? AND start < ?",
-                arguments: [type.storageID, from, to]),
-                let first: Int64 = row[0], let last: Int64 = row[1]
+            guard let row = try Row.fetchOne(db, sql: "SELECT MIN(start), MAX(last) FROM series WHERE \(matching)", arguments: arguments),
+                  let first: Int64 = row[0], let last: Int64 = row[1]
             else { return nil }
-            self = .days(ZoneDays(zone: zone, first: Self.floorSeconds(first), last: Self.floorSeconds(last)))
+            self = .days(ZoneDays(zone: zone, first: Self.floorDivide(first, 1_000_000), last: Self.floorDivide(last, 1_000_000)))
         }
     }
 
-    /// Whether per-minute rollups fall wholly into one bucket.
-    var minuteAligned: Bool {
+    @inline(__always)
+    func key(ofMicroseconds time: Int64) -> Int64 {
+        let second = Self.floorDivide(time, 1_000_000)
         switch self {
-        case .seconds(let width): width % 60 == 0
-        case .days(let days): days.minuteAligned
+        case .seconds(let width): return Self.floorDivide(second, width) * width
+        case .days(let days): return Self.floorDivide(second + days.offset(atSecond: second), 86_400)
         }
     }
 
-    func key(seconds expression: String) -> String {
-        switch self {
-        case .seconds(let width): "(\(expression) - ((\(expression) % \(width)) + \(width)) % \(width))"
-        case .days(let days): days.key(seconds: expression)
-        }
-    }
-
-    func bounds(of row: Row) -> (Timestamp, Timestamp)? {
+    func bounds(ofKey key: Int64) -> (Timestamp, Timestamp)? {
         switch self {
         case .seconds(let width):
-            let start: Int64 = row[0]
-            return (Timestamp(microsecondsSinceEpoch: start * 1_000_000), Timestamp(microsecondsSinceEpoch: (start + width) * 1_000_000))
+            return (Timestamp(microsecondsSinceEpoch: key * 1_000_000), Timestamp(microsecondsSinceEpoch: (key + width) * 1_000_000))
         case .days(let days):
-            guard let key: String = row[0] else { return nil }
-            return days.bounds(ofDay: key)
+            return days.bounds(ofDayNumber: key)
         }
     }
 
-    private static func floorSeconds(_ microseconds: Int64) -> Int64 {
-        microseconds >= 0 ? microseconds / 1_000_000 : (microseconds - 999_999) / 1_000_000
-    }
-}
-
-/// The statistics query: partial minutes at the ends from samples, whole minutes from the
-/// rollups (when they fit the buckets), summed per bucket.
-private struct StatisticsSQL {
-    var sql = ""
-    var arguments: StatementArguments = []
-
-    init(type: SampleType, keys: BucketKeys, from: Int64, to: Int64, sourceConditions: [(sql: String, arguments: StatementArguments)]) {
-        let sourceSQL = sourceConditions.map { " AND " + $0.sql }.joined()
-        var sourceArguments: StatementArguments = []
-        for condition in sourceConditions { _ = sourceArguments.append(contentsOf: condition.arguments) }
-        // Whole minutes [firstMinute, endMinute) come from the rollups.
-        let firstMinute = from >= 0 ? (from + 59_999_999) / 60_000_000 : from / 60_000_000
-        let endMinute = to >= 0 ? to / 60_000_000 : (to - 59_999_999) / 60_000_000
-        let rawSelect = """
-            SELECT \(keys.key(seconds: "sec")) AS bucket, COUNT(*) AS n, SUM(value) AS total, MIN(value) AS low, MAX(value) AS high
-            FROM (SELECT start / 1000000 - (CASE WHEN start < 0 AND start % 1000000 != 0 THEN 1 ELSE 0 END) AS sec, value
-                  FROM sample WHERE typeId = ? AND start >= ? AND start < ?\(sourceSQL))
-            GROUP BY bucket
-            """
-        var parts: [(sql: String, arguments: StatementArguments)] = []
-        if keys.minuteAligned && firstMinute < endMinute {
-            parts.append((rawSelect, [type.storageID, from, firstMinute * 60_000_000] + sourceArguments))
-            parts.append((
-                """
-                SELECT \(keys.key(seconds: "sec")) AS bucket, SUM(count) AS n, SUM(sum) AS total, MIN(minimum) AS low, MAX(maximum) AS high
-                FROM (SELECT minute * 60 AS sec, count, sum, minimum, maximum
-                      FROM minuteRollup WHERE typeId = ? AND minute >= ? AND minute < ?\(sourceSQL))
-                GROUP BY bucket
-                """,
-                [type.storageID, firstMinute, endMinute] + sourceArguments))
-            parts.append((rawSelect, [type.storageID, endMinute * 60_000_000, to] + sourceArguments))
-        } else {
-            parts.append((rawSelect, [type.storageID, from, to] + sourceArguments))
-        }
-        sql = """
-            SELECT bucket, SUM(n), MIN(low), SUM(total) / SUM(n), MAX(high), SUM(total)
-            FROM (\(parts.map(\.sql).joined(separator: " UNION ALL ")))
-            GROUP BY bucket HAVING SUM(n) > 0 ORDER BY bucket
-            """
-        for part in parts { _ = arguments.append(contentsOf: part.arguments) }
+    @inline(__always)
+    static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
+        let quotient = value / divisor
+        return value % divisor < 0 ? quotient - 1 : quotient
     }
 }

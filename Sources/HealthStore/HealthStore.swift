@@ -24,8 +24,14 @@ public final class HealthStore: Sendable {
     /// Who hears of committed changes (`observeChanges`).
     let changeObservers = ChangeObservers()
 
-    /// Opens (and, if asked, creates) the store at `path`, upgrading an older schema.
-    public static func open(path: String, mode: OpenMode) throws(HealthStoreError) -> HealthStore {
+    /// How far the upgrade of an older store has come: samples converted, samples in all.
+    public typealias UpgradeProgress = @Sendable (_ done: Int, _ total: Int) -> Void
+
+    /// Opens (and, if asked, creates) the store at `path`, upgrading an older schema in place;
+    /// `upgradeProgress` hears how the conversion of an older store's samples goes.
+    public static func open(path: String, mode: OpenMode, upgradeProgress: UpgradeProgress? = nil) throws(HealthStoreError)
+        -> HealthStore
+    {
         let exists = FileManager.default.fileExists(atPath: path)
         if !exists {
             guard mode == .createIfMissing else { throw .missing(path: path) }
@@ -37,7 +43,7 @@ public final class HealthStore: Sendable {
         configuration.label = "HealthStore"
         do {
             let pool = try DatabasePool(path: path, configuration: configuration)
-            return try HealthStore(writer: pool, path: path)
+            return try HealthStore(writer: pool, path: path, upgradeProgress: upgradeProgress)
         } catch let error as HealthStoreError {
             throw error.withPath(path)
         } catch {
@@ -47,19 +53,22 @@ public final class HealthStore: Sendable {
 
     /// A store over any GRDB writer (an in-memory `DatabaseQueue` in tests). Runs migrations.
     public convenience init(writer: any DatabaseWriter) throws(HealthStoreError) {
-        try self.init(writer: writer, path: nil)
+        try self.init(writer: writer, path: nil, upgradeProgress: nil)
     }
 
-    private init(writer: any DatabaseWriter, path: String?) throws(HealthStoreError) {
+    private init(writer: any DatabaseWriter, path: String?, upgradeProgress: UpgradeProgress?) throws(HealthStoreError) {
         self.writer = writer
         self.path = path
-        let migrator = Schema.migrator
+        let migrator = Schema.makeMigrator(progress: upgradeProgress)
         try Self.run {
-            if try writer.read({ try migrator.hasBeenSuperseded($0) }) {
-                throw HealthStoreError.newerSchema(path: path ?? ":memory:")
+            let applied = try writer.read { db in
+                if try migrator.hasBeenSuperseded(db) { throw HealthStoreError.newerSchema(path: path ?? ":memory:") }
+                return try migrator.appliedIdentifiers(db)
             }
             try migrator.migrate(writer)
             try writer.write { try Schema.registerTypes($0) }
+            // The conversion to series leaves the old rows' pages free: give them back.
+            if applied.contains(Schema.core), !applied.contains(Schema.series) { try writer.vacuum() }
         }
     }
 

@@ -23,6 +23,8 @@ public enum HealthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
     case shareNotAuthorized(source: String, types: [String])
     /// SQLite reported an error.
     case database(String)
+    /// A chunk of samples (a row of table `series`) cannot be decoded: the file was damaged.
+    case damagedSeries(chunk: Int64, reason: String)
 
     public var description: String {
         switch self {
@@ -37,6 +39,8 @@ public enum HealthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
         case .shareNotAuthorized(let source, let types):
             "\(source) may not store \(types.joined(separator: ", ")); nothing was saved"
         case .database(let message): "store error: \(message)"
+        case .damagedSeries(let chunk, let reason):
+            "the store holds a damaged chunk of samples (series row \(chunk): \(reason))"
         }
     }
 }

@@ -13,31 +13,69 @@ public struct HeartRateVariability: Sendable, Hashable {
     /// nil when no two beats are adjacent.
     public var rmssd: Double?
 
+    /// The variability of `beats`, in order: mean NN and SDNN over every interval, RMSSD
+    /// over the successive differences of the beats not preceded by a gap (each with the beat
+    /// before it in the list).
+    public init?(beats: [BeatInterval]) {
+        guard !beats.isEmpty else { return nil }
+        let values = beats.map(\.milliseconds)
+        let mean = values.reduce(0, +) / Double(values.count)
+        let variance = values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(max(1, values.count - 1))
+        self.beats = values.count
+        meanNN = mean
+        sdnn = variance.squareRoot()
+        var squares = 0.0
+        var pairs = 0
+        for index in beats.indices.dropFirst() where !beats[index].precededByGap {
+            let difference = values[index] - values[index - 1]
+            squares += difference * difference
+            pairs += 1
+        }
+        rmssd = pairs > 0 ? (squares / Double(pairs)).squareRoot() : nil
+    }
+
     /// The variability of `intervals` (RR samples in time order). Successive differences are
     /// taken only between beats of one device that follow each other: the later one starts
     /// within half an interval of where the earlier one ends (beat times placed from
     /// notification times jitter by tens of milliseconds; a missed beat or lost contact
     /// leaves a gap of a whole interval or more, which does not count).
     public init?(intervals: [QuantitySample]) {
-        let values = intervals.compactMap { try? $0.quantity.doubleValue(for: .millisecond) }
-        guard !values.isEmpty else { return nil }
-        let mean = values.reduce(0, +) / Double(values.count)
-        let variance = values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(max(1, values.count - 1))
-        beats = values.count
-        meanNN = mean
-        sdnn = variance.squareRoot()
-        var squares = 0.0
-        var pairs = 0
-        for index in intervals.indices.dropFirst() {
-            let gap = Double(abs(intervals[index].start.microsecondsSinceEpoch - intervals[index - 1].end.microsecondsSinceEpoch)) / 1000
-            guard gap < 0.5 * min(values[index], values[index - 1]),
-                  intervals[index].device?.localIdentifier == intervals[index - 1].device?.localIdentifier
-            else { continue }
-            let difference = values[index] - values[index - 1]
-            squares += difference * difference
-            pairs += 1
+        var beats: [BeatInterval] = []
+        var previous: QuantitySample?
+        for interval in intervals {
+            guard let milliseconds = try? interval.quantity.doubleValue(for: .millisecond) else { continue }
+            let follows = previous.map { previous in
+                previous.device?.localIdentifier == interval.device?.localIdentifier
+                    && BeatInterval.adjacent(previous, interval)
+            } ?? false
+            beats.append(BeatInterval(milliseconds: milliseconds, precededByGap: !follows))
+            previous = interval
         }
-        rmssd = pairs > 0 ? (squares / Double(pairs)).squareRoot() : nil
+        self.init(beats: beats)
+    }
+}
+
+/// One beat of a heartbeat series as heart-rate variability reads it: the RR interval that
+/// ends at it, and whether it is preceded by a gap (HKHeartbeatSeriesSample's flag: the
+/// interval before it in the series is not its predecessor).
+public struct BeatInterval: Sendable, Hashable {
+    /// The interval ending at this beat, milliseconds.
+    public var milliseconds: Double
+    public var precededByGap: Bool
+
+    public init(milliseconds: Double, precededByGap: Bool) {
+        self.milliseconds = milliseconds
+        self.precededByGap = precededByGap
+    }
+
+    /// Whether the RR sample `later` follows `earlier` with no beat missed: it starts within
+    /// half the shorter interval of where `earlier` ends.
+    static func adjacent(_ earlier: QuantitySample, _ later: QuantitySample) -> Bool {
+        guard let a = try? earlier.quantity.doubleValue(for: .millisecond),
+              let b = try? later.quantity.doubleValue(for: .millisecond)
+        else { return false }
+        let gap = Double(abs(later.start.microsecondsSinceEpoch - earlier.end.microsecondsSinceEpoch)) / 1000
+        return gap < 0.5 * min(a, b)
     }
 }
 

@@ -14,19 +14,28 @@ enum Schema {
     /// Whether share and read were requested, apart from the user's answers, so that pending
     /// requests can be listed.
     static let authorizationRequests = "v5-authorization-requests"
+    /// Samples kept as compressed series chunks (table `series`) instead of one row each;
+    /// the chunks' summaries replace the per-minute rollups.
+    static let series = "v6-series"
 
     /// The minute of a microsecond time column, rounded down (also before 1970).
     static func minute(of column: String) -> String {
         "((\(column) - ((\(column) % 60000000) + 60000000) % 60000000) / 60000000)"
     }
 
-    static var migrator: DatabaseMigrator {
+    /// The migrations, with no one to hear of an upgrade's progress.
+    static var migrator: DatabaseMigrator { makeMigrator() }
+
+    /// The migrations; `progress` hears how far the conversion to series has come (samples
+    /// converted, samples in all) when an older store is upgraded.
+    static func makeMigrator(progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration(core, migrate: createCore)
         migrator.registerMigration(syncAndTombstones, migrate: addSyncAndTombstones)
         migrator.registerMigration(minuteRollups, migrate: addMinuteRollups)
         migrator.registerMigration(sensorActivity, migrate: addSensorActivity)
         migrator.registerMigration(authorizationRequests, migrate: addAuthorizationRequests)
+        migrator.registerMigration(series) { db in try SeriesUpgrade(progress: progress).run(db) }
         return migrator
     }
 

@@ -1,12 +1,12 @@
 import Foundation
 import Timestamps
 
-/// The calendar days of one time zone over a span of time, as SQL can compute them: the
-/// zone's UTC offset is constant between its changes (DST, or a change of standard time), so
-/// a day key is `date(seconds + offset, 'unixepoch')` with the offset that applies at
-/// `seconds`, exactly, whatever the changes inside the span.
+/// The calendar days of one time zone over a span of time: the zone's UTC offset is constant
+/// between its changes (DST, or a change of standard time), so a time's local day is the day
+/// of `seconds + offset` with the offset that applies at `seconds`, exactly, whatever the
+/// changes inside the span.
 struct ZoneDays {
-    /// The first and last second SQLite's `date` handles (0000-01-01 to 9999-12-31).
+    /// The span of seconds followed: the years 0000 to 9999.
     private static let earliest: Int64 = -62_167_219_200
     private static let latest: Int64 = 253_402_300_799
 
@@ -36,30 +36,32 @@ struct ZoneDays {
         }
     }
 
-    /// Whether every day boundary in the span falls on a whole minute, so per-minute rollups
-    /// never straddle two days.
-    var minuteAligned: Bool {
-        offsets.allSatisfy { $0 % 60 == 0 } && changes.allSatisfy { $0 % 60 == 0 }
-    }
-
-    /// The SQL for the day key ('YYYY-MM-DD') of the integer seconds `expression`.
-    func key(seconds expression: String) -> String {
-        "date(\(expression) + \(offset(of: expression, changes[...], offsets[...])), 'unixepoch')"
-    }
-
-    /// The offset that applies to `expression`: a balanced tree of comparisons, so long spans
-    /// cost a few comparisons a row, not one per change.
-    private func offset(of expression: String, _ changes: ArraySlice<Int64>, _ offsets: ArraySlice<Int64>) -> String {
-        guard let firstChange = changes.first else { return "\(offsets[offsets.startIndex])" }
-        if changes.count == 1 {
-            return "(CASE WHEN \(expression) < \(firstChange) THEN \(offsets[offsets.startIndex]) ELSE \(offsets[offsets.startIndex + 1]) END)"
+    /// The offset that applies at `second` (seconds since the epoch).
+    @inline(__always)
+    func offset(atSecond second: Int64) -> Int64 {
+        guard !changes.isEmpty else { return offsets[0] }
+        var low = 0, high = changes.count
+        while low < high {
+            let middle = (low + high) / 2
+            if changes[middle] <= second { low = middle + 1 } else { high = middle }
         }
-        // changes[i] separates offsets[i] (before) from offsets[i + 1] (after).
-        let middle = changes.startIndex + changes.count / 2
-        let offsetMiddle = offsets.startIndex + (middle - changes.startIndex)
-        let before = offset(of: expression, changes[changes.startIndex..<middle], offsets[offsets.startIndex...offsetMiddle])
-        let after = offset(of: expression, changes[(middle + 1)...], offsets[(offsetMiddle + 1)...])
-        return "(CASE WHEN \(expression) < \(changes[middle]) THEN \(before) ELSE \(after) END)"
+        return offsets[low]
+    }
+
+    /// The start and end of the day with number `day` (days since 1970-01-01 in the zone's
+    /// calendar), or nil when it names no day the calendar has.
+    func bounds(ofDayNumber day: Int64) -> (start: Timestamp, end: Timestamp)? {
+        // Howard Hinnant's civil_from_days: the proleptic Gregorian date of a day number.
+        let shifted = day + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let dayOfMonth = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return bounds(ofDay: "\(year)-\(month)-\(dayOfMonth)")
     }
 
     /// The start and end of the day named `key` ('YYYY-MM-DD') in the zone, or nil for a key

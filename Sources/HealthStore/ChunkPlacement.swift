@@ -1,0 +1,141 @@
+import GRDB
+
+/// Puts the samples a save accepted into chunks. Per key and UTC hour, runs of one shape go
+/// into the hour's open chunk when it has that shape (merged in start order and rewritten
+/// whole: a chunk is small, and rewriting it at each flush is what keeps a live strap's
+/// latest samples on disk), the rest into new chunks of at most `SeriesBlobs.maximumCount`.
+struct ChunkPlacement {
+    private struct Group: Hashable {
+        var key: SeriesKey
+        var hour: Int64
+    }
+
+    private struct Accepted {
+        var start: Int64
+        var value: Double
+        var anchor: Int64
+        var shape: ChunkShape
+    }
+
+    private var accepted: [Group: [Accepted]] = [:]
+    /// The groups in the order they were first given samples, so writes are repeatable.
+    private var order: [Group] = []
+
+    var isEmpty: Bool { order.isEmpty }
+
+    /// Adds a sample that was given `anchor`.
+    mutating func add(_ key: SeriesKey, shape: ChunkShape, start: Int64, value: Double, anchor: Int64) {
+        let group = Group(key: key, hour: SeriesBlobs.hour(of: start))
+        if accepted[group] == nil { order.append(group) }
+        accepted[group, default: []].append(Accepted(start: start, value: value, anchor: anchor, shape: shape))
+    }
+
+    /// Writes every sample added.
+    func write(_ db: Database) throws {
+        for group in order {
+            guard var samples = accepted[group] else { continue }
+            samples.sort { $0.start < $1.start }
+            var runStart = 0
+            for index in samples.indices where index == samples.count - 1 || samples[index + 1].shape != samples[runStart].shape {
+                try place(samples[runStart...index], key: group.key, hour: group.hour, db)
+                runStart = index + 1
+            }
+        }
+    }
+
+    /// Writes one run of samples of one shape, in start order.
+    private func place(_ run: ArraySlice<Accepted>, key: SeriesKey, hour: Int64, _ db: Database) throws {
+        let shape = run[run.startIndex].shape
+        var points = SeriesPoints()
+        points.reserveCapacity(run.count)
+        for sample in run { points.append(start: sample.start, value: sample.value, anchor: sample.anchor, precededByGap: false) }
+        var rewritten: (id: Int64, firstStart: Int64, firstGap: Bool)?
+        if shape.sync == nil, let open = try SeriesLookup.openChunk(of: key, hour: hour, db), open.shape == shape,
+           open.summary.count < SeriesBlobs.maximumCount
+        {
+            let stored = try open.points()
+            rewritten = (open.id, stored.starts[0], stored.precededByGap[0])
+            points = Self.merge(stored, points)
+        }
+        var sliceStart = 0
+        while sliceStart < points.count {
+            let sliceEnd = min(sliceStart + SeriesBlobs.maximumCount, points.count)
+            var slice = points.selecting(sliceStart..<sliceEnd)
+            if shape.span == .beat {
+                let previous: (start: Int64, value: Double)? = sliceStart > 0
+                    ? (points.starts[sliceStart - 1], points.values[sliceStart - 1]) : nil
+                try Self.markGaps(&slice, after: previous, key: key, keeping: sliceStart == 0 ? rewritten : nil, db)
+            }
+            if sliceStart == 0, let rewritten {
+                try SeriesTable.rewrite(rewritten.id, points: slice, db)
+            } else {
+                try SeriesTable.insert(key: key, shape: shape, points: slice, db)
+            }
+            sliceStart = sliceEnd
+        }
+    }
+
+    /// Sets the gap flags of a heartbeat chunk: a beat is preceded by a gap when the interval
+    /// before it does not end where its own starts, within half the shorter of the two (beat
+    /// times placed from notification times jitter by tens of milliseconds; a missed beat or
+    /// lost contact leaves a whole interval or more). The first beat is compared with
+    /// `previous`, else with the last beat stored before it, unless it is the unchanged first
+    /// beat of the chunk being rewritten (`keeping`), whose flag stays.
+    private static func markGaps(
+        _ points: inout SeriesPoints, after previous: (start: Int64, value: Double)?, key: SeriesKey,
+        keeping: (id: Int64, firstStart: Int64, firstGap: Bool)?, _ db: Database
+    ) throws {
+        for index in points.starts.indices.dropFirst() {
+            points.precededByGap[index] = !adjacent(
+                (points.starts[index - 1], points.values[index - 1]), (points.starts[index], points.values[index]))
+        }
+        let first = (points.starts[0], points.values[0])
+        if let keeping, keeping.firstStart == first.0 {
+            points.precededByGap[0] = keeping.firstGap
+        } else if let previous = try previous ?? lastBeat(of: key, before: first.0, db) {
+            points.precededByGap[0] = !adjacent(previous, first)
+        } else {
+            points.precededByGap[0] = true
+        }
+    }
+
+    /// Whether beat `later` follows beat `earlier` with nothing missed between them.
+    static func adjacent(_ earlier: (start: Int64, value: Double), _ later: (start: Int64, value: Double)) -> Bool {
+        let earlierEnd = earlier.start &+ ChunkShape.Span.beatMicroseconds(earlier.value)
+        let gapMilliseconds = Double(abs(later.start &- earlierEnd)) / 1000
+        return gapMilliseconds < 0.5 * min(earlier.value, later.value)
+    }
+
+    /// The last beat of `key` stored before `time`.
+    private static func lastBeat(of key: SeriesKey, before time: Int64, _ db: Database) throws -> (start: Int64, value: Double)? {
+        guard let row = try SeriesLookup.chunk(of: key, startingBefore: time, db), row.shape.span == .beat else { return nil }
+        let points = try row.points()
+        let index = points.firstIndex(startingAtOrAfter: time) - 1
+        return index >= 0 ? (points.starts[index], points.values[index]) : nil
+    }
+
+    /// The points of `a` and `b` (each in start order) in start order.
+    private static func merge(_ a: SeriesPoints, _ b: SeriesPoints) -> SeriesPoints {
+        if let lastA = a.starts.last, let firstB = b.starts.first, lastA < firstB {
+            var merged = a
+            merged.starts += b.starts
+            merged.values += b.values
+            merged.anchors += b.anchors
+            merged.precededByGap += b.precededByGap
+            return merged
+        }
+        var merged = SeriesPoints()
+        merged.reserveCapacity(a.count + b.count)
+        var (i, j) = (0, 0)
+        while i < a.count || j < b.count {
+            if j == b.count || (i < a.count && a.starts[i] <= b.starts[j]) {
+                merged.append(start: a.starts[i], value: a.values[i], anchor: a.anchors[i], precededByGap: a.precededByGap[i])
+                i += 1
+            } else {
+                merged.append(start: b.starts[j], value: b.values[j], anchor: b.anchors[j], precededByGap: b.precededByGap[j])
+                j += 1
+            }
+        }
+        return merged
+    }
+}

@@ -1,0 +1,150 @@
+import GRDB
+import Timestamps
+
+/// What the samples of one chunk share when they are read back: who wrote them, what
+/// measured them, their metadata and how their ends follow from their starts. Sources and
+/// devices are read once per query and shared by the chunks that name them.
+struct ChunkContexts {
+    struct Context {
+        var source: HealthSource
+        var device: HealthDevice?
+        var metadata: SampleMetadata
+        var span: ChunkShape.Span
+    }
+
+    private(set) var contexts: [Context] = []
+    private var sources: [Int64: HealthSource] = [:]
+    private var devices: [Int64: HealthDevice] = [:]
+    private var metadata: [ChunkShape: SampleMetadata] = [:]
+
+    /// Adds the context of `row`; returns its index.
+    mutating func add(_ row: SeriesRow, _ db: Database) throws -> Int {
+        var shape = row.shape
+        shape.span = .fixed(0)
+        let metadata = self.metadata[shape] ?? {
+            let decoded = shape.metadata()
+            self.metadata[shape] = decoded
+            return decoded
+        }()
+        contexts.append(Context(
+            source: try source(row.key.sourceID, db), device: try row.key.deviceID.map { try device($0, db) },
+            metadata: metadata, span: row.shape.span))
+        return contexts.count - 1
+    }
+
+    /// The sample at `start` with `value` and id `anchor` of a chunk of `type` added as `context`.
+    func sample(type: SampleType, start: Int64, value: Double, anchor: Int64, context index: Int) -> StoredSample {
+        let context = contexts[index]
+        let sample = QuantitySample(
+            stored: type, value: value, start: Timestamp(microsecondsSinceEpoch: start),
+            end: Timestamp(microsecondsSinceEpoch: context.span.end(start: start, value: value)),
+            device: context.device, metadata: context.metadata)
+        return StoredSample(id: anchor, source: context.source, sample: sample)
+    }
+
+    private mutating func source(_ id: Int64, _ db: Database) throws -> HealthSource {
+        if let known = sources[id] { return known }
+        let row = try Row.fetchOne(db, sql: "SELECT name, version FROM source WHERE id = ?", arguments: [id])
+        let source = HealthSource(name: row?[0] ?? "unknown", version: row?[1])
+        sources[id] = source
+        return source
+    }
+
+    private mutating func device(_ id: Int64, _ db: Database) throws -> HealthDevice {
+        if let known = devices[id] { return known }
+        let row = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT localIdentifier, name, manufacturer, model, hardwareVersion, firmwareVersion, softwareVersion
+                FROM device WHERE id = ?
+                """,
+            arguments: [id])
+        let device = HealthDevice(
+            localIdentifier: row?[0] ?? "unknown", name: row?[1], manufacturer: row?[2], model: row?[3],
+            hardwareVersion: row?[4], firmwareVersion: row?[5], softwareVersion: row?[6])
+        devices[id] = device
+        return device
+    }
+}
+
+/// Merges the samples of chunks read in order of their starts (or in reverse) into one
+/// stream ordered by (start, id), as one table ordered them. Chunks of different keys
+/// overlap in time, so samples wait in a buffer until no chunk still to come can precede
+/// them: in start order, until the next chunk starts after them; newest first, until they
+/// lie past the hour of the next chunk (a chunk never leaves its UTC hour).
+struct SampleStream {
+    struct Item {
+        var start: Int64
+        var anchor: Int64
+        var value: Double
+        var precededByGap: Bool
+        var context: Int
+    }
+
+    let newestFirst: Bool
+    private var buffer: [Item] = []
+    private var head = 0
+
+    init(newestFirst: Bool) { self.newestFirst = newestFirst }
+
+    /// Whether `a` comes before `b` in the stream.
+    @inline(__always)
+    private func precedes(_ a: Item, _ b: Item) -> Bool {
+        newestFirst
+            ? (a.start, a.anchor) > (b.start, b.anchor)
+            : (a.start, a.anchor) < (b.start, b.anchor)
+    }
+
+    /// Hands `emit` the buffered samples that no chunk starting at `nextChunkStart` or
+    /// beyond (nil: no chunk is left) can precede; stops early when `emit` returns false, and
+    /// then returns false.
+    mutating func drain(beforeChunkAt nextChunkStart: Int64?, _ emit: (Item) throws -> Bool) rethrows -> Bool {
+        while head < buffer.count {
+            let item = buffer[head]
+            if let next = nextChunkStart {
+                let final = newestFirst ? item.start >= (SeriesBlobs.hour(of: next) + 1) * SeriesBlobs.hour : item.start < next
+                guard final else { break }
+            }
+            head += 1
+            guard try emit(item) else { return false }
+        }
+        if head == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        return true
+    }
+
+    /// Adds the points of a chunk that start in [since, until).
+    mutating func add(_ points: SeriesPoints, since: Int64, until: Int64, context: Int) {
+        let first = points.firstIndex(startingAtOrAfter: since)
+        let end = points.firstIndex(startingAtOrAfter: until)
+        guard first < end else { return }
+        var items: [Item] = []
+        items.reserveCapacity(end - first)
+        for index in first..<end {
+            items.append(Item(
+                start: points.starts[index], anchor: points.anchors[index], value: points.values[index],
+                precededByGap: points.precededByGap[index], context: context))
+        }
+        if newestFirst { items.reverse() }
+        if head == buffer.count || precedes(buffer[buffer.count - 1], items[0]) {
+            buffer += items
+            return
+        }
+        var merged: [Item] = []
+        merged.reserveCapacity(buffer.count - head + items.count)
+        var (i, j) = (head, 0)
+        while i < buffer.count || j < items.count {
+            if j == items.count || (i < buffer.count && precedes(buffer[i], items[j])) {
+                merged.append(buffer[i])
+                i += 1
+            } else {
+                merged.append(items[j])
+                j += 1
+            }
+        }
+        buffer = merged
+        head = 0
+    }
+}

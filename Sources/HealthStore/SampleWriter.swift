@@ -1,0 +1,164 @@
+import Foundation
+import GRDB
+
+/// One save transaction. Authorization is read per type inside it; devices are resolved;
+/// identities are claimed and anchors given in the order of the batch (so a sample's id is
+/// the same as when every sample was a row of its own); sync versions replace what they
+/// supersede; and the accepted samples are placed into chunks at the end.
+struct SampleWriter {
+    let db: Database
+    let sourceID: Int64
+    let sourceName: String
+    private(set) var report = SaveReport()
+    /// The types whose samples this save added or replaced.
+    private(set) var changes = ChangeCollector()
+    private var anchors: AnchorSequence
+    private var devices: DeviceRows
+    private let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }()
+
+    /// A sample of the batch with where it belongs.
+    private struct Entry {
+        var sample: QuantitySample
+        var key: SeriesKey
+        var shape: ChunkShape
+        var start: Int64 { sample.start.microsecondsSinceEpoch }
+    }
+
+    init(db: Database, source: HealthSource) throws {
+        self.db = db
+        self.sourceID = try HealthStore.upsertSource(source, db)
+        self.sourceName = source.name
+        self.anchors = try AnchorSequence(db)
+        self.devices = DeviceRows(db)
+    }
+
+    /// Saves `samples` (see `HealthStore.save`).
+    mutating func save(_ samples: [QuantitySample]) throws {
+        var entries: [Entry] = []
+        entries.reserveCapacity(samples.count)
+        var identities = IdentityIndex()
+        for sample in samples {
+            guard try isAuthorized(sample.type) else {
+                report.denied[sample.type, default: 0] += 1
+                continue
+            }
+            let key = SeriesKey(typeID: sample.type.storageID, sourceID: sourceID, deviceID: try sample.device.map { try devices.id(of: $0) })
+            let entry = Entry(sample: sample, key: key, shape: try ChunkShape(sample, encoder: encoder))
+            identities.expect(key, start: entry.start)
+            entries.append(entry)
+        }
+        var placement = ChunkPlacement()
+        for entry in entries {
+            if let sync = entry.shape.sync {
+                try saveSynced(entry, stamp: sync, &identities)
+            } else if try identities.claim(entry.key, start: entry.start, db) {
+                anchors.last += 1
+                placement.add(entry.key, shape: entry.shape, start: entry.start, value: entry.sample.canonicalValue, anchor: anchors.last)
+                report.stored += 1
+                changes.record(entry.sample.type, source: sourceName)
+            } else {
+                report.unchanged += 1
+            }
+        }
+        try placement.write(db)
+        try anchors.save(db)
+    }
+
+    /// Saves a sample with a sync identifier as a chunk of its own: nothing when the source
+    /// stored that identifier at the same or a higher version; else it replaces the stored
+    /// one, leaving a tombstone.
+    private mutating func saveSynced(_ entry: Entry, stamp: ChunkShape.SyncStamp, _ identities: inout IdentityIndex) throws {
+        if let stored = try SeriesLookup.chunk(source: sourceID, syncIdentifier: stamp.identifier, db) {
+            guard stamp.version > (stored.shape.sync?.version ?? 0) else {
+                report.unchanged += 1
+                return
+            }
+            let points = try stored.points()
+            try Tombstones.record(points.anchors, typeID: stored.key.typeID, sourceID: sourceID, sequence: &anchors, db)
+            try db.execute(sql: "DELETE FROM series WHERE id = ?", arguments: [stored.id])
+            for start in points.starts { identities.remove(stored.key, start: start) }
+            if let type = SampleType(storageID: stored.key.typeID) { changes.record(type, source: sourceName) }
+            report.replaced += 1
+            guard try identities.claim(entry.key, start: entry.start, db) else { return }
+        } else {
+            guard try identities.claim(entry.key, start: entry.start, db) else {
+                report.unchanged += 1
+                return
+            }
+            report.stored += 1
+        }
+        anchors.last += 1
+        var points = SeriesPoints()
+        points.append(start: entry.start, value: entry.sample.canonicalValue, anchor: anchors.last, precededByGap: entry.shape.span == .beat)
+        try SeriesTable.insert(key: entry.key, shape: entry.shape, points: points, db)
+        changes.record(entry.sample.type, source: sourceName)
+    }
+
+    private mutating func isAuthorized(_ type: SampleType) throws -> Bool {
+        if let status = report.authorization[type] { return status == .sharingAuthorized }
+        let status = try HealthStore.shareStatusRequesting(sourceID: sourceID, type: type, db)
+        report.authorization[type] = status
+        return status == .sharingAuthorized
+    }
+}
+
+/// The rows of table `device` a save uses, added or filled in as devices become known.
+private struct DeviceRows {
+    let db: Database
+    private var ids: [String: Int64] = [:]
+    /// The previous sample's device: batches usually hold long runs of one device.
+    private var last: (device: HealthDevice, id: Int64)?
+
+    init(_ db: Database) { self.db = db }
+
+    /// The row id of `device`, adding it or filling in what became known about it.
+    mutating func id(of device: HealthDevice) throws -> Int64 {
+        if let last, last.device == device { return last.id }
+        let id = try ids[device.localIdentifier] ?? upsert(device)
+        ids[device.localIdentifier] = id
+        last = (device, id)
+        return id
+    }
+
+    private func upsert(_ device: HealthDevice) throws -> Int64 {
+        try Int64.fetchOne(
+            db,
+            sql: """
+                INSERT INTO device (localIdentifier, name, manufacturer, model, hardwareVersion,
+                                    firmwareVersion, softwareVersion)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (localIdentifier) DO UPDATE SET
+                    name = COALESCE(excluded.name, name),
+                    manufacturer = COALESCE(excluded.manufacturer, manufacturer),
+                    model = COALESCE(excluded.model, model),
+                    hardwareVersion = COALESCE(excluded.hardwareVersion, hardwareVersion),
+                    firmwareVersion = COALESCE(excluded.firmwareVersion, firmwareVersion),
+                    softwareVersion = COALESCE(excluded.softwareVersion, softwareVersion)
+                RETURNING id
+                """,
+            arguments: [
+                device.localIdentifier, device.name, device.manufacturer, device.model,
+                device.hardwareVersion, device.firmwareVersion, device.softwareVersion,
+            ])!
+    }
+}
+
+/// Tombstones (table `deletedSample`): what an anchored query reports as deleted.
+enum Tombstones {
+    /// Records the deletion of the samples with ids `sampleIDs`, in id order, each at the next
+    /// anchor of `sequence`.
+    static func record(_ sampleIDs: [Int64], typeID: Int, sourceID: Int64, sequence: inout AnchorSequence, _ db: Database) throws {
+        let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO deletedSample (anchor, sampleId, typeId, sourceId, deletedAt) VALUES (?, ?, ?, ?, ?)
+            """)
+        for id in sampleIDs.sorted() {
+            sequence.last += 1
+            try insert.execute(arguments: [sequence.last, id, typeID, sourceID, now])
+        }
+    }
+}

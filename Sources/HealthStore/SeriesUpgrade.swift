@@ -1,0 +1,123 @@
+import GRDB
+
+/// Migration v6: creates table `series` and converts the rows of table `sample` into chunks,
+/// in one transaction, so the old rows are gone only once the chunks holding them are
+/// committed. A sample's id becomes its anchor in its chunk, so ids, anchors and tombstones
+/// keep their meaning.
+struct SeriesUpgrade {
+    /// Hears (samples converted, samples in all) every `progressStep` samples and at the end.
+    let progress: (@Sendable (_ done: Int, _ total: Int) -> Void)?
+    private let progressStep = 50_000
+
+    static let createSeries = """
+        -- The samples of one (type, source, device) with one shape (how the end follows from
+        -- the start, the metadata, the sync stamp) in one UTC hour, at most 256, in start
+        -- order, encoded in SeriesFormat version 1: `points` holds each start (in ticks of
+        -- `tick` microseconds) and value, `anchors` each sample's id and, for heartbeat
+        -- series, whether the beat is preceded by a gap. start and last are the first and
+        -- last start; count, minimum, maximum and sum serve statistics without decoding.
+        -- duration is every sample's end less its start, microseconds; NULL marks a heartbeat
+        -- series, whose samples end at start + value (an RR interval in milliseconds).
+        CREATE TABLE series (
+            id INTEGER PRIMARY KEY,
+            typeId INTEGER NOT NULL,
+            sourceId INTEGER NOT NULL,
+            deviceId INTEGER,
+            start INTEGER NOT NULL,
+            last INTEGER NOT NULL CHECK (last >= start),
+            count INTEGER NOT NULL CHECK (count > 0),
+            minimum REAL NOT NULL,
+            maximum REAL NOT NULL,
+            sum REAL NOT NULL,
+            firstAnchor INTEGER NOT NULL,
+            lastAnchor INTEGER NOT NULL,
+            duration INTEGER,
+            sensorLocation INTEGER CHECK (sensorLocation BETWEEN 0 AND 6),
+            sensorContact INTEGER CHECK (sensorContact IN (0, 1)),
+            metadata TEXT,
+            syncIdentifier TEXT,
+            syncVersion INTEGER,
+            tick INTEGER NOT NULL CHECK (tick IN (1, 1000, 1000000)),
+            points BLOB NOT NULL,
+            anchors BLOB NOT NULL,
+            CHECK (syncIdentifier IS NULL OR count = 1)
+        );
+        -- Time-range reads and statistics by type.
+        CREATE INDEX seriesByTime ON series (typeId, start);
+        -- A key's chunks by time: identity checks and the open chunk of a live strap.
+        CREATE INDEX seriesByKey ON series (sourceId, typeId, IFNULL(deviceId, 0), start, last);
+        -- Anchored queries: the chunks holding samples added after an anchor.
+        CREATE INDEX seriesByAnchor ON series (typeId, lastAnchor, firstAnchor);
+        CREATE UNIQUE INDEX seriesSync ON series (sourceId, syncIdentifier) WHERE syncIdentifier IS NOT NULL;
+        """
+
+    func run(_ db: Database) throws {
+        try db.execute(sql: Self.createSeries)
+        let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sample") ?? 0
+        var builders: [SeriesKey: ChunkBuilder] = [:]
+        // The identity index's order: by type and time, so every key's samples come in start order.
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT id, typeId, sourceId, deviceId, start, "end", value, sensorLocation, sensorContact, metadata,
+                   syncIdentifier, syncVersion
+            FROM sample ORDER BY typeId, start, sourceId, IFNULL(deviceId, 0)
+            """)
+        var done = 0
+        while let row = try rows.next() {
+            let key = SeriesKey(typeID: row[1], sourceID: row[2], deviceID: row[3])
+            let start: Int64 = row[4], end: Int64 = row[5], value: Double = row[6]
+            let location: Int? = row[7], contact: Int? = row[8], syncIdentifier: String? = row[10]
+            let type = SampleType(storageID: key.typeID)
+            let shape = ChunkShape(
+                span: type.map { ChunkShape.Span(type: $0, start: start, end: end, value: value) } ?? .fixed(end &- start),
+                sensorLocation: location.flatMap(HeartRateSensorLocation.init(rawValue:)),
+                sensorContact: contact.map { $0 != 0 }, extra: row[9],
+                sync: syncIdentifier.map { ChunkShape.SyncStamp(identifier: $0, version: row[11] ?? 0) })
+            try builders[key, default: ChunkBuilder(key: key)].add(start: start, value: value, anchor: row[0], shape: shape, db)
+            done += 1
+            if done % progressStep == 0 { progress?(done, total) }
+        }
+        for builder in builders.values { try builder.flush(db) }
+        if total > 0 { progress?(total, total) }
+        try db.execute(sql: "DROP TABLE sample; DROP TABLE IF EXISTS minuteRollup")
+    }
+}
+
+/// Gathers one key's samples, in start order, into chunks as they come: a chunk is written
+/// when it is full, when the hour changes or when the shape does.
+private struct ChunkBuilder {
+    let key: SeriesKey
+    private var shape: ChunkShape?
+    private var hour: Int64 = 0
+    private var points = SeriesPoints()
+    /// The key's previous beat, for the gap flags of heartbeat series.
+    private var lastBeat: (start: Int64, value: Double)?
+
+    init(key: SeriesKey) { self.key = key }
+
+    mutating func add(start: Int64, value: Double, anchor: Int64, shape: ChunkShape, _ db: Database) throws {
+        var gap = false
+        if shape.span == .beat {
+            gap = lastBeat.map { !ChunkPlacement.adjacent($0, (start, value)) } ?? true
+            lastBeat = (start, value)
+        }
+        if shape.sync != nil {
+            var single = SeriesPoints()
+            single.append(start: start, value: value, anchor: anchor, precededByGap: gap)
+            try SeriesTable.insert(key: key, shape: shape, points: single, db)
+            return
+        }
+        let hour = SeriesBlobs.hour(of: start)
+        if shape != self.shape || hour != self.hour || points.count == SeriesBlobs.maximumCount {
+            try flush(db)
+            self.shape = shape
+            self.hour = hour
+            points = SeriesPoints()
+        }
+        points.append(start: start, value: value, anchor: anchor, precededByGap: gap)
+    }
+
+    func flush(_ db: Database) throws {
+        guard let shape, !points.isEmpty else { return }
+        try SeriesTable.insert(key: key, shape: shape, points: points, db)
+    }
+}

@@ -61,10 +61,12 @@ public final class HealthStore: Sendable {
         self.path = path
         let migrator = Schema.makeMigrator(progress: upgradeProgress)
         try Self.run {
-            let applied = try writer.read { db in
+            let (applied, complete) = try writer.read { db in
                 if try migrator.hasBeenSuperseded(db) { throw HealthStoreError.newerSchema(path: path ?? ":memory:") }
-                return try migrator.appliedIdentifiers(db)
+                return (try migrator.appliedIdentifiers(db), try migrator.hasCompletedMigrations(db) && Schema.typesRegistered(db))
             }
+            // A store that is up to date opens without writing, so readers never wait for the writer.
+            guard !complete else { return }
             try migrator.migrate(writer)
             try writer.write { try Schema.registerTypes($0) }
             // The conversion to series leaves the old rows' pages free: give them back.

@@ -163,6 +163,15 @@ enum Schema {
             """)
     }
 
+    /// Whether the store's `sampleType` table holds the code's catalogue as it is.
+    static func typesRegistered(_ db: Database) throws -> Bool {
+        let rows = try Row.fetchAll(db, sql: "SELECT id, identifier, unit, aggregation FROM sampleType ORDER BY id")
+        return rows.count == SampleType.all.count && zip(rows, SampleType.all).allSatisfy { row, type in
+            row[0] == type.storageID && row[1] == type.identifier && row[2] == type.canonicalUnit.unitString
+                && row[3] == type.aggregation.rawValue
+        }
+    }
+
     /// Records the code's type catalogue in the store (new types of a newer version are added).
     static func registerTypes(_ db: Database) throws {
         for type in SampleType.all {

@@ -51,16 +51,7 @@ struct ZoneDays {
     /// The start and end of the day with number `day` (days since 1970-01-01 in the zone's
     /// calendar), or nil when it names no day the calendar has.
     func bounds(ofDayNumber day: Int64) -> (start: Timestamp, end: Timestamp)? {
-        // Howard Hinnant's civil_from_days: the proleptic Gregorian date of a day number.
-        let shifted = day + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let dayOfMonth = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, dayOfMonth) = RFC3339.civilDate(fromDaysSinceEpoch: day)
         return bounds(ofDay: "\(year)-\(month)-\(dayOfMonth)")
     }
 

@@ -5,21 +5,40 @@
 public enum RFC3339 {
     /// Formats `time` in UTC with `fractionDigits` (0…6) digits after the seconds.
     public static func string(from time: Timestamp, fractionDigits: Int = 3) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(27)
+        append(time, fractionDigits: fractionDigits, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `time` as `string(from:fractionDigits:)` formats it, as UTF-8: the way to
+    /// print many times without a string each.
+    public static func append(_ time: Timestamp, fractionDigits: Int = 3, to bytes: inout [UInt8]) {
         let micros = time.microsecondsSinceEpoch
         let seconds = floorDiv(micros, 1_000_000)
         let fraction = micros - seconds * 1_000_000
         let days = floorDiv(seconds, 86_400)
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civilDate(fromDaysSinceEpoch: days)
-        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
-        text += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
+        appendPadded(year, 4, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendPadded(month, 2, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendPadded(day, 2, to: &bytes)
+        bytes.append(UInt8(ascii: "T"))
+        appendPadded(secondOfDay / 3600, 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendPadded(secondOfDay / 60 % 60, 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendPadded(secondOfDay % 60, 2, to: &bytes)
         let digits = min(max(fractionDigits, 0), 6)
         if digits > 0 {
             var divisor: Int64 = 1
             for _ in 0..<(6 - digits) { divisor *= 10 }
-            text += "." + pad(fraction / divisor, digits)
+            bytes.append(UInt8(ascii: "."))
+            appendPadded(fraction / divisor, digits, to: &bytes)
         }
-        return text + "Z"
+        bytes.append(UInt8(ascii: "Z"))
     }
 
     /// Parses an RFC 3339 date-time such as `2026-11-20T10:00:00Z` or
@@ -107,9 +126,27 @@ public enum RFC3339 {
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
     }
 
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    /// The decimal digits of `value`, with zeros in front up to `width` characters.
+    private static func appendPadded(_ value: Int64, _ width: Int, to bytes: inout [UInt8]) {
+        guard value >= 0, value < 1_000_000 else {
+            let digits = Array(String(value).utf8)
+            bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(0, width - digits.count)))
+            bytes.append(contentsOf: digits)
+            return
+        }
+        var divisor: Int64 = 100_000
+        var length = 6
+        while length > 1, value < divisor {
+            divisor /= 10
+            length -= 1
+        }
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(0, width - length)))
+        var rest = value
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 }
 

@@ -45,8 +45,8 @@ struct ExportCommand: ParsableCommand {
             let store = try storeOptions.access()
             let sink = try LineSink(path: output)
             let writer: any SampleExportWriter = switch format {
-            case .csv: CSVExport(unit: unit)
-            case .jsonl: JSONLinesExport(unit: unit)
+            case .csv: SampleLinesExport(.csv, unit: unit)
+            case .jsonl: SampleLinesExport(.json, unit: unit)
             case .fhir: FHIRBundleExport()
             case .omh: OpenMHealthExport()
             }
@@ -82,6 +82,11 @@ final class LineSink {
 
     func write(_ text: String) { fputs(text, file) }
 
+    /// Writes the lines of `buffer` once it holds a block, or all of them when `all`.
+    func write(_ buffer: inout LineBuffer, all: Bool = false) {
+        if all { buffer.write(to: file) } else { buffer.writeIfFull(to: file) }
+    }
+
     func close() throws(CommandFailure) {
         guard let path else {
             fflush(file)
@@ -100,29 +105,25 @@ protocol SampleExportWriter {
     func end(_ sink: LineSink)
 }
 
-struct CSVExport: SampleExportWriter {
-    let unit: HealthUnit
-    func begin(_ sink: LineSink) { sink.write("type,start,end,value,unit,source,device,device_name,sensorLocation\n") }
-    func write(_ stored: StoredSample, first: Bool, to sink: LineSink) {
-        let sample = stored.sample
-        let value = DisplayNumber(value: (try? sample.quantity.doubleValue(for: unit)) ?? .nan)
-        sink.write(csvRow([
-            sample.type.identifier, RFC3339.string(from: sample.start), RFC3339.string(from: sample.end), value.description,
-            unit.unitString, stored.source.name, sample.device?.localIdentifier ?? "", sample.device?.name ?? "",
-            sample.metadata.sensorLocation?.name ?? "",
-        ]) + "\n")
-    }
-    func end(_ sink: LineSink) {}
-}
+/// `csv` and `jsonl`: the lines of `hrmctl samples`.
+final class SampleLinesExport: SampleExportWriter {
+    private var lines: SampleLineFormatter
+    private var buffer = LineBuffer()
 
-struct JSONLinesExport: SampleExportWriter {
-    let unit: HealthUnit
-    func begin(_ sink: LineSink) {}
-    func write(_ stored: StoredSample, first: Bool, to sink: LineSink) {
-        let value = DisplayNumber(value: (try? stored.sample.quantity.doubleValue(for: unit)) ?? .nan)
-        sink.write(SampleJSON.line(stored, value: value, unit: unit).serialized + "\n")
+    init(_ shape: SampleLineFormatter.Shape, unit: HealthUnit) {
+        lines = SampleLineFormatter(shape, unit: unit)
     }
-    func end(_ sink: LineSink) {}
+
+    func begin(_ sink: LineSink) {
+        if lines.shape == .csv { sink.write("type,start,end,value,unit,source,device,device_name,sensorLocation\n") }
+    }
+
+    func write(_ stored: StoredSample, first: Bool, to sink: LineSink) {
+        lines.append(stored, to: &buffer.bytes)
+        sink.write(&buffer)
+    }
+
+    func end(_ sink: LineSink) { sink.write(&buffer, all: true) }
 }
 
 /// One FHIR R4 Bundle (collection) of vital-signs heart-rate Observations, streamed.

@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import JSONLines
 import CLISupport
 import Foundation
@@ -5,10 +6,14 @@ import HealthStore
 import HealthUnits
 import Timestamps
 
-/// Prints samples as a table (local time), JSON Lines or CSV (UTC, milliseconds).
-struct SamplePrinter {
+/// Prints samples as a table (local time), JSON Lines or CSV (UTC, milliseconds). JSON and
+/// CSV lines are gathered and written in blocks: call `flush()` when a run of samples is
+/// printed.
+final class SamplePrinter {
     let format: OutputFormat
     let unit: HealthUnit
+    private var lines: SampleLineFormatter
+    private var buffer = LineBuffer()
     private let localTime: DateFormatter = {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -20,6 +25,13 @@ struct SamplePrinter {
     init(format: OutputFormat, unit: HealthUnit) {
         self.format = format
         self.unit = unit
+        lines = SampleLineFormatter(format == .csv ? .csv : .json, unit: unit)
+    }
+
+    /// Writes the lines gathered so far.
+    func flush() {
+        buffer.write(to: stdout)
+        fflush(stdout)
     }
 
     func printHeader() {
@@ -32,17 +44,12 @@ struct SamplePrinter {
 
     func print(_ stored: StoredSample) {
         let sample = stored.sample
-        let value = DisplayNumber(value: (try? sample.quantity.doubleValue(for: unit)) ?? .nan)
         switch format {
-        case .json:
-            printJSONLine(SampleJSON.line(stored, value: value, unit: unit))
-        case .csv:
-            Swift.print(csvRow([
-                sample.type.identifier, RFC3339.string(from: sample.start), RFC3339.string(from: sample.end),
-                value.description, unit.unitString, stored.source.name, sample.device?.localIdentifier ?? "",
-                sample.device?.name ?? "", sample.metadata.sensorLocation?.name ?? "",
-            ]))
+        case .json, .csv:
+            lines.append(stored, to: &buffer.bytes)
+            buffer.writeIfFull(to: stdout)
         case .table:
+            let value = DisplayNumber(value: (try? sample.quantity.doubleValue(for: unit)) ?? .nan)
             let start = localTime.string(from: Date(timeIntervalSince1970: sample.start.secondsSinceEpoch))
             let cells = [
                 start.padding(toLength: 23, withPad: " ", startingAt: 0),
@@ -59,6 +66,18 @@ struct SamplePrinter {
 /// The JSON shape of CONTRACT.md, keys in its order; `metadata` leaves out what is unknown.
 enum SampleJSON {
     static func line(_ stored: StoredSample, value: DisplayNumber, unit: HealthUnit) -> JSONValue {
+        let sample = stored.sample
+        return .object([
+            ("type", .string(sample.type.identifier)),
+            ("start", .string(RFC3339.string(from: sample.start))),
+            ("end", .string(RFC3339.string(from: sample.end))),
+            ("value", value.json),
+        ] + context(of: stored, unit: unit))
+    }
+
+    /// The members after `value`, which the samples of one chunk share: unit, source, device
+    /// and metadata.
+    static func context(of stored: StoredSample, unit: HealthUnit) -> [(String, JSONValue)] {
         let sample = stored.sample
         var device = JSONValue.null
         if let known = sample.device {
@@ -78,15 +97,11 @@ enum SampleJSON {
             metadata.append(("syncVersion", .number(Double(sample.metadata.syncVersion ?? 0))))
         }
         for (key, text) in sample.metadata.extra.sorted(by: { $0.key < $1.key }) { metadata.append((key, .string(text))) }
-        return .object([
-            ("type", .string(sample.type.identifier)),
-            ("start", .string(RFC3339.string(from: sample.start))),
-            ("end", .string(RFC3339.string(from: sample.end))),
-            ("value", value.json),
+        return [
             ("unit", .string(unit.unitString)),
             ("source", .string(stored.source.name)),
             ("device", device),
             ("metadata", .object(metadata)),
-        ])
+        ]
     }
 }

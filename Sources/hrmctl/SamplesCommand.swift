@@ -56,6 +56,7 @@ struct SamplesCommand: ParsableCommand {
                 count += 1
                 printer.print(stored)
             }
+            printer.flush()
             if count == 0 {
                 if output == .table { print("no samples") } else { printError("no samples", program: "hrmctl") }
             }

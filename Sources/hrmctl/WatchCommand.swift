@@ -66,6 +66,7 @@ struct WatchCommand: ParsableCommand {
                         printer.print(stored)
                     }
                 }
+                printer.flush()
             }
             if format == .live { print("") }
         }

@@ -14,26 +14,42 @@ struct ChunkPlacement {
         var start: Int64
         var value: Double
         var anchor: Int64
-        var shape: ChunkShape
+        /// Its shape's index in `shapes`.
+        var shape: Int
     }
 
-    private var accepted: [Group: [Accepted]] = [:]
-    /// The groups in the order they were first given samples, so writes are repeatable.
-    private var order: [Group] = []
+    /// The samples of each group, in the order groups were first given samples (so writes
+    /// are repeatable).
+    private var groups: [(group: Group, samples: [Accepted])] = []
+    private var groupIndex: [Group: Int] = [:]
+    /// The shapes seen, each once: samples refer to them by index.
+    private var shapes: [ChunkShape] = []
 
-    var isEmpty: Bool { order.isEmpty }
+    var isEmpty: Bool { groups.isEmpty }
 
     /// Adds a sample that was given `anchor`.
     mutating func add(_ key: SeriesKey, shape: ChunkShape, start: Int64, value: Double, anchor: Int64) {
         let group = Group(key: key, hour: SeriesBlobs.hour(of: start))
-        if accepted[group] == nil { order.append(group) }
-        accepted[group, default: []].append(Accepted(start: start, value: value, anchor: anchor, shape: shape))
+        let shapeIndex = shapes.last == shape ? shapes.count - 1 : (shapes.firstIndex(of: shape) ?? append(shape))
+        let sample = Accepted(start: start, value: value, anchor: anchor, shape: shapeIndex)
+        if let last = groups.indices.last, groups[last].group == group {
+            groups[last].samples.append(sample)
+        } else if let index = groupIndex[group] {
+            groups[index].samples.append(sample)
+        } else {
+            groupIndex[group] = groups.count
+            groups.append((group, [sample]))
+        }
+    }
+
+    private mutating func append(_ shape: ChunkShape) -> Int {
+        shapes.append(shape)
+        return shapes.count - 1
     }
 
     /// Writes every sample added.
     func write(_ db: Database) throws {
-        for group in order {
-            guard var samples = accepted[group] else { continue }
+        for (group, var samples) in groups {
             samples.sort { $0.start < $1.start }
             var runStart = 0
             for index in samples.indices where index == samples.count - 1 || samples[index + 1].shape != samples[runStart].shape {
@@ -45,7 +61,7 @@ struct ChunkPlacement {
 
     /// Writes one run of samples of one shape, in start order.
     private func place(_ run: ArraySlice<Accepted>, key: SeriesKey, hour: Int64, _ db: Database) throws {
-        let shape = run[run.startIndex].shape
+        let shape = shapes[run[run.startIndex].shape]
         var points = SeriesPoints()
         points.reserveCapacity(run.count)
         for sample in run { points.append(start: sample.start, value: sample.value, anchor: sample.anchor, precededByGap: false) }

@@ -10,10 +10,45 @@ struct IdentityIndex {
         var hour: Int64
     }
 
+    /// The starts of one group known to be stored or claimed by this batch.
+    private struct Claims {
+        /// What the chunks held when the group was loaded.
+        var stored: Set<Int64>
+        /// The starts this batch claimed, in order.
+        var claimed: [Int64] = []
+        /// nil while `claimed` increases: a start above the last is then new without a set
+        /// (the usual case); once one is not, every claimed start is kept here.
+        var claimedSet: Set<Int64>?
+
+        init(stored: Set<Int64>) { self.stored = stored }
+
+        mutating func claim(_ start: Int64) -> Bool {
+            if !stored.isEmpty, stored.contains(start) { return false }
+            if claimedSet == nil {
+                guard let last = claimed.last, start <= last else {
+                    claimed.append(start)
+                    return true
+                }
+                claimedSet = Set(claimed)
+            }
+            return claimedSet?.insert(start).inserted ?? false
+        }
+
+        mutating func remove(_ start: Int64) {
+            stored.remove(start)
+            if claimedSet != nil {
+                claimedSet?.remove(start)
+            } else if let index = claimed.firstIndex(of: start) {
+                claimed.remove(at: index)
+            }
+        }
+    }
+
     /// The lowest and highest start the batch has in each group.
     private var ranges: [Group: (low: Int64, high: Int64)] = [:]
-    /// The starts known to be stored (or saved by this batch), per group loaded so far.
-    private var stored: [Group: Set<Int64>] = [:]
+    private var groups: [Group: Claims] = [:]
+    /// The group of the previous call: batches come in long runs of one key and hour.
+    private var recent: (group: Group, claims: Claims)?
     private var scratch = SeriesPoints()
 
     /// Notes that the batch holds a sample of `key` starting at `start`: call for every
@@ -31,16 +66,38 @@ struct IdentityIndex {
     /// (or claimed earlier in the batch), else true, and it counts as stored from then on.
     mutating func claim(_ key: SeriesKey, start: Int64, _ db: Database) throws -> Bool {
         let group = Group(key: key, hour: SeriesBlobs.hour(of: start))
-        if stored[group] == nil { try load(group, db) }
-        return stored[group, default: []].insert(start).inserted
+        var claims = try take(group, db)
+        let claimed = claims.claim(start)
+        recent = (group, claims)
+        return claimed
     }
 
     /// Records that the sample of `key` starting at `start` was deleted.
     mutating func remove(_ key: SeriesKey, start: Int64) {
-        stored[Group(key: key, hour: SeriesBlobs.hour(of: start))]?.remove(start)
+        let group = Group(key: key, hour: SeriesBlobs.hour(of: start))
+        park()
+        groups[group]?.remove(start)
     }
 
-    private mutating func load(_ group: Group, _ db: Database) throws {
+    /// The claims of `group`, loaded when first needed.
+    private mutating func take(_ group: Group, _ db: Database) throws -> Claims {
+        if let recent, recent.group == group {
+            self.recent = nil
+            return recent.claims
+        }
+        park()
+        if let claims = groups.removeValue(forKey: group) { return claims }
+        return Claims(stored: try storedStarts(of: group, db))
+    }
+
+    /// Puts the recent group's claims back with the others.
+    private mutating func park() {
+        guard let recent else { return }
+        groups[recent.group] = recent.claims
+        self.recent = nil
+    }
+
+    private mutating func storedStarts(of group: Group, _ db: Database) throws -> Set<Int64> {
         let range = ranges[group] ?? (Int64.min, Int64.max)
         var starts = Set<Int64>()
         for row in try SeriesLookup.chunks(of: group.key, hour: group.hour, holdingStartsIn: range.low, range.high, db) {
@@ -51,6 +108,6 @@ struct IdentityIndex {
                 starts.insert(start)
             }
         }
-        stored[group] = starts
+        return starts
     }
 }

@@ -11,57 +11,68 @@ public enum AggregationStyle: String, Sendable, Hashable, CaseIterable {
 /// A kind of quantity sample the store keeps: a kebab-case identifier, the canonical unit its
 /// values are stored in, and its aggregation style. The catalogue is fixed in code (as
 /// HealthKit's type identifiers are); every store records it in its `sampleType` table.
+///
+/// A value holds only its storage number and reads the rest from the catalogue, so copying
+/// one (once per sample read) costs nothing.
 public struct SampleType: Sendable, Hashable, CustomStringConvertible {
     /// The stable small number that names this type inside the store's tables.
     public let storageID: Int
+
+    /// What the catalogue says of one type.
+    private struct Entry: Sendable {
+        var identifier: String
+        var canonicalUnit: HealthUnit
+        var aggregation: AggregationStyle
+        var summary: String
+    }
+
+    /// The catalogue, in storage order from 1.
+    private static let catalogue: [Entry] = [
+        Entry(identifier: "heart-rate", canonicalUnit: .countPerMinute, aggregation: .discrete,
+              summary: "heart rate as the sensor computed it"),
+        Entry(identifier: "rr-interval", canonicalUnit: .millisecond, aggregation: .discrete,
+              summary: "time between two successive heartbeats, one sample per beat"),
+        Entry(identifier: "active-energy-burned", canonicalUnit: .kilojoule, aggregation: .cumulative,
+              summary: "energy expended over the sample's interval, from the sensor's counter"),
+    ]
+
+    private var entry: Entry { Self.catalogue[storageID - 1] }
+
     /// The public name, e.g. `heart-rate`.
-    public let identifier: String
+    public var identifier: String { entry.identifier }
     /// The unit values are stored in and shown in by default.
-    public let canonicalUnit: HealthUnit
-    public let aggregation: AggregationStyle
+    public var canonicalUnit: HealthUnit { entry.canonicalUnit }
+    public var aggregation: AggregationStyle { entry.aggregation }
     /// One line for `hrmctl types`.
-    public let summary: String
+    public var summary: String { entry.summary }
 
     public var description: String { identifier }
 
     /// Beats per minute as a strap computes it (HKQuantityTypeIdentifierHeartRate).
-    public static let heartRate = SampleType(
-        storageID: 1, identifier: "heart-rate", canonicalUnit: .countPerMinute, aggregation: .discrete,
-        summary: "heart rate as the sensor computed it")
+    public static let heartRate = SampleType(catalogued: 1)
     /// The time between two successive heartbeats (R-R interval), one sample per beat; the
     /// sample ends at the later beat.
-    public static let rrInterval = SampleType(
-        storageID: 2, identifier: "rr-interval", canonicalUnit: .millisecond, aggregation: .discrete,
-        summary: "time between two successive heartbeats, one sample per beat")
+    public static let rrInterval = SampleType(catalogued: 2)
     /// Energy the sensor reports as expended over the sample's interval
     /// (HKQuantityTypeIdentifierActiveEnergyBurned).
-    public static let activeEnergyBurned = SampleType(
-        storageID: 3, identifier: "active-energy-burned", canonicalUnit: .kilojoule, aggregation: .cumulative,
-        summary: "energy expended over the sample's interval, from the sensor's counter")
+    public static let activeEnergyBurned = SampleType(catalogued: 3)
 
     /// Every type this version knows, in storage order.
-    public static let all: [SampleType] = [.heartRate, .rrInterval, .activeEnergyBurned]
+    public static let all: [SampleType] = catalogue.indices.map { SampleType(catalogued: $0 + 1) }
 
     /// The type with this public identifier, if any.
     public init?(identifier: String) {
-        guard let known = SampleType.all.first(where: { $0.identifier == identifier }) else { return nil }
-        self = known
+        guard let index = Self.catalogue.firstIndex(where: { $0.identifier == identifier }) else { return nil }
+        self.init(catalogued: index + 1)
     }
 
     /// The type stored under this number, if any.
     public init?(storageID: Int) {
-        guard let known = SampleType.all.first(where: { $0.storageID == storageID }) else { return nil }
-        self = known
+        guard Self.catalogue.indices.contains(storageID - 1) else { return nil }
+        self.init(catalogued: storageID)
     }
 
-    private init(storageID: Int, identifier: String, canonicalUnit: HealthUnit, aggregation: AggregationStyle, summary: String) {
+    private init(catalogued storageID: Int) {
         self.storageID = storageID
-        self.identifier = identifier
-        self.canonicalUnit = canonicalUnit
-        self.aggregation = aggregation
-        self.summary = summary
     }
-
-    public static func == (lhs: SampleType, rhs: SampleType) -> Bool { lhs.storageID == rhs.storageID }
-    public func hash(into hasher: inout Hasher) { hasher.combine(storageID) }
 }

@@ -20,12 +20,14 @@ struct SampleWriter {
         return encoder
     }()
 
-    /// A sample of the batch with where it belongs.
+    /// A sample of the batch (by its index) with where it belongs.
     private struct Entry {
-        var sample: QuantitySample
+        var index: Int
+        var type: SampleType
         var key: SeriesKey
         var shape: ChunkShape
-        var start: Int64 { sample.start.microsecondsSinceEpoch }
+        var start: Int64
+        var value: Double
     }
 
     init(db: Database, source: HealthSource) throws {
@@ -41,13 +43,16 @@ struct SampleWriter {
         var entries: [Entry] = []
         entries.reserveCapacity(samples.count)
         var identities = IdentityIndex()
-        for sample in samples {
+        for (index, sample) in samples.enumerated() {
             guard try isAuthorized(sample.type) else {
                 report.denied[sample.type, default: 0] += 1
                 continue
             }
             let key = SeriesKey(typeID: sample.type.storageID, sourceID: sourceID, deviceID: try sample.device.map { try devices.id(of: $0) })
-            let entry = Entry(sample: sample, key: key, shape: try ChunkShape(sample, encoder: encoder))
+            let value = sample.canonicalValue
+            let entry = Entry(
+                index: index, type: sample.type, key: key, shape: try ChunkShape(sample, value: value, encoder: encoder),
+                start: sample.start.microsecondsSinceEpoch, value: value)
             identities.expect(key, start: entry.start)
             entries.append(entry)
         }
@@ -57,9 +62,9 @@ struct SampleWriter {
                 try saveSynced(entry, stamp: sync, &identities)
             } else if try identities.claim(entry.key, start: entry.start, db) {
                 anchors.last += 1
-                placement.add(entry.key, shape: entry.shape, start: entry.start, value: entry.sample.canonicalValue, anchor: anchors.last)
+                placement.add(entry.key, shape: entry.shape, start: entry.start, value: entry.value, anchor: anchors.last)
                 report.stored += 1
-                changes.record(entry.sample.type, source: sourceName)
+                changes.record(entry.type, source: sourceName)
             } else {
                 report.unchanged += 1
             }
@@ -93,9 +98,9 @@ struct SampleWriter {
         }
         anchors.last += 1
         var points = SeriesPoints()
-        points.append(start: entry.start, value: entry.sample.canonicalValue, anchor: anchors.last, precededByGap: entry.shape.span == .beat)
+        points.append(start: entry.start, value: entry.value, anchor: anchors.last, precededByGap: entry.shape.span == .beat)
         try SeriesTable.insert(key: entry.key, shape: entry.shape, points: points, db)
-        changes.record(entry.sample.type, source: sourceName)
+        changes.record(entry.type, source: sourceName)
     }
 
     private mutating func isAuthorized(_ type: SampleType) throws -> Bool {

@@ -69,12 +69,13 @@ struct ChunkShape: Hashable {
         self.sync = sync
     }
 
-    /// The shape of `sample`, whose free-form metadata `encoder` turns into JSON.
-    init(_ sample: QuantitySample, encoder: JSONEncoder) throws {
+    /// The shape of `sample`, whose value in the canonical unit is `value` and whose
+    /// free-form metadata `encoder` turns into JSON.
+    init(_ sample: QuantitySample, value: Double, encoder: JSONEncoder) throws {
         let metadata = sample.metadata
         span = Span(
             type: sample.type, start: sample.start.microsecondsSinceEpoch, end: sample.end.microsecondsSinceEpoch,
-            value: sample.canonicalValue)
+            value: value)
         sensorLocation = metadata.sensorLocation
         sensorContact = metadata.sensorContact
         extra = metadata.extra.isEmpty ? nil : String(decoding: try encoder.encode(metadata.extra), as: UTF8.self)

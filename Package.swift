@@ -38,7 +38,7 @@ let package = Package(
             name: "HealthStore",
             dependencies: [
                 "HealthUnits", "Timestamps", "SeriesCoding",
-                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         // A pipe that wakes a reader thread blocked in poll(2): how reader threads learn to stop.

@@ -29,6 +29,7 @@ struct AuthCommand: ParsableCommand {
 
     struct Grant: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "grant",
             abstract: "Allow a source to store types (creates the store if needed).",
             discussion: "Example: hrmctl auth grant hrmd heart-rate rr-interval")
         @OptionGroup var answer: AuthAnswer
@@ -42,6 +43,7 @@ struct AuthCommand: ParsableCommand {
 
     struct Revoke: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "revoke",
             abstract: "Stop a source from storing types; what it stored is kept.",
             discussion: "Example: hrmctl auth revoke hrmd heart-rate")
         @OptionGroup var answer: AuthAnswer
@@ -54,7 +56,7 @@ struct AuthCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List every source's requests and answers.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List every source's requests and answers.")
         @OptionGroup var storeOptions: StoreOptions
         @Option(help: "table or json (one object per line).") var output: OutputFormat = .table
 
@@ -86,6 +88,7 @@ struct AuthCommand: ParsableCommand {
 
     struct Requests: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "requests",
             abstract: "List the requests nobody has answered yet, with the command that answers each.",
             discussion: """
                 One row per source, type and access (share: to store the type; read: to

@@ -21,9 +21,10 @@ struct OldStore: Sendable, CustomStringConvertible {
     let version: String
     /// The recordings whose every sample the store holds, relative to `root`.
     let traces: [String]
-    /// The outputs that the current main prints otherwise than the old version did, for reasons
+    /// The outputs that today's hrmctl prints otherwise than the old version did, for reasons
     /// that have nothing to do with how samples are stored, each with its reason: they are
-    /// expected as the current main printed them on the upgraded file (`expected-current/`).
+    /// expected as the code just before series storage (d8faf63, schema v5) printed them on the
+    /// upgraded file (`expected-current/`, recorded by make-old-stores.sh).
     var currentOutputs: [String: String] = [:]
     /// Why replaying `traces` into the upgraded store does not work today, when it does not.
     var replayIssue: String?
@@ -42,8 +43,8 @@ struct OldStore: Sendable, CustomStringConvertible {
             }
     }
 
-    /// What the current hrmctl must print: the current main's output on the upgraded file where
-    /// it legitimately differs from the old version's (`expected-current/`), else the old one's.
+    /// What the current hrmctl must print: the old version's output, or where that legitimately
+    /// differs, the output of the code just before series storage (`expected-current/`).
     func expectedOutput(of command: Command) throws -> String {
         let current = "\(Self.root)/\(version)/expected-current/\(command.name)"
         let path = FileManager.default.fileExists(atPath: current) ? current : "\(Self.root)/\(version)/expected/\(command.name)"

@@ -218,6 +218,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Timestamps", "ANTDecoding", "BluetoothWire"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["TestSupport", "Timestamps", "ANTDecoding", "BluetoothWire", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
     ]
 )

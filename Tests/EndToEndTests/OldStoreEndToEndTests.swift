@@ -1,0 +1,114 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("old store files end to end")
+struct OldStoreEndToEndTests {
+    static let stores = [
+        OldStore(
+            version: "v1", traces: ["v1/mock-session.trace.jsonl"],
+            currentOutputs: [
+                "auth-list.table": "a READ column since ad50262 (hrmctl auth --read); c53753a's table showed share only",
+                "auth-list.csv": "a read column since ad50262, as in the table (the JSON already had read)",
+            ],
+            replayIssue: """
+                c53753a made v1-core and v2-sync-and-tombstones in their first form, without the anchorSequence \
+                table that 8ce45fd added to v2 in place; the current store reads such a file but cannot write to \
+                it ("no such table: anchorSequence")
+                """),
+        // traces/deleted.trace.jsonl is not replayed: part of it was deleted, and a deletion does not
+        // keep the same samples from being saved again.
+        OldStore(
+            version: "v4", traces: ["traces/run1.trace.jsonl", "traces/run2.trace.jsonl", "v4/mock-session.trace.jsonl"],
+            currentOutputs: [
+                "devices.table": "since 0e22541 the table is followed by each current state's detail (\"mock-1: hrmd stopped\")"
+            ]),
+    ]
+
+    @Test("an old store upgrades in place: every output the old hrmctl recorded is the same, twice; replaying its recordings stores nothing new",
+          arguments: stores)
+    func upgradesInPlace(old: OldStore) async throws {
+        let harness = try Harness()
+        try FileManager.default.copyItem(atPath: old.storeFile, toPath: harness.store)
+        let commands = try old.commands()
+        #expect(commands.count >= 10)
+        #expect(old.currentOutputFiles() == Set(old.currentOutputs.keys), "expected-current/ holds exactly the outputs whose reasons are given")
+
+        // The first command upgrades the file in place; the others read it a few at a time.
+        var outputs = [commands[0].name: try await harness.run(commands[0])]
+        outputs.merge(try await harness.runAll(Array(commands.dropFirst()))) { first, _ in first }
+        for command in commands {
+            let result = try #require(outputs[command.name])
+            #expect(result.exitCode == 0, "\(old.version)/\(command.name): \(result.stderr)")
+            let output = UnrepeatableOutput.masked(result.stdout), expected = UnrepeatableOutput.masked(try old.expectedOutput(of: command))
+            let same = output == expected  // not in #expect, which would print both whole outputs
+            #expect(same, "\(old.version)/\(command.name): \(firstDifference(output, expected))")
+        }
+        #expect(try StoreFile.integrityCheck(harness.store) == "ok")
+
+        if let issue = old.replayIssue {
+            await withKnownIssue(Comment(rawValue: issue)) { try await replay(old, harness) }
+        } else {
+            try await replay(old, harness)
+        }
+
+        let again = try await harness.runAll(commands)
+        for command in commands {
+            let result = try #require(again[command.name]), first = try #require(outputs[command.name])
+            #expect(result.exitCode == 0, "\(old.version)/\(command.name), again: \(result.stderr)")
+            let output = UnrepeatableOutput.masked(result.stdout), before = UnrepeatableOutput.masked(first.stdout)
+            let same = output == before
+            #expect(same, "\(old.version)/\(command.name), again: \(firstDifference(output, before))")
+        }
+        #expect(try StoreFile.integrityCheck(harness.store) == "ok")
+    }
+
+    /// Replays the store's recordings; each must store `expectedStored` samples (nil: any number).
+    func replay(_ old: OldStore, _ harness: Harness, expectedStored: Int? = 0) async throws {
+        for trace in old.traces {
+            let replay = try await harness.hrmctl(["replay", "--store", harness.store, "\(OldStore.root)/\(trace)"], withStore: false)
+            #expect(replay.exitCode == 0, "\(trace): \(replay.stderr)")
+            if let expectedStored {
+                #expect(replay.stdout.contains("; \(expectedStored) samples stored;"), "\(trace): \(replay.stdout)")
+            }
+        }
+    }
+
+    /// While the v1 store cannot be written to, its recording is checked on its own: it must give
+    /// exactly the samples that c53753a's hrmctl listed, so that replaying it into the upgraded
+    /// file shows whether the upgraded file keeps their identities.
+    @Test("the v1 store's recording, derived from its rows, gives exactly its samples in a fresh store")
+    func v1RecordingIsFaithful() async throws {
+        let harness = try Harness()
+        let old = Self.stores[0]
+        _ = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate", "rr-interval", "active-energy-burned")
+        try await replay(old, harness, expectedStored: nil)
+        for type in ["heart-rate", "rr-interval", "active-energy-burned"] {
+            let command = OldStore.Command(name: "samples-\(type).json", arguments: ["samples", "--store", "{store}", "--type", type, "--output", "json"])
+            let output = try await harness.run(command).stdout, expected = try old.expectedOutput(of: command)
+            #expect(!output.isEmpty)
+            let same = output == expected
+            #expect(same, "\(type): \(firstDifference(output, expected))")
+        }
+    }
+
+    @Test("a store that lists a migration this version does not know is refused in one line and left as it was")
+    func newerStoreRefused() async throws {
+        let harness = try Harness()
+        try FileManager.default.copyItem(atPath: Self.stores[1].storeFile, toPath: harness.store)
+        #expect(try await harness.hrmctl("samples").exitCode == 0)
+        try StoreFile.recordMigration("v99-from-the-future", in: harness.store)
+        let before = try StoreFile.contents(harness.store)
+
+        let samples = try await harness.hrmctl("samples", "--output", "json")
+        #expect(samples.exitCode == 1)
+        #expect(samples.stdout.isEmpty)
+        #expect(samples.stderr == "hrmctl: the store \(harness.store) was written by a newer hrmd; upgrade hrmd to read it\n")
+        let daemon = try await ChildProcess.run(
+            BuiltProducts.hrmd, ["--store", harness.store, "--sensor", "mock", "--duration", "1"],
+            environment: harness.environment, in: harness.directory, timeout: .seconds(30))
+        #expect(daemon.exitCode == 1)
+        #expect(daemon.stderr == "hrmd: the store \(harness.store) was written by a newer hrmd; upgrade hrmd to read it\n")
+        #expect(try StoreFile.contents(harness.store) == before)
+    }
+}

@@ -52,6 +52,7 @@ struct SeriesUpgrade {
         """
 
     func run(_ db: Database) throws {
+        try Self.addMissingAnchorSequence(db)
         try db.execute(sql: Self.createSeries)
         let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sample") ?? 0
         var builders: [SeriesKey: ChunkBuilder] = [:]
@@ -79,6 +80,28 @@ struct SeriesUpgrade {
         for builder in builders.values { try builder.flush(db) }
         if total > 0 { progress?(total, total) }
         try db.execute(sql: "DROP TABLE sample; DROP TABLE IF EXISTS minuteRollup")
+    }
+}
+
+extension SeriesUpgrade {
+    /// The first released form of `v2-sync-and-tombstones` took anchors from the sample ids'
+    /// AUTOINCREMENT sequence and had no `anchorSequence`; a store made then gets one that
+    /// continues after every id and tombstone it holds.
+    static func addMissingAnchorSequence(_ db: Database) throws {
+        guard try !db.tableExists("anchorSequence") else { return }
+        var last = try Int64.fetchOne(db, sql: """
+            SELECT MAX((SELECT IFNULL(MAX(id), 0) FROM sample), (SELECT IFNULL(MAX(anchor), 0) FROM deletedSample))
+            """) ?? 0
+        if try db.tableExists("sqlite_sequence") {
+            last = max(last, try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'sample'") ?? 0)
+        }
+        try db.execute(sql: """
+            CREATE TABLE anchorSequence (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                lastAnchor INTEGER NOT NULL
+            );
+            INSERT INTO anchorSequence (id, lastAnchor) VALUES (1, ?);
+            """, arguments: [last])
     }
 }
 

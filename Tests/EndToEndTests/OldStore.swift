@@ -26,8 +26,9 @@ struct OldStore: Sendable, CustomStringConvertible {
     /// expected as the code just before series storage (d8faf63, schema v5) printed them on the
     /// upgraded file (`expected-current/`, recorded by make-old-stores.sh).
     var currentOutputs: [String: String] = [:]
-    /// Why replaying `traces` into the upgraded store does not work today, when it does not.
-    var replayIssue: String?
+    /// The outputs that series storage changed on purpose, each with its reason: they are
+    /// expected as this version prints them (`expected-series/`).
+    var seriesOutputs: [String: String] = [:]
 
     var description: String { version }
     var storeFile: String { "\(Self.root)/\(version)/store.sqlite" }
@@ -44,16 +45,22 @@ struct OldStore: Sendable, CustomStringConvertible {
     }
 
     /// What the current hrmctl must print: the old version's output, or where that legitimately
-    /// differs, the output of the code just before series storage (`expected-current/`).
+    /// differs, the output of the code just before series storage (`expected-current/`), or
+    /// where series storage changed it on purpose, this version's (`expected-series/`).
     func expectedOutput(of command: Command) throws -> String {
-        let current = "\(Self.root)/\(version)/expected-current/\(command.name)"
-        let path = FileManager.default.fileExists(atPath: current) ? current : "\(Self.root)/\(version)/expected/\(command.name)"
+        let candidates = ["expected-series", "expected-current", "expected"].map { "\(Self.root)/\(version)/\($0)/\(command.name)" }
+        let path = candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[2]
         return try String(contentsOfFile: path, encoding: .utf8)
     }
 
     /// The files in `expected-current/`.
-    func currentOutputFiles() -> Set<String> {
-        Set((try? FileManager.default.contentsOfDirectory(atPath: "\(Self.root)/\(version)/expected-current")) ?? [])
+    func currentOutputFiles() -> Set<String> { files(in: "expected-current") }
+
+    /// The files in `expected-series/`.
+    func seriesOutputFiles() -> Set<String> { files(in: "expected-series") }
+
+    private func files(in directory: String) -> Set<String> {
+        Set((try? FileManager.default.contentsOfDirectory(atPath: "\(Self.root)/\(version)/\(directory)")) ?? [])
     }
 }
 

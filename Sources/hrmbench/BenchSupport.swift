@@ -43,6 +43,14 @@ func report(_ name: String, _ value: String, _ note: String = "") {
 
 func format(_ value: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", value) }
 
+/// The median (of an even count, the mean of the middle two); NaN when there is none.
+func median(_ values: [Double]) -> Double {
+    guard !values.isEmpty else { return .nan }
+    let sorted = values.sorted()
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
 /// A deterministic generator for benchmark data.
 struct BenchRandom {
     private var generator: SeededGenerator
@@ -97,4 +105,24 @@ func grantHRMD(store: String, in directory: String, for what: String) async thro
         return false
     }
     return true
+}
+
+/// What a SQLite file holds once its WAL is checkpointed into it: the bytes of the pages in
+/// use ((page_count − freelist_count) × page_size) and the file's size. Read by the sqlite3
+/// shell through pragmas only, so it works whatever the file's tables; nil (reported under
+/// `name`) when that fails. Close the file's writers first.
+func storedBytes(_ path: String, name: String, in scratch: BenchScratch) async throws -> (inUse: Int, file: Int)? {
+    let sql = """
+        PRAGMA wal_checkpoint(TRUNCATE);
+        SELECT (page_count - freelist_count) * page_size FROM pragma_page_count(), pragma_freelist_count(), pragma_page_size();
+        """
+    let child = try ChildProcess("/usr/bin/sqlite3", [path, sql], outputDirectory: scratch.directory.path)
+    let termination = try await child.wait(timeout: .seconds(120))
+    guard termination == .exited(0), let last = child.standardOutput.split(separator: "\n").last, let inUse = Int(last),
+        let file = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+    else {
+        report(name, "not measured", "sqlite3: \(termination) \(child.standardError.prefix(200))")
+        return nil
+    }
+    return (inUse, file)
 }

@@ -138,6 +138,4 @@ struct SeriesBenchmark {
     private func perPoint(_ sizes: [Int], _ points: Int) -> String {
         sizes.map { format(Double($0) / Double(points), 2) }.joined(separator: " / ") + " B"
     }
-
-    private func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 }

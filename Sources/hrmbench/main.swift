@@ -9,6 +9,9 @@ func wants(_ name: String) -> Bool { arguments.isEmpty || arguments.contains(nam
 
 if wants("decode") { try await DecodeBenchmark(scratch: scratch).run() }
 if wants("series") { try SeriesBenchmark().run() }
+var week: RecordingFiles?
+if wants("size") { week = try await SizeBenchmark(scratch: scratch).run() }
+if wants("read") { try await ReadBenchmark(scratch: scratch, week: week).run() }
 var bulkSaveSeconds: Double?
 if wants("store") { bulkSaveSeconds = try await StoreBenchmark(scratch: scratch).run() }
 if wants("replay") { try await ReplayBenchmark(scratch: scratch, bulkSaveSeconds: bulkSaveSeconds).run() }

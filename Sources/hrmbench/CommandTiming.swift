@@ -3,8 +3,8 @@ import Foundation
 import Synchronization
 import TestSupport
 
-/// A command line timed as a whole process (start-up included), its standard output thrown
-/// away so that writing it costs what writing to a pipe into `> /dev/null` costs.
+/// A command line timed as a whole process (start-up included), its standard output sent to
+/// /dev/null as `> /dev/null` would.
 struct BenchCommand {
     var executable: String
     var arguments: [String]
@@ -23,8 +23,14 @@ struct BenchCommand {
     /// the command fails or outlives `timeout` (it is then killed).
     func wallSeconds(name: String, in scratch: BenchScratch, timeout: Duration) async throws -> Double? {
         let begin = ContinuousClock.now
-        let child = try ChildProcess(
-            executable, arguments, environment: environment, outputDirectory: scratch.directory.path, stdoutPath: "/dev/null")
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(
+                executable, arguments, environment: environment, outputDirectory: scratch.directory.path, stdoutPath: "/dev/null")
+        } catch {
+            report(name, "failed", "cannot start \(executable): \(error)")
+            return nil
+        }
         let end = Self.exitInstant(of: child, timeout: timeout)
         let termination = try await child.wait(timeout: .seconds(10))
         guard termination == .exited(0) else {

@@ -45,6 +45,7 @@ struct SizeBenchmark {
 
     private func mebibytes(_ bytes: (inUse: Int, file: Int)) -> String {
         let inUse = format(Double(bytes.inUse) / 1_048_576, 1) + " MiB"
-        return bytes.file == bytes.inUse ? inUse : "\(inUse) in use of a \(format(Double(bytes.file) / 1_048_576, 1)) MiB file"
+        let file = format(Double(bytes.file) / 1_048_576, 1) + " MiB"
+        return inUse == file ? inUse : "\(inUse) in use of a \(file) file"
     }
 }

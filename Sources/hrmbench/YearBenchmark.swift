@@ -31,7 +31,7 @@ struct YearBenchmark {
         let path = scratch.file("year.sqlite")
         let csv = scratch.file("year.csv")
         let build = try Self.buildStore(path: path, count: count, csv: csv)
-        report("bulk save of the year through the store API", "\(format(build)) s", "\(format(Double(count) / build / 1000, 0))k samples/s, rollups included")
+        report("bulk save of the year through the store API", "\(format(build)) s", "\(format(Double(count) / build / 1000, 0))k samples/s")
 
         let ranges = [
             Days(name: "90 days", since: Self.start.advanced(bySeconds: 200 * 86_400), count: 90),

@@ -8,8 +8,9 @@ subscribes to Heart Rate Measurement (0x2A37) with start_notify (bleak's default
 StartNotify; with --acquire, AcquireNotify where the characteristic offers it), decodes the bpm of each
 notification and inserts one row (time, address, bpm) into SQLite, committing once a second
 like a sane logger. After N seconds of recording it unsubscribes, disconnects and prints one
-JSON line: notifications received, rows stored, frames rejected as malformed, and its own CPU
-time (user + sys, for the whole run and for the recording window) and peak RSS.
+JSON line: notifications received, rows stored, frames rejected as malformed, its own CPU
+time (user + sys, for the whole run and for the recording window), peak RSS, and the bytes it
+had made the kernel write to storage when the recording ended (write_bytes of /proc/self/io).
 
 It talks to BlueZ on the system bus: point DBUS_SYSTEM_BUS_ADDRESS at a private bus with the
 fake bluetoothd to run it without a radio (bench/run_ble_bench.sh does).
@@ -37,6 +38,18 @@ def decode_bpm(value):
     if flags & 0x01:
         return int.from_bytes(value[1:3], "little") if len(value) >= 3 else None
     return value[1]
+
+
+def write_bytes():
+    """What this process has made the kernel write to storage so far (/proc/self/io), or None."""
+    try:
+        with open("/proc/self/io") as io:
+            for line in io:
+                if line.startswith("write_bytes:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
 
 
 def cpu_seconds():
@@ -153,6 +166,7 @@ async def run(options):
         cpu_at_start = cpu_seconds()
         notifications_at_start = counters.notifications
         await asyncio.sleep(options.seconds)
+        written = write_bytes()
         stop.set()
     store.commit()
     return {
@@ -167,6 +181,7 @@ async def run(options):
         "cpu_recording_s": round(cpu_seconds() - cpu_at_start, 3),
         "cpu_total_s": round(cpu_seconds(), 3),
         "max_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        "write_bytes": written,
     }
 
 

@@ -103,6 +103,8 @@ summary = {
         round(1000 * logger["cpu_recording_s"] / max(logger["notifications_recording"], 1) * 1000, 1),
     "peak_rss_mib": round(rss_mib, 1),
     "fake_bluetoothd_cpu_s": int(open(out + "/fake-cpu-ms").read()) / 1000,
+    "write_bytes": logger.get("write_bytes"),
+    "write_bytes_per_row": round(logger["write_bytes"] / max(logger["rows"], 1), 1) if logger.get("write_bytes") is not None else None,
 }
 json.dump(summary, open(out + "/summary.json", "w"), indent=1)
 for key, value in summary.items():

@@ -2,10 +2,10 @@ import Foundation
 import TestSupport
 
 /// The real `hrmd` reading 20 fake straps × 4 Hz for 60 s from the fake bluetoothd on a
-/// private bus (StartNotify, then AcquireNotify): heart-rate samples stored against
-/// notifications sent, CPU time per 1000 notifications and peak RSS; and, in the same run,
-/// the peer: a minimal bleak logger storing the same notifications into SQLite
-/// (`bench/run_ble_bench.sh`).
+/// private bus (StartNotify, then AcquireNotify; stopped with SIGTERM): heart-rate samples
+/// stored against notifications sent, CPU time per 1000 notifications, peak RSS and bytes
+/// written to storage per sample stored; and, in the same run, the peer: a minimal bleak
+/// logger storing the same notifications into SQLite (`bench/run_ble_bench.sh`).
 struct BLEBenchmark {
     let scratch: BenchScratch
     let straps = 20
@@ -15,13 +15,17 @@ struct BLEBenchmark {
     struct Run {
         var sent: Int
         var stored: Int
+        /// Samples of every type (heart rate, RR, energy).
+        var storedInAll: Int
         var cpuSeconds: Double
         var peakKB: Int
+        var writtenBytes: Int?
     }
 
     func run() async throws {
         print("ble: \(straps) fake straps × \(hz) Hz for \(seconds) s through the fake bluetoothd")
         var hrmdCPU: Double?
+        var hrmdWritten: Double?
         for acquire in [false, true] {
             let mode = acquire ? "AcquireNotify" : "StartNotify"
             guard let run = try await runDaemon(acquire: acquire) else { continue }
@@ -29,6 +33,13 @@ struct BLEBenchmark {
             let perThousand = run.cpuSeconds / Double(max(run.sent, 1)) * 1e6
             report("hrmd \(mode): CPU per 1000 notifications", "\(format(perThousand, 1)) ms", "\(format(run.cpuSeconds, 2)) s CPU in all")
             report("hrmd \(mode): peak RSS (VmHWM)", "\(format(Double(run.peakKB) / 1024, 1)) MB", "goal < 20 MB")
+            if let written = run.writtenBytes, run.storedInAll > 0 {
+                let perSample = Double(written) / Double(run.storedInAll)
+                report(
+                    "hrmd \(mode): bytes written per sample", "\(format(perSample, 1)) B",
+                    "write_bytes just before SIGTERM over the \(run.storedInAll) samples stored, all types")
+                if !acquire { hrmdWritten = perSample }
+            }
             if !acquire { hrmdCPU = perThousand }
         }
         if let peer = try await bleakPeer() {
@@ -37,6 +48,11 @@ struct BLEBenchmark {
             report("peer: bleak logger peak RSS", "\(format(peer.peakMiB, 1)) MB")
             if let hrmdCPU {
                 report("ratio hrmd / bleak CPU (StartNotify)", "\(format(hrmdCPU / peer.cpuPerThousand, 3))", "goal ≤ 0.1")
+            }
+            if let written = peer.writtenBytes, peer.rows > 0 {
+                let perRow = Double(written) / Double(peer.rows)
+                report("peer: bleak bytes written per row stored", "\(format(perRow, 1)) B", "write_bytes just before it stops")
+                if let hrmdWritten { report("ratio hrmd / bleak bytes written per sample", "\(format(hrmdWritten / perRow, 2))×") }
             }
         }
         print("")
@@ -61,20 +77,17 @@ struct BLEBenchmark {
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
         let daemon = try ChildProcess(
-            BuiltProducts.hrmd, ["--store", store, "--sensor", "ble", "--duration", "\(seconds)"], environment: environment,
-            outputDirectory: directory.path)
-        let memory = try await MemoryPeak.watch(daemon)
-        let termination = try await daemon.wait(timeout: .seconds(Double(seconds) + 60))
-        guard termination == .exited(0), let usage = daemon.usage else {
-            report("hrmd with BLE straps", "failed", "\(termination): \(daemon.standardError.suffix(300))")
+            BuiltProducts.hrmd, ["--store", store, "--sensor", "ble"], environment: environment, outputDirectory: directory.path)
+        let run = try await StoppedDaemon.run(daemon, for: .seconds(seconds))
+        guard run.termination == .exited(0), let usage = daemon.usage else {
+            report("hrmd with BLE straps", "failed", "\(run.termination): \(daemon.standardError.suffix(300))")
             return nil
         }
         let sent = try await fake.stats()["sent"] as? Int ?? 0
-        let samples = try ChildProcess(
-            BuiltProducts.hrmctl, ["samples", "--type", "heart-rate", "--output", "json", "--store", store], outputDirectory: directory.path)
-        _ = try await samples.wait(timeout: .seconds(60))
-        let stored = samples.standardOutput.split(separator: "\n").count
-        return Run(sent: sent, stored: stored, cpuSeconds: cpuSeconds(usage), peakKB: memory.peakKB)
+        let stored = try storedSamples(in: store)
+        return Run(
+            sent: sent, stored: stored[.heartRate] ?? 0, storedInAll: stored.values.reduce(0, +), cpuSeconds: cpuSeconds(usage),
+            peakKB: run.memory.peakKB, writtenBytes: run.writtenBytes)
     }
 
     private struct Peer {
@@ -82,6 +95,7 @@ struct BLEBenchmark {
         var rows: Int
         var cpuPerThousand: Double
         var peakMiB: Double
+        var writtenBytes: Int?
     }
 
     private func bleakPeer() async throws -> Peer? {
@@ -103,6 +117,7 @@ struct BLEBenchmark {
         }
         return Peer(
             received: summary["notifications_received"] as? Int ?? 0, rows: summary["rows"] as? Int ?? 0,
-            cpuPerThousand: summary["cpu_ms_per_1000_notifications"] as? Double ?? 0, peakMiB: summary["peak_rss_mib"] as? Double ?? 0)
+            cpuPerThousand: summary["cpu_ms_per_1000_notifications"] as? Double ?? 0, peakMiB: summary["peak_rss_mib"] as? Double ?? 0,
+            writtenBytes: summary["write_bytes"] as? Int)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HealthStore
 import SensorBackends
 import TestSupport
 
@@ -43,6 +44,14 @@ func report(_ name: String, _ value: String, _ note: String = "") {
 
 func format(_ value: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", value) }
 
+/// The median (of an even count, the mean of the middle two); NaN when there is none.
+func median(_ values: [Double]) -> Double {
+    guard !values.isEmpty else { return .nan }
+    let sorted = values.sorted()
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
 /// A deterministic generator for benchmark data.
 struct BenchRandom {
     private var generator: SeededGenerator
@@ -64,13 +73,18 @@ struct MemoryPeak {
     static func watch(_ child: ChildProcess) async throws -> MemoryPeak {
         var peak = MemoryPeak()
         while child.isRunning {
-            let status = (try? String(contentsOfFile: "/proc/\(child.pid)/status", encoding: .utf8)) ?? ""
-            peak.peakKB = max(peak.peakKB, kilobytes("VmHWM:", in: status))
-            peak.anonymousKB = max(peak.anonymousKB, kilobytes("RssAnon:", in: status))
-            peak.fileBackedKB = max(peak.fileBackedKB, kilobytes("RssFile:", in: status))
+            peak.sample(child.pid)
             try await Task.sleep(for: .milliseconds(250))
         }
         return peak
+    }
+
+    /// Takes in the process's figures now.
+    mutating func sample(_ pid: pid_t) {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        peakKB = max(peakKB, Self.kilobytes("VmHWM:", in: status))
+        anonymousKB = max(anonymousKB, Self.kilobytes("RssAnon:", in: status))
+        fileBackedKB = max(fileBackedKB, Self.kilobytes("RssFile:", in: status))
     }
 
     /// A `Key:   123 kB` figure of /proc/PID/status, in kB (0 when absent).
@@ -97,4 +111,71 @@ func grantHRMD(store: String, in directory: String, for what: String) async thro
         return false
     }
     return true
+}
+
+/// What a SQLite file holds once its WAL is checkpointed into it: the bytes of the pages in
+/// use ((page_count − freelist_count) × page_size) and the file's size. Read by the sqlite3
+/// shell through pragmas only, so it works whatever the file's tables; nil (reported under
+/// `name`) when that fails. Close the file's writers first.
+func storedBytes(_ path: String, name: String, in scratch: BenchScratch) async throws -> (inUse: Int, file: Int)? {
+    let sql = """
+        PRAGMA wal_checkpoint(TRUNCATE);
+        SELECT (page_count - freelist_count) * page_size FROM pragma_page_count(), pragma_freelist_count(), pragma_page_size();
+        """
+    let child = try ChildProcess("/usr/bin/sqlite3", [path, sql], outputDirectory: scratch.directory.path)
+    let termination = try await child.wait(timeout: .seconds(120))
+    guard termination == .exited(0), let last = child.standardOutput.split(separator: "\n").last, let inUse = Int(last),
+        let file = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+    else {
+        report(name, "not measured", "sqlite3: \(termination) \(child.standardError.prefix(200))")
+        return nil
+    }
+    return (inUse, file)
+}
+
+/// A daemon run for a while and then stopped the way systemd stops it.
+struct StoppedDaemon {
+    var termination: ChildProcess.Termination
+    var memory: MemoryPeak
+    /// write_bytes of /proc/PID/io just before the SIGTERM: what it had made the kernel write
+    /// to storage (the page-cache pages it dirtied); nil when it ended before.
+    var writtenBytes: Int?
+
+    /// Lets `daemon` run for `duration` (its memory sampled every 250 ms), reads its
+    /// write_bytes, sends SIGTERM and waits for it to write what is pending and exit, at most
+    /// `stopTimeout` (then it is killed and `TimedOut` thrown).
+    static func run(_ daemon: ChildProcess, for duration: Duration, stopTimeout: Duration = .seconds(60)) async throws -> StoppedDaemon {
+        var memory = MemoryPeak()
+        let stopAt = ContinuousClock.now.advanced(by: duration)
+        var written: Int?
+        while daemon.isRunning {
+            memory.sample(daemon.pid)
+            if ContinuousClock.now >= stopAt {
+                written = writeBytes(of: daemon.pid)
+                daemon.send(SIGTERM)
+                break
+            }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        let termination = try await daemon.wait(timeout: stopTimeout)
+        return StoppedDaemon(termination: termination, memory: memory, writtenBytes: written)
+    }
+
+    private static func writeBytes(of pid: pid_t) -> Int? {
+        let io = (try? String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8)) ?? ""
+        guard let line = io.split(separator: "\n").first(where: { $0.hasPrefix("write_bytes:") }) else { return nil }
+        return Int(line.dropFirst("write_bytes:".count).trimmingCharacters(in: .whitespaces))
+    }
+}
+
+/// How many samples of each type a store holds, counted through the store API.
+func storedSamples(in path: String) throws -> [SampleType: Int] {
+    let store = try HealthStore.open(path: path, mode: .existingOnly)
+    var counts: [SampleType: Int] = [:]
+    for type in SampleType.all {
+        var count = 0
+        try store.enumerateSamples(SampleQuery(type: type)) { _ in count += 1 }
+        counts[type] = count
+    }
+    return counts
 }

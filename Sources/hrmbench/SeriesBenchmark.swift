@@ -10,7 +10,7 @@ struct SeriesBenchmark {
 
     func run() throws {
         let sizes = chunkSizes.map(String.init).joined(separator: " / ")
-        print("series: chunk codec, bytes per point at chunk sizes \(sizes) (one SQLite row today: 60 B; Gorilla's paper: 1.37 B)")
+        print("series: chunk codec, bytes per point at chunk sizes \(sizes) (a SQLite row per sample, before v6: 60 B; Gorilla's paper: 1.37 B)")
         var data = SeriesBenchmarkData(seed: 13)
         let week = 7 * 86_400
         let strapMicroseconds = data.arrivals(count: week, periodMs: 1000, jitterMs: 30, driftPPM: 20)
@@ -138,6 +138,4 @@ struct SeriesBenchmark {
     private func perPoint(_ sizes: [Int], _ points: Int) -> String {
         sizes.map { format(Double($0) / Double(points), 2) }.joined(separator: " / ") + " B"
     }
-
-    private func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 }

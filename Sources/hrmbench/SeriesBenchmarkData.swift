@@ -66,6 +66,32 @@ struct SeriesBenchmarkData {
         }
         return beats
     }
+
+    /// The Heart Rate Measurements a strap sends for `beats`: one a second by its clock, each
+    /// carrying the RR intervals (1/1024 s, oldest first) of the beats since the one before,
+    /// and arriving within ±`jitterMs` of its second (microseconds since the Unix epoch, from
+    /// 2026-01-01T00:00:00Z). A beat after a missed one has no interval: the strap cannot
+    /// tell it.
+    mutating func rrNotifications(_ beats: [(offset: Int64, precededByGap: Bool)], jitterMs: Double) -> [(arrival: Int64, intervals: [Int64])] {
+        let start: Int64 = 1_767_225_600_000_000
+        var notifications: [(arrival: Int64, intervals: [Int64])] = []
+        var intervals: [Int64] = []
+        var second: Int64 = 1
+        var previous: Int64?
+        func send() {
+            let jitter = Int64(((random.nextUnit() * 2 - 1) * jitterMs * 1000).rounded(.down))
+            if !intervals.isEmpty { notifications.append((start + second * 1_000_000 + jitter, intervals)) }
+            intervals.removeAll()
+            second += 1
+        }
+        for beat in beats {
+            while beat.offset > second * 1024 { send() }
+            if let previous, !beat.precededByGap { intervals.append(beat.offset - previous) }
+            previous = beat.offset
+        }
+        send()
+        return notifications
+    }
 }
 
 /// The bytes a Prometheus XOR chunk (Gorilla adapted to millisecond ticks) takes for the same

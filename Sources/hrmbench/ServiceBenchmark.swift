@@ -495,10 +495,3 @@ private struct QueryMismatch: Error, CustomStringConvertible {
     var shape: String
     var description: String { "the in-process query \(shape) returned another count" }
 }
-
-private func median(_ values: [Double]) -> Double {
-    guard !values.isEmpty else { return .nan }
-    let sorted = values.sorted()
-    let middle = sorted.count / 2
-    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-}

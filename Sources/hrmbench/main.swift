@@ -1,17 +1,27 @@
 // hrmbench: the figures `make bench` prints, each next to a peer measured in the same run.
 import Foundation
 
+let names = ["decode", "series", "size", "read", "store", "replay", "upgrade", "daemon", "ant", "ble", "att", "year", "service"]
+let arguments = Set(CommandLine.arguments.dropFirst())
+if let unknown = arguments.first(where: { !names.contains($0) }) {
+    FileHandle.standardError.write(Data("hrmbench: no benchmark \(unknown) (known: \(names.joined(separator: ", ")))\n".utf8))
+    exit(64)
+}
+
 let scratch = try BenchScratch()
 print("hrmbench — \(ProcessInfo.processInfo.processorCount) cores, scratch \(scratch.directory.path)\n")
 
-let arguments = Set(CommandLine.arguments.dropFirst())
 func wants(_ name: String) -> Bool { arguments.isEmpty || arguments.contains(name) }
 
 if wants("decode") { try await DecodeBenchmark(scratch: scratch).run() }
 if wants("series") { try SeriesBenchmark().run() }
+var week: RecordingFiles?
+if wants("size") { week = try await SizeBenchmark(scratch: scratch).run() }
+if wants("read") { try await ReadBenchmark(scratch: scratch, week: week).run() }
 var bulkSaveSeconds: Double?
 if wants("store") { bulkSaveSeconds = try await StoreBenchmark(scratch: scratch).run() }
 if wants("replay") { try await ReplayBenchmark(scratch: scratch, bulkSaveSeconds: bulkSaveSeconds).run() }
+if wants("upgrade") { try await UpgradeBenchmark(scratch: scratch).run() }
 if wants("daemon") { try await DaemonBenchmark(scratch: scratch).run() }
 if wants("ant") { try await ANTBenchmark(scratch: scratch).run() }
 if wants("ble") { try await BLEBenchmark(scratch: scratch).run() }

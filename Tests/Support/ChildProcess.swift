@@ -31,14 +31,15 @@ public final class ChildProcess: @unchecked Sendable {
     public private(set) var usage: rusage?
     private var termination: Termination?
 
-    /// Starts `executable` with `arguments`; output goes to files in `outputDirectory`.
+    /// Starts `executable` with `arguments`; output goes to files in `outputDirectory`, or
+    /// standard output to `stdoutPath` when given (such as /dev/null).
     public init(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-        outputDirectory: String, stdinPath: String = "/dev/null"
+        outputDirectory: String, stdinPath: String = "/dev/null", stdoutPath: String? = nil
     ) throws {
         let name = (executable as NSString).lastPathComponent
         let stamp = "\(name)-\(UUID().uuidString.prefix(8))"
-        stdoutPath = "\(outputDirectory)/\(stamp).out"
+        self.stdoutPath = stdoutPath ?? "\(outputDirectory)/\(stamp).out"
         stderrPath = "\(outputDirectory)/\(stamp).err"
         command = ([executable] + arguments).joined(separator: " ")
 
@@ -46,7 +47,7 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, stdinPath, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 1, self.stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
 
         var attributes = posix_spawnattr_t()

@@ -68,36 +68,16 @@ extension HealthStore {
             guard let keys = try BucketKeys(bucket, matching: matching, arguments, db) else { return [] }
             var totals: [Int64: SeriesSummary] = [:]
             var straddling: [Int64] = []
-            if let uniform = keys.uniform {
-                // Buckets of one width and offset: SQLite sums the whole chunks itself.
-                let bucket = { (column: String) in
-                    "((\(column) + \(uniform.offset)) - (((\(column) + \(uniform.offset)) % \(uniform.width)) + \(uniform.width)) % \(uniform.width)) / \(uniform.width)"
+            let summaries = try Row.fetchCursor(
+                db, sql: "SELECT id, start, last, count, minimum, maximum, sum FROM series WHERE \(matching)", arguments: arguments)
+            while let row = try summaries.next() {
+                let start: Int64 = row[1], last: Int64 = row[2]
+                let key = keys.key(ofMicroseconds: start)
+                guard start >= from, last < to, keys.key(ofMicroseconds: last) == key else {
+                    straddling.append(row[0])
+                    continue
                 }
-                let whole = "start >= \(from) AND last < \(to) AND \(bucket("start")) = \(bucket("last"))"
-                for row in try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT \(bucket("start")) AS k, SUM(count), MIN(minimum), MAX(maximum), SUM(sum)
-                        FROM series WHERE \(matching) AND \(whole) GROUP BY k
-                        """,
-                    arguments: arguments)
-                {
-                    let key = keys.key(ofBucketIndex: row[0])
-                    totals[key, default: SeriesSummary()].add(SeriesSummary(count: row[1], minimum: row[2], maximum: row[3], sum: row[4]))
-                }
-                straddling = try Int64.fetchAll(db, sql: "SELECT id FROM series WHERE \(matching) AND NOT (\(whole))", arguments: arguments)
-            } else {
-                let summaries = try Row.fetchCursor(
-                    db, sql: "SELECT id, start, last, count, minimum, maximum, sum FROM series WHERE \(matching)", arguments: arguments)
-                while let row = try summaries.next() {
-                    let start: Int64 = row[1], last: Int64 = row[2]
-                    let key = keys.key(ofMicroseconds: start)
-                    guard start >= from, last < to, keys.key(ofMicroseconds: last) == key else {
-                        straddling.append(row[0])
-                        continue
-                    }
-                    totals[key, default: SeriesSummary()].add(SeriesSummary(count: row[3], minimum: row[4], maximum: row[5], sum: row[6]))
-                }
+                totals[key, default: SeriesSummary()].add(SeriesSummary(count: row[3], minimum: row[4], maximum: row[5], sum: row[6]))
             }
             var points = SeriesPoints()
             for id in straddling {
@@ -136,24 +116,6 @@ private enum BucketKeys {
                   let first: Int64 = row[0], let last: Int64 = row[1]
             else { return nil }
             self = .days(ZoneDays(zone: zone, first: Self.floorDivide(first, 1_000_000), last: Self.floorDivide(last, 1_000_000)))
-        }
-    }
-
-    /// The width and offset in microseconds when every bucket has one width (fixed buckets,
-    /// or days in a zone whose offset does not change over the span): bucket index
-    /// ⌊(time + offset) / width⌋.
-    var uniform: (width: Int64, offset: Int64)? {
-        switch self {
-        case .seconds(let width): (width * 1_000_000, 0)
-        case .days(let days): days.changes.isEmpty ? (86_400_000_000, days.offset(atSecond: 0) * 1_000_000) : nil
-        }
-    }
-
-    /// The key of the bucket with index `index` (see `uniform`).
-    func key(ofBucketIndex index: Int64) -> Int64 {
-        switch self {
-        case .seconds(let width): index * width
-        case .days: index
         }
     }
 

@@ -136,11 +136,15 @@ extension HealthStore {
                 _ = arguments.append(contentsOf: [deviceID])
             }
             var removed: [Int64] = []
+            var hours = HourSummaries()
             for row in try Row.fetchAll(db, sql: "SELECT \(SeriesRow.columns) FROM series WHERE \(condition)", arguments: arguments) {
                 let chunk = SeriesRow(row)
-                removed += try Self.remove(startingIn: from, to, from: chunk, db)
+                let ids = try Self.remove(startingIn: from, to, from: chunk, db)
+                if !ids.isEmpty { hours.invalidate(typeID: chunk.key.typeID, sourceID: sourceID, start: chunk.start) }
+                removed += ids
             }
             guard !removed.isEmpty else { return (0, nil) }
+            try hours.write(db)
             var sequence = try AnchorSequence(db)
             try Tombstones.record(removed, typeID: type.storageID, sourceID: sourceID, sequence: &sequence, db)
             try sequence.save(db)

@@ -38,9 +38,10 @@ public struct StatisticsBucketValue: Sendable, Hashable {
 
 extension HealthStore {
     /// Count, minimum, average, maximum and sum of `type` per bucket over [since, until), one
-    /// value per non-empty bucket, oldest first (HKStatisticsCollectionQuery). A chunk that
-    /// lies wholly inside one bucket counts by the summary its row carries; only chunks that
-    /// straddle a bucket boundary or an end of the range are decoded.
+    /// value per non-empty bucket, oldest first (HKStatisticsCollectionQuery). Whole UTC hours
+    /// count by their summaries when buckets are made of whole hours; elsewhere a chunk that
+    /// lies wholly inside one bucket counts by the summary its row carries, and only chunks
+    /// that straddle a bucket boundary or an end of the range are decoded.
     ///
     /// `source` keeps one source's samples. `reader` is the program asking, as in
     /// `SampleQuery.reader`: without read authorization for the type, only its own samples
@@ -53,46 +54,81 @@ extension HealthStore {
         let to = until?.microsecondsSinceEpoch ?? Int64.max / 2
         guard from < to else { return [] }
         return try read { db in
-            // A chunk stays in the UTC hour it starts in.
-            var conditions = ["typeId = ?", "start >= ?", "start < ?", "last >= ?"]
-            var arguments: StatementArguments = [type.storageID, SeriesBlobs.hour(of: from) * SeriesBlobs.hour, to, from]
-            if let source {
-                conditions.append("sourceId = (SELECT id FROM source WHERE name = ?)")
-                _ = arguments.append(contentsOf: [source])
-            }
-            if let visible = try ReaderScope(reader: reader, type: type, db).condition(on: "sourceId") {
-                conditions.append(visible.sql)
-                _ = arguments.append(contentsOf: visible.arguments)
-            }
-            let matching = conditions.joined(separator: " AND ")
-            guard let keys = try BucketKeys(bucket, matching: matching, arguments, db) else { return [] }
+            var sources: [(sql: String, arguments: StatementArguments)] = []
+            if let source { sources.append(("sourceId = (SELECT id FROM source WHERE name = ?)", [source])) }
+            if let visible = try ReaderScope(reader: reader, type: type, db).condition(on: "sourceId") { sources.append(visible) }
+            let everything = Self.chunkCondition(type, from: from, to: to, sources)
+            guard let keys = try BucketKeys(bucket, matching: everything.sql, everything.arguments, db) else { return [] }
             var totals: [Int64: SeriesSummary] = [:]
-            var straddling: [Int64] = []
-            let summaries = try Row.fetchCursor(
-                db, sql: "SELECT id, start, last, count, minimum, maximum, sum FROM series WHERE \(matching)", arguments: arguments)
-            while let row = try summaries.next() {
-                let start: Int64 = row[1], last: Int64 = row[2]
-                let key = keys.key(ofMicroseconds: start)
-                guard start >= from, last < to, keys.key(ofMicroseconds: last) == key else {
-                    straddling.append(row[0])
-                    continue
+            // Whole UTC hours from their summaries when no bucket boundary falls inside an hour;
+            // the chunks of the partial hours at the ends (or of everything, otherwise).
+            var chunkRanges = [(from, to)]
+            let firstHour = SeriesBlobs.hour(of: from - 1) + 1, endHour = SeriesBlobs.hour(of: to)
+            if keys.hourAligned, firstHour < endHour {
+                var sql = "SELECT hour, SUM(count), MIN(minimum), MAX(maximum), SUM(sum) FROM hourSummary WHERE typeId = ? AND hour >= ? AND hour < ?"
+                var arguments: StatementArguments = [type.storageID, firstHour, endHour]
+                for condition in sources {
+                    sql += " AND " + condition.sql
+                    _ = arguments.append(contentsOf: condition.arguments)
                 }
-                totals[key, default: SeriesSummary()].add(SeriesSummary(count: row[3], minimum: row[4], maximum: row[5], sum: row[6]))
+                for row in try Row.fetchAll(db, sql: sql + " GROUP BY hour", arguments: arguments) {
+                    let hour: Int64 = row[0]
+                    totals[keys.key(ofMicroseconds: hour * SeriesBlobs.hour), default: SeriesSummary()]
+                        .add(SeriesSummary(count: row[1], minimum: row[2], maximum: row[3], sum: row[4]))
+                }
+                chunkRanges = [(from, firstHour * SeriesBlobs.hour), (endHour * SeriesBlobs.hour, to)]
             }
-            var points = SeriesPoints()
-            for id in straddling {
-                guard let row = try Row.fetchOne(db, sql: "SELECT \(SeriesRow.columns) FROM series WHERE id = ?", arguments: [id])
-                else { continue }
-                try SeriesRow(row).points(into: &points)
-                for index in points.firstIndex(startingAtOrAfter: from)..<points.firstIndex(startingAtOrAfter: to) {
-                    totals[keys.key(ofMicroseconds: points.starts[index]), default: SeriesSummary()].add(points.values[index])
-                }
+            for (low, high) in chunkRanges where low < high {
+                try Self.addChunks(Self.chunkCondition(type, from: low, to: high, sources), from: low, to: high, keys, &totals, db)
             }
             return totals.keys.sorted().compactMap { key in
                 guard let total = totals[key], total.count > 0, let (start, end) = keys.bounds(ofKey: key) else { return nil }
                 return StatisticsBucketValue(
                     start: start, end: end, count: total.count, minimum: total.minimum,
                     average: total.sum / Double(total.count), maximum: total.maximum, sum: total.sum)
+            }
+        }
+    }
+
+    /// The chunks of `type` holding samples that start in [from, to), of the sources allowed.
+    private static func chunkCondition(
+        _ type: SampleType, from: Int64, to: Int64, _ sources: [(sql: String, arguments: StatementArguments)]
+    ) -> (sql: String, arguments: StatementArguments) {
+        // A chunk stays in the UTC hour it starts in.
+        var sql = "typeId = ? AND start >= ? AND start < ? AND last >= ?"
+        var arguments: StatementArguments = [type.storageID, SeriesBlobs.hour(of: from) * SeriesBlobs.hour, to, from]
+        for condition in sources {
+            sql += " AND " + condition.sql
+            _ = arguments.append(contentsOf: condition.arguments)
+        }
+        return (sql, arguments)
+    }
+
+    /// Adds the samples in [from, to) of the chunks `matching` selects to their buckets: a
+    /// chunk wholly inside one bucket by its row's summary, the others decoded.
+    private static func addChunks(
+        _ matching: (sql: String, arguments: StatementArguments), from: Int64, to: Int64, _ keys: BucketKeys,
+        _ totals: inout [Int64: SeriesSummary], _ db: Database
+    ) throws {
+        var straddling: [Int64] = []
+        let summaries = try Row.fetchCursor(
+            db, sql: "SELECT id, start, last, count, minimum, maximum, sum FROM series WHERE \(matching.sql)", arguments: matching.arguments)
+        while let row = try summaries.next() {
+            let start: Int64 = row[1], last: Int64 = row[2]
+            let key = keys.key(ofMicroseconds: start)
+            guard start >= from, last < to, keys.key(ofMicroseconds: last) == key else {
+                straddling.append(row[0])
+                continue
+            }
+            totals[key, default: SeriesSummary()].add(SeriesSummary(count: row[3], minimum: row[4], maximum: row[5], sum: row[6]))
+        }
+        var points = SeriesPoints()
+        for id in straddling {
+            guard let row = try Row.fetchOne(db, sql: "SELECT \(SeriesRow.columns) FROM series WHERE id = ?", arguments: [id])
+            else { continue }
+            try SeriesRow(row).points(into: &points)
+            for index in points.firstIndex(startingAtOrAfter: from)..<points.firstIndex(startingAtOrAfter: to) {
+                totals[keys.key(ofMicroseconds: points.starts[index]), default: SeriesSummary()].add(points.values[index])
             }
         }
     }
@@ -116,6 +152,14 @@ private enum BucketKeys {
                   let first: Int64 = row[0], let last: Int64 = row[1]
             else { return nil }
             self = .days(ZoneDays(zone: zone, first: Self.floorDivide(first, 1_000_000), last: Self.floorDivide(last, 1_000_000)))
+        }
+    }
+
+    /// Whether every bucket boundary falls on a whole UTC hour.
+    var hourAligned: Bool {
+        switch self {
+        case .seconds(let width): width % 3600 == 0
+        case .days(let days): days.offsets.allSatisfy { $0 % 3600 == 0 } && days.changes.allSatisfy { $0 % 3600 == 0 }
         }
     }
 

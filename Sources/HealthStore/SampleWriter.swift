@@ -14,6 +14,7 @@ struct SampleWriter {
     private(set) var changes = ChangeCollector()
     private var anchors: AnchorSequence
     private var devices: DeviceRows
+    private var hours = HourSummaries()
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -63,6 +64,7 @@ struct SampleWriter {
             } else if try identities.claim(entry.key, start: entry.start, db) {
                 anchors.last += 1
                 placement.add(entry.key, shape: entry.shape, start: entry.start, value: entry.value, anchor: anchors.last)
+                hours.add(typeID: entry.key.typeID, sourceID: sourceID, start: entry.start, value: entry.value)
                 report.stored += 1
                 changes.record(entry.type, source: sourceName)
             } else {
@@ -70,6 +72,7 @@ struct SampleWriter {
             }
         }
         try placement.write(db)
+        try hours.write(db)
         try anchors.save(db)
     }
 
@@ -85,7 +88,10 @@ struct SampleWriter {
             let points = try stored.points()
             try Tombstones.record(points.anchors, typeID: stored.key.typeID, sourceID: sourceID, sequence: &anchors, db)
             try db.execute(sql: "DELETE FROM series WHERE id = ?", arguments: [stored.id])
-            for start in points.starts { identities.remove(stored.key, start: start) }
+            for start in points.starts {
+                identities.remove(stored.key, start: start)
+                hours.invalidate(typeID: stored.key.typeID, sourceID: sourceID, start: start)
+            }
             if let type = SampleType(storageID: stored.key.typeID) { changes.record(type, source: sourceName) }
             report.replaced += 1
             guard try identities.claim(entry.key, start: entry.start, db) else { return }
@@ -100,6 +106,7 @@ struct SampleWriter {
         var points = SeriesPoints()
         points.append(start: entry.start, value: entry.value, anchor: anchors.last, precededByGap: entry.shape.span == .beat)
         try SeriesTable.insert(key: entry.key, shape: entry.shape, points: points, db)
+        hours.add(typeID: entry.key.typeID, sourceID: sourceID, start: entry.start, value: entry.value)
         changes.record(entry.type, source: sourceName)
     }
 

@@ -54,6 +54,7 @@ struct SeriesUpgrade {
     func run(_ db: Database) throws {
         try Self.addMissingAnchorSequence(db)
         try db.execute(sql: Self.createSeries)
+        try db.execute(sql: HourSummaries.createTable)
         let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sample") ?? 0
         var builders: [SeriesKey: ChunkBuilder] = [:]
         // The identity index's order: by type and time, so every key's samples come in start order.
@@ -78,6 +79,7 @@ struct SeriesUpgrade {
             if done % progressStep == 0 { progress?(done, total) }
         }
         for builder in builders.values { try builder.flush(db) }
+        try HourSummaries.rebuild(db)
         if total > 0 { progress?(total, total) }
         try db.execute(sql: "DROP TABLE sample; DROP TABLE IF EXISTS minuteRollup")
     }

@@ -125,6 +125,13 @@ struct SeriesStorageTests {
             let minutes = try store.statistics(of: type, by: .seconds(60), since: query.since, until: query.until)
             #expect(minutes.map(\.count).reduce(0, +) == range.count)
             #expect(minutes.map(\.sum).reduce(0, +) == range.map(\.value).reduce(0, +))
+            // Whole hours come from the hour summaries, kept through saves, replacements and deletions.
+            let hours = try store.statistics(of: type, by: .seconds(3600), since: query.since, until: query.until)
+            #expect(hours.map(\.count).reduce(0, +) == range.count)
+            #expect(hours.map(\.maximum).max() == range.map(\.value).max())
+            let all = try store.statistics(of: type, by: .days(try #require(TimeZone(identifier: "UTC"))))
+            #expect(all.map(\.count).reduce(0, +) == model.listed(type).count)
+            #expect(all.map(\.sum).reduce(0, +) == model.listed(type).map(\.value).reduce(0, +))
         }
     }
 

@@ -148,9 +148,12 @@ private enum BucketKeys {
             self = .seconds(max(width, 1))
         case .days(let zone):
             // The zone's offsets are needed only where samples are.
-            guard let row = try Row.fetchOne(db, sql: "SELECT MIN(start), MAX(last) FROM series WHERE \(matching)", arguments: arguments),
-                  let first: Int64 = row[0], let last: Int64 = row[1]
+            // The first and last chunk by start, each one step through index seriesByTime; the
+            // last chunk ends within the hour it starts in.
+            guard let first = try Int64.fetchOne(db, sql: "SELECT start FROM series WHERE \(matching) ORDER BY start LIMIT 1", arguments: arguments),
+                  let lastStart = try Int64.fetchOne(db, sql: "SELECT start FROM series WHERE \(matching) ORDER BY start DESC LIMIT 1", arguments: arguments)
             else { return nil }
+            let last = (SeriesBlobs.hour(of: lastStart) + 1) * SeriesBlobs.hour - 1
             self = .days(ZoneDays(zone: zone, first: Self.floorDivide(first, 1_000_000), last: Self.floorDivide(last, 1_000_000)))
         }
     }

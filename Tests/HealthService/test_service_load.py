@@ -31,7 +31,8 @@ class ServiceLoadTests(harness.ServiceTestCase):
         output = hrmd.output()
         with sqlite3.connect(hrmd.store) as db:
             rows = db.execute(
-                "SELECT COUNT(*) FROM sample s JOIN sampleType t ON t.id = s.typeId WHERE t.identifier = 'heart-rate'"
+                "SELECT IFNULL(SUM(s.count), 0) FROM series s JOIN sampleType t ON t.id = s.typeId"
+                " WHERE t.identifier = 'heart-rate'"
             ).fetchone()[0]
         return output, rows
 

@@ -92,9 +92,7 @@ struct ChunkPlacement {
     }
 
     /// Sets the gap flags of a heartbeat chunk: a beat is preceded by a gap when the interval
-    /// before it does not end where its own starts, within half the shorter of the two (beat
-    /// times placed from notification times jitter by tens of milliseconds; a missed beat or
-    /// lost contact leaves a whole interval or more). The first beat is compared with
+    /// before it does not end where its own starts (`BeatInterval.follows`). The first beat is compared with
     /// `previous`, else with the last beat stored before it, unless it is the unchanged first
     /// beat of the chunk being rewritten (`keeping`), whose flag stays.
     private static func markGaps(
@@ -102,24 +100,17 @@ struct ChunkPlacement {
         keeping: (id: Int64, firstStart: Int64, firstGap: Bool)?, _ db: Database
     ) throws {
         for index in points.starts.indices.dropFirst() {
-            points.precededByGap[index] = !adjacent(
+            points.precededByGap[index] = !ChunkShape.Span.adjacentBeats(
                 (points.starts[index - 1], points.values[index - 1]), (points.starts[index], points.values[index]))
         }
         let first = (points.starts[0], points.values[0])
         if let keeping, keeping.firstStart == first.0 {
             points.precededByGap[0] = keeping.firstGap
         } else if let previous = try previous ?? lastBeat(of: key, before: first.0, db) {
-            points.precededByGap[0] = !adjacent(previous, first)
+            points.precededByGap[0] = !ChunkShape.Span.adjacentBeats(previous, first)
         } else {
             points.precededByGap[0] = true
         }
-    }
-
-    /// Whether beat `later` follows beat `earlier` with nothing missed between them.
-    static func adjacent(_ earlier: (start: Int64, value: Double), _ later: (start: Int64, value: Double)) -> Bool {
-        let earlierEnd = earlier.start &+ ChunkShape.Span.beatMicroseconds(earlier.value)
-        let gapMilliseconds = Double(abs(later.start &- earlierEnd)) / 1000
-        return gapMilliseconds < 0.5 * min(earlier.value, later.value)
     }
 
     /// The last beat of `key` stored before `time`.

@@ -16,7 +16,7 @@ extension HealthStore {
         try enumerateItems(query) { item, contexts in
             let context = contexts.contexts[item.context]
             let identity = SeriesIdentity(source: context.source.name, device: context.device?.localIdentifier)
-            let follows = previous[identity].map { ChunkPlacement.adjacent($0, (item.start, item.value)) } ?? false
+            let follows = previous[identity].map { ChunkShape.Span.adjacentBeats($0, (item.start, item.value)) } ?? false
             previous[identity] = (item.start, item.value)
             if series[identity] == nil { order.append(identity) }
             series[identity, default: []].append(BeatInterval(milliseconds: item.value, precededByGap: item.precededByGap || !follows))

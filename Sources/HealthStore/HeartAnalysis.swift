@@ -68,14 +68,22 @@ public struct BeatInterval: Sendable, Hashable {
         self.precededByGap = precededByGap
     }
 
-    /// Whether the RR sample `later` follows `earlier` with no beat missed: it starts within
-    /// half the shorter interval of where `earlier` ends.
+    /// Whether the RR sample `later` follows `earlier` with no beat missed.
     static func adjacent(_ earlier: QuantitySample, _ later: QuantitySample) -> Bool {
         guard let a = try? earlier.quantity.doubleValue(for: .millisecond),
               let b = try? later.quantity.doubleValue(for: .millisecond)
         else { return false }
-        let gap = Double(abs(later.start.microsecondsSinceEpoch - earlier.end.microsecondsSinceEpoch)) / 1000
-        return gap < 0.5 * min(a, b)
+        return follows(
+            earlierEnd: earlier.end.microsecondsSinceEpoch, earlierMilliseconds: a,
+            laterStart: later.start.microsecondsSinceEpoch, laterMilliseconds: b)
+    }
+
+    /// Whether an interval that starts at `laterStart` follows one that ends at `earlierEnd`
+    /// with no beat missed: it starts within half the shorter of the two of where the other
+    /// ends (beat times placed from notification times jitter by tens of milliseconds; a
+    /// missed beat or lost contact leaves a whole interval or more).
+    static func follows(earlierEnd: Int64, earlierMilliseconds: Double, laterStart: Int64, laterMilliseconds: Double) -> Bool {
+        Double(abs(laterStart &- earlierEnd)) / 1000 < 0.5 * min(earlierMilliseconds, laterMilliseconds)
     }
 }
 

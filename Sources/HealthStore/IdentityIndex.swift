@@ -46,6 +46,8 @@ struct IdentityIndex {
 
     /// The lowest and highest start the batch has in each group.
     private var ranges: [Group: (low: Int64, high: Int64)] = [:]
+    /// The group `expect` widened last: batches come in long runs of one key and hour.
+    private var expecting: (group: Group, low: Int64, high: Int64)?
     private var groups: [Group: Claims] = [:]
     /// The group of the previous call: batches come in long runs of one key and hour.
     private var recent: (group: Group, claims: Claims)?
@@ -55,11 +57,20 @@ struct IdentityIndex {
     /// sample before the first `claim`.
     mutating func expect(_ key: SeriesKey, start: Int64) {
         let group = Group(key: key, hour: SeriesBlobs.hour(of: start))
-        if let range = ranges[group] {
-            ranges[group] = (min(range.low, start), max(range.high, start))
-        } else {
-            ranges[group] = (start, start)
+        if let range = expecting, range.group == group {
+            expecting = (group, min(range.low, start), max(range.high, start))
+            return
         }
+        parkExpected()
+        let range = ranges[group]
+        expecting = (group, min(range?.low ?? start, start), max(range?.high ?? start, start))
+    }
+
+    /// Moves the range being widened to `ranges`.
+    private mutating func parkExpected() {
+        guard let expecting else { return }
+        ranges[expecting.group] = (expecting.low, expecting.high)
+        self.expecting = nil
     }
 
     /// Claims the identity (key, start) for a new sample: false when it is stored already
@@ -98,6 +109,7 @@ struct IdentityIndex {
     }
 
     private mutating func storedStarts(of group: Group, _ db: Database) throws -> Set<Int64> {
+        parkExpected()
         let range = ranges[group] ?? (Int64.min, Int64.max)
         var starts = Set<Int64>()
         for row in try SeriesLookup.chunks(of: group.key, hour: group.hour, holdingStartsIn: range.low, range.high, db) {

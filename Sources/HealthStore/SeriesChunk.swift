@@ -37,6 +37,14 @@ struct ChunkShape: Hashable {
             return micros.isFinite && abs(micros) < 9e18 ? Int64(micros) : 0
         }
 
+        /// Whether beat `later` (start, milliseconds) follows beat `earlier` with nothing
+        /// missed between them.
+        static func adjacentBeats(_ earlier: (start: Int64, value: Double), _ later: (start: Int64, value: Double)) -> Bool {
+            BeatInterval.follows(
+                earlierEnd: earlier.start &+ beatMicroseconds(earlier.value), earlierMilliseconds: earlier.value,
+                laterStart: later.start, laterMilliseconds: later.value)
+        }
+
         /// The span that reproduces `end` for a sample of `type`.
         init(type: SampleType, start: Int64, end: Int64, value: Double) {
             if type == .rrInterval, end &- start == Self.beatMicroseconds(value) {

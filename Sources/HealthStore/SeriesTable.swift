@@ -65,24 +65,18 @@ struct SeriesRow {
 
 /// Writes chunks to table `series`: each write encodes the samples and their summary.
 enum SeriesTable {
+    /// The columns that follow from a chunk's samples, in the order of `sampleArguments`.
+    private static let sampleColumns = ["start", "last", "count", "minimum", "maximum", "sum", "firstAnchor", "lastAnchor", "tick", "points", "anchors"]
+
     /// Adds a chunk; returns its row id.
     @discardableResult
     static func insert(key: SeriesKey, shape: ChunkShape, points: SeriesPoints, _ db: Database) throws -> Int64 {
-        let tick = SeriesBlobs.tick(for: points.starts)
-        let summary = points.summary
+        let columns = ["typeId", "sourceId", "deviceId", "duration", "sensorLocation", "sensorContact", "metadata", "syncIdentifier", "syncVersion"]
+            + sampleColumns
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO series (typeId, sourceId, deviceId, start, last, count, minimum, maximum, sum, firstAnchor,
-                                lastAnchor, duration, sensorLocation, sensorContact, metadata, syncIdentifier,
-                                syncVersion, tick, points, anchors)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO series (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
             """)
-        var arguments: StatementArguments = [
-            key.typeID, key.sourceID, key.deviceID, points.starts.first, points.starts.last, summary.count,
-            summary.minimum, summary.maximum, summary.sum, points.anchors.min(), points.anchors.max(),
-        ]
-        arguments += shapeArguments(shape)
-        arguments += [tick, Data(SeriesBlobs.encodePoints(points, tick: tick)), Data(SeriesBlobs.encodeAnchors(points))]
-        try statement.execute(arguments: arguments)
+        try statement.execute(arguments: [key.typeID, key.sourceID, key.deviceID] + shapeArguments(shape) + sampleArguments(points))
         return db.lastInsertedRowID
     }
 
@@ -93,18 +87,21 @@ enum SeriesTable {
             try db.execute(sql: "DELETE FROM series WHERE id = ?", arguments: [id])
             return
         }
+        let statement = try db.cachedStatement(sql: """
+            UPDATE series SET \(sampleColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?
+            """)
+        try statement.execute(arguments: sampleArguments(points) + [id])
+    }
+
+    /// The values of `sampleColumns`: the samples encoded, with their span and summary.
+    private static func sampleArguments(_ points: SeriesPoints) -> StatementArguments {
         let tick = SeriesBlobs.tick(for: points.starts)
         let summary = points.summary
-        let statement = try db.cachedStatement(sql: """
-            UPDATE series SET start = ?, last = ?, count = ?, minimum = ?, maximum = ?, sum = ?, firstAnchor = ?,
-                              lastAnchor = ?, tick = ?, points = ?, anchors = ?
-            WHERE id = ?
-            """)
-        try statement.execute(arguments: [
+        return [
             points.starts.first, points.starts.last, summary.count, summary.minimum, summary.maximum, summary.sum,
             points.anchors.min(), points.anchors.max(), tick, Data(SeriesBlobs.encodePoints(points, tick: tick)),
-            Data(SeriesBlobs.encodeAnchors(points)), id,
-        ])
+            Data(SeriesBlobs.encodeAnchors(points)),
+        ]
     }
 
     private static func shapeArguments(_ shape: ChunkShape) -> StatementArguments {

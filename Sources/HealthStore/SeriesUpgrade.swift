@@ -122,7 +122,7 @@ private struct ChunkBuilder {
     mutating func add(start: Int64, value: Double, anchor: Int64, shape: ChunkShape, _ db: Database) throws {
         var gap = false
         if shape.span == .beat {
-            gap = lastBeat.map { !ChunkPlacement.adjacent($0, (start, value)) } ?? true
+            gap = lastBeat.map { !ChunkShape.Span.adjacentBeats($0, (start, value)) } ?? true
             lastBeat = (start, value)
         }
         if shape.sync != nil {

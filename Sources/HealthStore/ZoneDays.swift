@@ -52,18 +52,10 @@ struct ZoneDays {
     /// calendar), or nil when it names no day the calendar has.
     func bounds(ofDayNumber day: Int64) -> (start: Timestamp, end: Timestamp)? {
         let (year, month, dayOfMonth) = RFC3339.civilDate(fromDaysSinceEpoch: day)
-        return bounds(ofDay: "\(year)-\(month)-\(dayOfMonth)")
-    }
-
-    /// The start and end of the day named `key` ('YYYY-MM-DD') in the zone, or nil for a key
-    /// that names no day.
-    func bounds(ofDay key: String) -> (start: Timestamp, end: Timestamp)? {
-        let parts = key.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3 else { return nil }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         // Noon exists every day; midnight does not where a change skips it.
-        let components = DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: 12)
+        let components = DateComponents(year: Int(year), month: Int(month), day: Int(dayOfMonth), hour: 12)
         guard let noon = calendar.date(from: components),
               let nextNoon = calendar.date(byAdding: .day, value: 1, to: noon)
         else { return nil }

@@ -8,8 +8,8 @@ import Timestamps
 /// The JSON and CSV lines of `samples` and `export` (UTC, milliseconds), written as bytes. A
 /// week is 600,000 lines, so what consecutive samples share (unit, source, device, metadata:
 /// the samples of one stored chunk) is rendered once, through `SampleJSON` and `csvRow`, and
-/// reused while it does not change; times and whole values are appended digit by digit. The
-/// text is exactly what `SampleJSON.line` and `csvRow` give.
+/// reused while it does not change; times and whole values are appended digit by digit, as
+/// `RFC3339` and `DisplayNumber` print them.
 struct SampleLineFormatter {
     enum Shape {
         /// One JSON object per line, CONTRACT.md's shape.

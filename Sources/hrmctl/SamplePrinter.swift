@@ -63,18 +63,9 @@ final class SamplePrinter {
     }
 }
 
-/// The JSON shape of CONTRACT.md, keys in its order; `metadata` leaves out what is unknown.
+/// The JSON shape of CONTRACT.md, keys in its order (`type`, `start`, `end`, `value`, then
+/// these); `metadata` leaves out what is unknown. `SampleLineFormatter` writes the lines.
 enum SampleJSON {
-    static func line(_ stored: StoredSample, value: DisplayNumber, unit: HealthUnit) -> JSONValue {
-        let sample = stored.sample
-        return .object([
-            ("type", .string(sample.type.identifier)),
-            ("start", .string(RFC3339.string(from: sample.start))),
-            ("end", .string(RFC3339.string(from: sample.end))),
-            ("value", value.json),
-        ] + context(of: stored, unit: unit))
-    }
-
     /// The members after `value`, which the samples of one chunk share: unit, source, device
     /// and metadata.
     static func context(of stored: StoredSample, unit: HealthUnit) -> [(String, JSONValue)] {

@@ -34,6 +34,10 @@ public struct FileStoreAccess: StoreAccess {
         try Self.failures { () throws(HealthStoreError) in try store.enumerateSamples(query) { body($0) } }
     }
 
+    public func enumeratePoints(_ query: SampleQuery, _ body: (StoredPoint, SampleContexts) -> Void) throws(CommandFailure) {
+        try Self.failures { () throws(HealthStoreError) in try store.enumeratePoints(query) { body($0, $1) } }
+    }
+
     public func statistics(of type: SampleType, by bucket: StatisticsBucketName, since: Timestamp?, until: Timestamp?)
         throws(CommandFailure) -> [StatisticsBucketValue]
     {

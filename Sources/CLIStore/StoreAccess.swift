@@ -18,6 +18,9 @@ public protocol StoreAccess {
         throws(CommandFailure)
     /// Calls `body` with each sample of `query`, in order, without holding them all.
     func enumerateSamples(_ query: SampleQuery, _ body: (StoredSample) -> Void) throws(CommandFailure)
+    /// The same samples as points with their contexts (`HealthStore.enumeratePoints`), for
+    /// readers that print many.
+    func enumeratePoints(_ query: SampleQuery, _ body: (StoredPoint, SampleContexts) -> Void) throws(CommandFailure)
     /// Statistics per bucket (1d buckets are days of the local time zone), canonical unit.
     func statistics(of type: SampleType, by bucket: StatisticsBucketName, since: Timestamp?, until: Timestamp?)
         throws(CommandFailure) -> [StatisticsBucketValue]
@@ -39,6 +42,15 @@ public protocol StoreAccess {
 }
 
 extension StoreAccess {
+    /// Points made from `enumerateSamples`, each context numbered once.
+    public func enumeratePoints(_ query: SampleQuery, _ body: (StoredPoint, SampleContexts) -> Void) throws(CommandFailure) {
+        var contexts = SampleContexts()
+        try enumerateSamples(query) { stored in
+            let point = contexts.point(of: stored)
+            body(point, contexts)
+        }
+    }
+
     /// The samples of `query`, in memory (for what needs them all, such as a plot).
     public func samples(_ query: SampleQuery) throws(CommandFailure) -> [StoredSample] {
         var result: [StoredSample] = []

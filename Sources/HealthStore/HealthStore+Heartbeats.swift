@@ -14,7 +14,7 @@ extension HealthStore {
         var order: [SeriesIdentity] = []
         var previous: [SeriesIdentity: (start: Int64, value: Double)] = [:]
         try enumerateItems(query) { item, contexts in
-            let context = contexts.contexts[item.context]
+            let context = contexts.context(item.context)
             let identity = SeriesIdentity(source: context.source.name, device: context.device?.localIdentifier)
             let follows = previous[identity].map { ChunkShape.Span.adjacentBeats($0, (item.start, item.value)) } ?? false
             previous[identity] = (item.start, item.value)

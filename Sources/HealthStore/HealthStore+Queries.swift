@@ -54,6 +54,15 @@ extension HealthStore {
         }
     }
 
+    /// Calls `body` with each sample that matches `query` as a point and the contexts of the
+    /// points so far: what a reader of many samples uses to handle what samples share once
+    /// (`StoredSample(point, type:contexts:)` makes the sample).
+    public func enumeratePoints(_ query: SampleQuery, _ body: (StoredPoint, SampleContexts) throws -> Void) throws(HealthStoreError) {
+        try enumerateItems(query) { item, contexts in
+            try body(contexts.point(start: item.start, value: item.value, anchor: item.anchor, context: item.context), contexts.shared)
+        }
+    }
+
     /// Calls `body` with each sample that matches `query` as the chunks hold it, with the
     /// contexts that make it a `StoredSample`.
     func enumerateItems(_ query: SampleQuery, _ body: (SampleStream.Item, ChunkContexts) throws -> Void) throws(HealthStoreError) {

@@ -16,6 +16,11 @@ public final class HealthStore: Sendable {
         case createIfMissing
         /// Fail with `.missing` when the file does not exist.
         case existingOnly
+        /// As `existingOnly`, for reading only: one read-only connection that never writes
+        /// (not even the WAL set-up a pool does), so reading needs no write access and never
+        /// waits for a writer. A store that needs upgrading is opened for writing once, to
+        /// upgrade it.
+        case readOnly
     }
 
     /// The file behind the store, or nil for an in-memory store.
@@ -42,6 +47,12 @@ public final class HealthStore: Sendable {
         configuration.foreignKeysEnabled = true
         configuration.label = "HealthStore"
         do {
+            if mode == .readOnly {
+                configuration.readonly = true
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
+                if try isUpToDate(queue, path: path) { return HealthStore(upToDate: queue, path: path) }
+                configuration.readonly = false
+            }
             let pool = try DatabasePool(path: path, configuration: configuration)
             return try HealthStore(writer: pool, path: path, upgradeProgress: upgradeProgress)
         } catch let error as HealthStoreError {
@@ -51,9 +62,25 @@ public final class HealthStore: Sendable {
         }
     }
 
+    /// Whether the store behind `reader` has every migration and nothing newer: it needs no
+    /// write to be used.
+    private static func isUpToDate(_ reader: any DatabaseReader, path: String?) throws -> Bool {
+        let migrator = Schema.migrator
+        return try reader.read { db in
+            if try migrator.hasBeenSuperseded(db) { throw HealthStoreError.newerSchema(path: path ?? ":memory:") }
+            return try migrator.hasCompletedMigrations(db) && Schema.typesRegistered(db)
+        }
+    }
+
     /// A store over any GRDB writer (an in-memory `DatabaseQueue` in tests). Runs migrations.
     public convenience init(writer: any DatabaseWriter) throws(HealthStoreError) {
         try self.init(writer: writer, path: nil, upgradeProgress: nil)
+    }
+
+    /// A store over a connection to a file that `isUpToDate` found needs no migration.
+    private init(upToDate writer: any DatabaseWriter, path: String) {
+        self.writer = writer
+        self.path = path
     }
 
     private init(writer: any DatabaseWriter, path: String?, upgradeProgress: UpgradeProgress?) throws(HealthStoreError) {
@@ -61,12 +88,9 @@ public final class HealthStore: Sendable {
         self.path = path
         let migrator = Schema.makeMigrator(progress: upgradeProgress)
         try Self.run {
-            let (applied, complete) = try writer.read { db in
-                if try migrator.hasBeenSuperseded(db) { throw HealthStoreError.newerSchema(path: path ?? ":memory:") }
-                return (try migrator.appliedIdentifiers(db), try migrator.hasCompletedMigrations(db) && Schema.typesRegistered(db))
-            }
             // A store that is up to date opens without writing, so readers never wait for the writer.
-            guard !complete else { return }
+            guard try !Self.isUpToDate(writer, path: path) else { return }
+            let applied = try writer.read { try migrator.appliedIdentifiers($0) }
             try migrator.migrate(writer)
             try writer.write { try Schema.registerTypes($0) }
             // The conversion to series leaves the old rows' pages free: give them back.

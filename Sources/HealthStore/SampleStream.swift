@@ -2,44 +2,52 @@ import GRDB
 import Timestamps
 
 /// What the samples of one chunk share when they are read back: who wrote them, what
-/// measured them, their metadata and how their ends follow from their starts. Sources and
-/// devices are read once per query and shared by the chunks that name them.
+/// measured them, their metadata (`shared`, for readers) and how their ends follow from their
+/// starts. Chunks of one key and shape share one context; sources and devices are read once
+/// per query.
 struct ChunkContexts {
-    struct Context {
-        var source: HealthSource
-        var device: HealthDevice?
-        var metadata: SampleMetadata
-        var span: ChunkShape.Span
+    private struct Key: Hashable {
+        var sourceID: Int64
+        var deviceID: Int64?
+        var shape: ChunkShape
     }
 
-    private(set) var contexts: [Context] = []
+    /// The contexts readers see, numbered as the points' `context`.
+    private(set) var shared = SampleContexts()
+    private var spans: [ChunkShape.Span] = []
+    private var numbers: [Int] = []
+    private var known: [Key: Int] = [:]
     private var sources: [Int64: HealthSource] = [:]
     private var devices: [Int64: HealthDevice] = [:]
-    private var metadata: [ChunkShape: SampleMetadata] = [:]
 
-    /// Adds the context of `row`; returns its index.
+    /// The number of `row`'s context, added when it is new.
     mutating func add(_ row: SeriesRow, _ db: Database) throws -> Int {
-        var shape = row.shape
-        shape.span = .fixed(0)
-        let metadata = self.metadata[shape] ?? {
-            let decoded = shape.metadata()
-            self.metadata[shape] = decoded
-            return decoded
-        }()
-        contexts.append(Context(
+        let key = Key(sourceID: row.key.sourceID, deviceID: row.key.deviceID, shape: row.shape)
+        if let index = known[key] { return index }
+        let context = SampleContext(
             source: try source(row.key.sourceID, db), device: try row.key.deviceID.map { try device($0, db) },
-            metadata: metadata, span: row.shape.span))
-        return contexts.count - 1
+            metadata: row.shape.metadata())
+        spans.append(row.shape.span)
+        numbers.append(shared.index(of: context))
+        known[key] = spans.count - 1
+        return spans.count - 1
+    }
+
+    /// What the samples of chunk context `index` share.
+    func context(_ index: Int) -> SampleContext { shared[numbers[index]] }
+
+    /// The point at `start` with `value` and id `anchor` of a chunk added as context `index`.
+    @inline(__always)
+    func point(start: Int64, value: Double, anchor: Int64, context index: Int) -> StoredPoint {
+        StoredPoint(
+            id: anchor, start: Timestamp(microsecondsSinceEpoch: start),
+            end: Timestamp(microsecondsSinceEpoch: spans[index].end(start: start, value: value)), value: value,
+            context: numbers[index])
     }
 
     /// The sample at `start` with `value` and id `anchor` of a chunk of `type` added as `context`.
     func sample(type: SampleType, start: Int64, value: Double, anchor: Int64, context index: Int) -> StoredSample {
-        let context = contexts[index]
-        let sample = QuantitySample(
-            stored: type, value: value, start: Timestamp(microsecondsSinceEpoch: start),
-            end: Timestamp(microsecondsSinceEpoch: context.span.end(start: start, value: value)),
-            device: context.device, metadata: context.metadata)
-        return StoredSample(id: anchor, source: context.source, sample: sample)
+        StoredSample(point(start: start, value: value, anchor: anchor, context: index), type: type, contexts: shared)
     }
 
     private mutating func source(_ id: Int64, _ db: Database) throws -> HealthSource {

@@ -16,7 +16,7 @@ public enum RFC3339 {
     public static func append(_ time: Timestamp, fractionDigits: Int = 3, to bytes: inout [UInt8]) {
         let micros = time.microsecondsSinceEpoch
         let seconds = floorDiv(micros, 1_000_000)
-        let fraction = micros - seconds * 1_000_000
+        let fraction = micros &- seconds &* 1_000_000  // in 0..<1_000_000, exact even at Int64.min
         let days = floorDiv(seconds, 86_400)
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civilDate(fromDaysSinceEpoch: days)

@@ -32,7 +32,7 @@ struct DeleteCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let (query, _) = try range.resolved()
-            let store = try storeOptions.access()
+            let store = try storeOptions.access(.existingOnly)
             var counted = query
             counted.source = source
             let count = try store.count(counted)

@@ -44,19 +44,25 @@ struct ExportCommand: ParsableCommand {
             let (query, unit) = try range.resolved()
             let store = try storeOptions.access()
             let sink = try LineSink(path: output)
-            let writer: any SampleExportWriter = switch format {
-            case .csv: SampleLinesExport(.csv, unit: unit)
-            case .jsonl: SampleLinesExport(.json, unit: unit)
-            case .fhir: FHIRBundleExport()
-            case .omh: OpenMHealthExport()
-            }
             var count = 0
-            writer.begin(sink)
-            try store.enumerateSamples(query) { stored in
-                writer.write(stored, first: count == 0, to: sink)
-                count += 1
+            switch format {
+            case .csv, .jsonl:
+                let writer = SampleLinesExport(format == .csv ? .csv : .json, type: query.type, unit: unit)
+                writer.begin(sink)
+                try store.enumeratePoints(query) { point, contexts in
+                    writer.write(point, contexts, to: sink)
+                    count += 1
+                }
+                writer.end(sink)
+            case .fhir, .omh:
+                let writer: any SampleExportWriter = format == .fhir ? FHIRBundleExport() : OpenMHealthExport()
+                writer.begin(sink)
+                try store.enumerateSamples(query) { stored in
+                    writer.write(stored, first: count == 0, to: sink)
+                    count += 1
+                }
+                writer.end(sink)
             }
-            writer.end(sink)
             try sink.close()
             if count == 0 { printError("no samples", program: "hrmctl") }
         }
@@ -83,7 +89,7 @@ final class LineSink {
     func write(_ text: String) { fputs(text, file) }
 
     /// Writes the lines of `buffer` once it holds a block, or all of them when `all`.
-    func write(_ buffer: inout LineBuffer, all: Bool = false) {
+    func write(_ buffer: LineBuffer, all: Bool = false) {
         if all { buffer.write(to: file) } else { buffer.writeIfFull(to: file) }
     }
 
@@ -106,24 +112,24 @@ protocol SampleExportWriter {
 }
 
 /// `csv` and `jsonl`: the lines of `hrmctl samples`.
-final class SampleLinesExport: SampleExportWriter {
+final class SampleLinesExport {
     private var lines: SampleLineFormatter
-    private var buffer = LineBuffer()
+    private let buffer = LineBuffer()
 
-    init(_ shape: SampleLineFormatter.Shape, unit: HealthUnit) {
-        lines = SampleLineFormatter(shape, unit: unit)
+    init(_ shape: SampleLineFormatter.Shape, type: SampleType, unit: HealthUnit) {
+        lines = SampleLineFormatter(shape, type: type, unit: unit)
     }
 
     func begin(_ sink: LineSink) {
         if lines.shape == .csv { sink.write("type,start,end,value,unit,source,device,device_name,sensorLocation\n") }
     }
 
-    func write(_ stored: StoredSample, first: Bool, to sink: LineSink) {
-        lines.append(stored, to: &buffer.bytes)
-        sink.write(&buffer)
+    func write(_ point: StoredPoint, _ contexts: SampleContexts, to sink: LineSink) {
+        lines.append(point, contexts: contexts, to: buffer)
+        sink.write(buffer)
     }
 
-    func end(_ sink: LineSink) { sink.write(&buffer, all: true) }
+    func end(_ sink: LineSink) { sink.write(buffer, all: true) }
 }
 
 /// One FHIR R4 Bundle (collection) of vital-signs heart-rate Observations, streamed.

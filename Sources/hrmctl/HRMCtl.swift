@@ -73,8 +73,9 @@ struct StoreOptions: ParsableArguments {
         get throws(CommandFailure) { try !location.isExplicit }
     }
 
-    /// The store to use: the named file (opened with `mode`), else the store service.
-    func access(_ mode: HealthStore.OpenMode = .existingOnly) throws(CommandFailure) -> any StoreAccess {
+    /// The store to use: the named file (opened with `mode`; for reading only unless a
+    /// subcommand writes), else the store service.
+    func access(_ mode: HealthStore.OpenMode = .readOnly) throws(CommandFailure) -> any StoreAccess {
         let location = try location
         guard location.isExplicit else { return try ServiceStoreAccess.system(app: "hrmctl") }
         return FileStoreAccess(store: try location.open(mode))

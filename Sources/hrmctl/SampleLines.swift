@@ -6,9 +6,9 @@ import JSONLines
 import Timestamps
 
 /// The JSON and CSV lines of `samples` and `export` (UTC, milliseconds), written as bytes. A
-/// week is 600,000 lines, so what consecutive samples share (unit, source, device, metadata:
-/// the samples of one stored chunk) is rendered once, through `SampleJSON` and `csvRow`, and
-/// reused while it does not change; times and whole values are appended digit by digit, as
+/// week is 600,000 lines, so what samples share (type, unit, source, device, metadata: their
+/// `SampleContext`) is rendered once per context, through `SampleJSON` and `csvRow`; times
+/// are written with the hour formatted once per hour, and whole values digit by digit, as
 /// `RFC3339` and `DisplayNumber` print them.
 struct SampleLineFormatter {
     enum Shape {
@@ -19,100 +19,181 @@ struct SampleLineFormatter {
     }
 
     let shape: Shape
+    let type: SampleType
     let unit: HealthUnit
-    /// What the previous sample shared with its neighbours, rendered.
-    private var context: (source: String, device: HealthDevice?, metadata: SampleMetadata, rendered: [UInt8])?
-    private var typeName: (type: SampleType, rendered: [UInt8])?
+    /// `{"type":"heart-rate","start":"` or `heart-rate,`.
+    private let lead: [UInt8]
+    /// `","end":"` or `,`.
+    private let beforeEnd: [UInt8]
+    /// `","value":` or `,`.
+    private let beforeValue: [UInt8]
+    /// `,` and the fields after the value, by context number.
+    private var renderedContexts: [[UInt8]?] = []
+    private var times = RFC3339MillisecondWriter()
 
-    init(_ shape: Shape, unit: HealthUnit) {
+    init(_ shape: Shape, type: SampleType, unit: HealthUnit) {
         self.shape = shape
+        self.type = type
         self.unit = unit
-    }
-
-    /// Appends the line of `stored`, newline included.
-    mutating func append(_ stored: StoredSample, to line: inout [UInt8]) {
-        let sample = stored.sample
-        let value = (try? sample.quantity.doubleValue(for: unit)) ?? .nan
         switch shape {
         case .json:
-            line.append(contentsOf: #"{"type":"#.utf8)
-            line.append(contentsOf: renderedType(sample.type))
-            line.append(contentsOf: #","start":""#.utf8)
-            RFC3339.append(sample.start, to: &line)
-            line.append(contentsOf: #"","end":""#.utf8)
-            RFC3339.append(sample.end, to: &line)
-            line.append(contentsOf: #"","value":"#.utf8)
-            if !Self.appendWhole(value, to: &line) { line.append(contentsOf: DisplayNumber(value: value).json.serialized.utf8) }
+            lead = Array(#"{"type":\#(JSONValue.string(type.identifier).serialized),"start":""#.utf8)
+            beforeEnd = Array(#"","end":""#.utf8)
+            beforeValue = Array(#"","value":"#.utf8)
         case .csv:
-            line.append(contentsOf: renderedType(sample.type))
-            line.append(UInt8(ascii: ","))
-            RFC3339.append(sample.start, to: &line)
-            line.append(UInt8(ascii: ","))
-            RFC3339.append(sample.end, to: &line)
-            line.append(UInt8(ascii: ","))
-            if !Self.appendWhole(value, to: &line) { line.append(contentsOf: DisplayNumber(value: value).description.utf8) }
+            lead = Array((csvRow([type.identifier]) + ",").utf8)
+            beforeEnd = [UInt8(ascii: ",")]
+            beforeValue = [UInt8(ascii: ",")]
         }
-        line.append(contentsOf: renderedContext(stored))
-        line.append(UInt8(ascii: "\n"))
     }
 
-    private mutating func renderedType(_ type: SampleType) -> [UInt8] {
-        if let typeName, typeName.type == type { return typeName.rendered }
-        let rendered: [UInt8] = switch shape {
-        case .json: Array(JSONValue.string(type.identifier).serialized.utf8)
-        case .csv: Array(csvRow([type.identifier]).utf8)
+    /// Appends the line of `point` (a sample of this formatter's type), newline included.
+    mutating func append(_ point: StoredPoint, contexts: SampleContexts, to buffer: LineBuffer) {
+        let value = type.canonicalUnit == unit
+            ? point.value : (try? Quantity(unit: type.canonicalUnit, doubleValue: point.value).doubleValue(for: unit)) ?? .nan
+        buffer.append(lead)
+        let start = buffer.position
+        let startLength = times.write(point.start, to: buffer.reserve(RFC3339MillisecondWriter.maximumLength))
+        buffer.commit(startLength)
+        buffer.append(beforeEnd)
+        if point.end == point.start {
+            buffer.appendCopy(at: start, count: startLength)
+        } else {
+            buffer.commit(times.write(point.end, to: buffer.reserve(RFC3339MillisecondWriter.maximumLength)))
         }
-        typeName = (type, rendered)
-        return rendered
+        buffer.append(beforeValue)
+        if !buffer.appendWhole(value) {
+            switch shape {
+            case .json: buffer.append(Array(DisplayNumber(value: value).json.serialized.utf8))
+            case .csv: buffer.append(Array(DisplayNumber(value: value).description.utf8))
+            }
+        }
+        buffer.append(renderedContext(point.context, contexts))
+        buffer.append(UInt8(ascii: "\n"))
     }
 
-    /// `,` and the fields after the value.
-    private mutating func renderedContext(_ stored: StoredSample) -> [UInt8] {
-        let sample = stored.sample
-        if let context, context.source == stored.source.name, context.device == sample.device, context.metadata == sample.metadata {
-            return context.rendered
-        }
+    /// `,` and the fields after the value that the samples of context `number` share.
+    private mutating func renderedContext(_ number: Int, _ contexts: SampleContexts) -> [UInt8] {
+        if number < renderedContexts.count, let rendered = renderedContexts[number] { return rendered }
+        let context = contexts[number]
         var rendered: [UInt8] = [UInt8(ascii: ",")]
         switch shape {
         case .json:
             // `{"unit":…,"metadata":{…}}` less its opening brace.
-            rendered += JSONValue.object(SampleJSON.context(of: stored, unit: unit)).serialized.utf8.dropFirst()
+            rendered += JSONValue.object(SampleJSON.context(of: context, unit: unit)).serialized.utf8.dropFirst()
         case .csv:
             rendered += csvRow([
-                unit.unitString, stored.source.name, sample.device?.localIdentifier ?? "", sample.device?.name ?? "",
-                sample.metadata.sensorLocation?.name ?? "",
+                unit.unitString, context.source.name, context.device?.localIdentifier ?? "", context.device?.name ?? "",
+                context.metadata.sensorLocation?.name ?? "",
             ]).utf8
         }
-        context = (stored.source.name, sample.device, sample.metadata, rendered)
+        if renderedContexts.count <= number { renderedContexts += repeatElement(nil, count: number + 1 - renderedContexts.count) }
+        renderedContexts[number] = rendered
         return rendered
-    }
-
-    /// Appends a whole number below 10⁹ as `DisplayNumber` prints it (the digits alone);
-    /// false for any other value.
-    private static func appendWhole(_ value: Double, to line: inout [UInt8]) -> Bool {
-        guard value == value.rounded(), abs(value) < 1e9 else { return false }
-        line.append(contentsOf: String(Int64(value)).utf8)
-        return true
     }
 }
 
-/// Lines gathered in memory and written to a C stream in blocks.
-struct LineBuffer {
-    /// The lines not written yet: append to them.
-    var bytes: [UInt8] = []
-    private let blockSize = 1 << 16
+/// Lines gathered in memory and written to a C stream in blocks of 64 KiB.
+final class LineBuffer {
+    private static let blockSize = 1 << 16
+    /// Room for a block and one more line of any length `reserve` is asked for.
+    private var capacity = 2 << 16
+    private var storage: UnsafeMutablePointer<UInt8>
+    private var count = 0
 
-    init() { bytes.reserveCapacity(blockSize + 4096) }
+    init() { storage = .allocate(capacity: capacity) }
+    deinit { storage.deallocate() }
+
+    /// Appends `bytes`.
+    @inline(__always)
+    func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { append($0) }
+    }
+
+    /// Appends `bytes`.
+    @inline(__always)
+    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress else { return }
+        reserve(bytes.count).update(from: base, count: bytes.count)
+        count += bytes.count
+    }
+
+    @inline(__always)
+    func append(_ byte: UInt8) {
+        reserve(1).pointee = byte
+        count += 1
+    }
+
+    /// Room for `length` bytes after those gathered: write there, then `commit` what was written.
+    @inline(__always)
+    func reserve(_ length: Int) -> UnsafeMutablePointer<UInt8> {
+        if count + length > capacity { grow(to: count + length) }
+        return storage + count
+    }
+
+    /// Where the next byte goes.
+    var position: Int { count }
+
+    /// Appends a copy of the `length` bytes gathered at `offset`.
+    @inline(__always)
+    func appendCopy(at offset: Int, count length: Int) {
+        let destination = reserve(length)
+        destination.update(from: storage + offset, count: length)
+        count += length
+    }
+
+    /// Counts `length` bytes written into the room `reserve` gave.
+    @inline(__always)
+    func commit(_ length: Int) { count += length }
+
+    /// Appends a whole number below 10⁹ as `DisplayNumber` prints it (the digits alone); false
+    /// for any other value, and nothing appended.
+    @inline(__always)
+    func appendWhole(_ value: Double) -> Bool {
+        guard value == value.rounded(), abs(value) < 1e9 else { return false }
+        var number = Int64(value)
+        let at = reserve(11)
+        var length = 0
+        if number < 0 {
+            at[0] = UInt8(ascii: "-")
+            length = 1
+            number = -number
+        }
+        var digits = 1
+        var rest = number / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        var index = length + digits
+        repeat {
+            index -= 1
+            at[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: number % 10)
+            number /= 10
+        } while number > 0
+        count += length + digits
+        return true
+    }
+
+    private func grow(to needed: Int) {
+        let larger = max(capacity * 2, needed)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        moved.update(from: storage, count: count)
+        storage.deallocate()
+        storage = moved
+        capacity = larger
+    }
 
     /// Writes the gathered lines to `file` once a block is full.
-    mutating func writeIfFull(to file: UnsafeMutablePointer<FILE>) {
-        if bytes.count >= blockSize { write(to: file) }
+    @inline(__always)
+    func writeIfFull(to file: UnsafeMutablePointer<FILE>) {
+        if count >= Self.blockSize { write(to: file) }
     }
 
     /// Writes whatever is gathered to `file`.
-    mutating func write(to file: UnsafeMutablePointer<FILE>) {
-        guard !bytes.isEmpty else { return }
-        bytes.withUnsafeBufferPointer { _ = fwrite($0.baseAddress, 1, $0.count, file) }
-        bytes.removeAll(keepingCapacity: true)
+    func write(to file: UnsafeMutablePointer<FILE>) {
+        guard count > 0 else { return }
+        _ = fwrite(storage, 1, count, file)
+        count = 0
     }
 }

@@ -11,10 +11,12 @@ import Timestamps
 /// printed.
 final class SamplePrinter {
     let format: OutputFormat
+    let type: SampleType
     let unit: HealthUnit
     private var lines: SampleLineFormatter
-    private var buffer = LineBuffer()
-    private let localTime: DateFormatter = {
+    private let buffer = LineBuffer()
+    /// Made for the first table row: JSON and CSV never need the time zone's calendar.
+    private lazy var localTime: DateFormatter = {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = .current
@@ -22,10 +24,11 @@ final class SamplePrinter {
         return formatter
     }()
 
-    init(format: OutputFormat, unit: HealthUnit) {
+    init(format: OutputFormat, type: SampleType, unit: HealthUnit) {
         self.format = format
+        self.type = type
         self.unit = unit
-        lines = SampleLineFormatter(format == .csv ? .csv : .json, unit: unit)
+        lines = SampleLineFormatter(format == .csv ? .csv : .json, type: type, unit: unit)
     }
 
     /// Writes the lines gathered so far.
@@ -42,13 +45,22 @@ final class SamplePrinter {
         }
     }
 
+    /// Contexts of the samples printed one by one (`hrmctl watch`).
+    private var sampleContexts = SampleContexts()
+
+    /// Prints a sample that came alone rather than from a query.
     func print(_ stored: StoredSample) {
-        let sample = stored.sample
+        let point = sampleContexts.point(of: stored)
+        print(point, sampleContexts)
+    }
+
+    func print(_ point: StoredPoint, _ contexts: SampleContexts) {
         switch format {
         case .json, .csv:
-            lines.append(stored, to: &buffer.bytes)
+            lines.append(point, contexts: contexts, to: buffer)
             buffer.writeIfFull(to: stdout)
         case .table:
+            let sample = StoredSample(point, type: type, contexts: contexts).sample
             let value = DisplayNumber(value: (try? sample.quantity.doubleValue(for: unit)) ?? .nan)
             let start = localTime.string(from: Date(timeIntervalSince1970: sample.start.secondsSinceEpoch))
             let cells = [
@@ -68,10 +80,9 @@ final class SamplePrinter {
 enum SampleJSON {
     /// The members after `value`, which the samples of one chunk share: unit, source, device
     /// and metadata.
-    static func context(of stored: StoredSample, unit: HealthUnit) -> [(String, JSONValue)] {
-        let sample = stored.sample
+    static func context(of context: SampleContext, unit: HealthUnit) -> [(String, JSONValue)] {
         var device = JSONValue.null
-        if let known = sample.device {
+        if let known = context.device {
             var members: [(String, JSONValue)] = [("name", .optional(known.name)), ("identifier", .string(known.localIdentifier))]
             let details: [(String, String?)] = [
                 ("manufacturer", known.manufacturer), ("model", known.model), ("hardwareVersion", known.hardwareVersion),
@@ -81,16 +92,16 @@ enum SampleJSON {
             device = .object(members)
         }
         var metadata: [(String, JSONValue)] = []
-        if let location = sample.metadata.sensorLocation { metadata.append(("sensorLocation", .string(location.name))) }
-        if let contact = sample.metadata.sensorContact { metadata.append(("sensorContact", .string(contact ? "detected" : "notDetected"))) }
-        if let sync = sample.metadata.syncIdentifier {
+        if let location = context.metadata.sensorLocation { metadata.append(("sensorLocation", .string(location.name))) }
+        if let contact = context.metadata.sensorContact { metadata.append(("sensorContact", .string(contact ? "detected" : "notDetected"))) }
+        if let sync = context.metadata.syncIdentifier {
             metadata.append(("syncIdentifier", .string(sync)))
-            metadata.append(("syncVersion", .number(Double(sample.metadata.syncVersion ?? 0))))
+            metadata.append(("syncVersion", .number(Double(context.metadata.syncVersion ?? 0))))
         }
-        for (key, text) in sample.metadata.extra.sorted(by: { $0.key < $1.key }) { metadata.append((key, .string(text))) }
+        for (key, text) in context.metadata.extra.sorted(by: { $0.key < $1.key }) { metadata.append((key, .string(text))) }
         return [
             ("unit", .string(unit.unitString)),
-            ("source", .string(stored.source.name)),
+            ("source", .string(context.source.name)),
             ("device", device),
             ("metadata", .object(metadata)),
         ]

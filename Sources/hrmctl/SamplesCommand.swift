@@ -49,12 +49,12 @@ struct SamplesCommand: ParsableCommand {
             query.limit = limit
             query.newestFirst = reverse
             let store = try storeOptions.access()
-            let printer = SamplePrinter(format: output, unit: displayUnit)
+            let printer = SamplePrinter(format: output, type: query.type, unit: displayUnit)
             var count = 0
-            try store.enumerateSamples(query) { stored in
+            try store.enumeratePoints(query) { point, contexts in
                 if count == 0 { printer.printHeader() }
                 count += 1
-                printer.print(stored)
+                printer.print(point, contexts)
             }
             printer.flush()
             if count == 0 {

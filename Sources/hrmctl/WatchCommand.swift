@@ -47,7 +47,7 @@ struct WatchCommand: ParsableCommand {
             guard let sampleType = SampleType(identifier: type) else { return }
             let store = try storeOptions.access()
             let format = output ?? (isatty(STDOUT_FILENO) == 1 ? .live : .table)
-            let printer = SamplePrinter(format: format == .json ? .json : .table, unit: sampleType.canonicalUnit)
+            let printer = SamplePrinter(format: format == .json ? .json : .table, type: sampleType, unit: sampleType.canonicalUnit)
             var recent: [Double] = []
             let deadline = duration.map { ContinuousClock.now.advanced(by: .seconds($0)) }
             if format == .table { printer.printHeader() }

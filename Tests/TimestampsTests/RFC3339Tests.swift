@@ -40,3 +40,42 @@ struct RFC3339Tests {
         }
     }
 }
+
+@Suite("RFC 3339 millisecond writer")
+struct RFC3339MillisecondWriterTests {
+    private func written(_ times: [Int64]) -> [String] {
+        var writer = RFC3339MillisecondWriter()
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: RFC3339MillisecondWriter.maximumLength)
+        defer { buffer.deallocate() }
+        return times.map { micros in
+            let count = writer.write(Timestamp(microsecondsSinceEpoch: micros), to: buffer)
+            return String(decoding: UnsafeBufferPointer(start: buffer, count: count), as: UTF8.self)
+        }
+    }
+
+    @Test("writes what RFC3339.string writes, across hours, days, years and the epoch")
+    func matchesString() {
+        var generator = SystemRandomNumberGenerator()
+        var times: [Int64] = [0, -1, -999, -1000, -1001, 3_599_999_999, 3_600_000_000, 951_868_799_999_999, 951_868_800_000_000]
+        // Runs within one hour, then jumps forward and backward, as merged chunks do.
+        var time: Int64 = 1_767_225_600_000_000
+        for _ in 0..<5000 {
+            time += Int64.random(in: -4_000_000_000...900_000_000, using: &generator)
+            times.append(time)
+        }
+        // Far years: before 1970, before year 1, and 5-digit years.
+        times += [-62_135_596_800_000_000, -62_135_596_800_000_001, 253_402_300_800_000_000, -210_866_803_200_000_001]
+        for _ in 0..<2000 { times.append(Int64.random(in: -300_000_000_000_000_000...300_000_000_000_000_000, using: &generator)) }
+        let expected = times.map { RFC3339.string(from: Timestamp(microsecondsSinceEpoch: $0), fractionDigits: 3) }
+        #expect(written(times) == expected)
+    }
+
+    @Test("a write never runs past maximumLength")
+    func bounded() {
+        let extremes: [Int64] = [.min, .max, .min + 1, .max - 1]
+        for (text, micros) in zip(written(extremes), extremes) {
+            #expect(text.utf8.count <= RFC3339MillisecondWriter.maximumLength)
+            #expect(text == RFC3339.string(from: Timestamp(microsecondsSinceEpoch: micros), fractionDigits: 3))
+        }
+    }
+}

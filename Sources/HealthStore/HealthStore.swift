@@ -48,18 +48,52 @@ public final class HealthStore: Sendable {
         configuration.label = "HealthStore"
         do {
             if mode == .readOnly {
-                configuration.readonly = true
-                let queue = try DatabaseQueue(path: path, configuration: configuration)
-                if try isUpToDate(queue, path: path) { return HealthStore(upToDate: queue, path: path) }
-                configuration.readonly = false
+                if let store = try openForReading(path: path, configuration: configuration) { return store }
             }
-            let pool = try DatabasePool(path: path, configuration: configuration)
-            return try HealthStore(writer: pool, path: path, upgradeProgress: upgradeProgress)
+            do {
+                let pool = try DatabasePool(path: path, configuration: configuration)
+                return try HealthStore(writer: pool, path: path, upgradeProgress: upgradeProgress)
+            } catch let error as DatabaseError where mode == .readOnly && error.resultCode == .SQLITE_READONLY {
+                throw HealthStoreError.permissionDenied(
+                    path: path,
+                    reason: "its schema is older than this hrmd's, and it must be upgraded once by someone who may write it"
+                        + " and its directory (\(error.message ?? "read-only"))")
+            }
         } catch let error as HealthStoreError {
             throw error.withPath(path)
         } catch {
             throw classify(error, path: path, creating: !exists)
         }
+    }
+
+    /// The store at `path` on one read-only connection, or nil when it needs upgrading. A
+    /// store in WAL mode needs its `-shm` file, which SQLite creates beside it; where it
+    /// cannot (a backup in a directory of someone else's, read-only media) and no `-wal` file
+    /// holds commits, the file is read as immutable: as it is, without locks.
+    private static func openForReading(path: String, configuration: Configuration) throws -> HealthStore? {
+        var configuration = configuration
+        configuration.readonly = true
+        let queue: DatabaseQueue
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+            guard try isUpToDate(queue, path: path) else { return nil }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY || error.resultCode == .SQLITE_CANTOPEN {
+            let directory = (path as NSString).deletingLastPathComponent
+            guard access(directory.isEmpty ? "." : directory, W_OK) != 0, !FileManager.default.fileExists(atPath: path + "-wal")
+            else { throw error }
+            let immutable = try DatabaseQueue(path: immutableURI(path), configuration: configuration)
+            guard try isUpToDate(immutable, path: path) else { return nil }
+            return HealthStore(upToDate: immutable, path: path)
+        }
+        return HealthStore(upToDate: queue, path: path)
+    }
+
+    /// `path` as an SQLite URI naming the file immutable.
+    private static func immutableURI(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        return "file:" + (absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute) + "?immutable=1"
     }
 
     /// Whether the store behind `reader` has every migration and nothing newer: it needs no

@@ -89,6 +89,42 @@ struct OldStoreEndToEndTests {
         }
     }
 
+    @Test("a store its reader may not write: a current one reads as its owner reads it, unchanged; an old one says it must be upgraded by someone who may")
+    func readOnlyStores() async throws {
+        let harness = try Harness()
+        let shelf = harness.directory.file("shelf")
+        try FileManager.default.createDirectory(atPath: shelf, withIntermediateDirectories: false)
+        let current = shelf + "/current.sqlite", old = shelf + "/old.sqlite"
+        try FileManager.default.copyItem(atPath: Self.stores[1].storeFile, toPath: current)
+        try FileManager.default.copyItem(atPath: Self.stores[1].storeFile, toPath: old)
+        let asOwner = try await harness.hrmctl(["samples", "--output", "json", "--store", current])
+        #expect(asOwner.exitCode == 0)
+        #expect(!FileManager.default.fileExists(atPath: current + "-wal"), "the upgrade's WAL is checkpointed and gone")
+        for file in [current, old] { chmod(file, 0o444) }
+        chmod(shelf, 0o555)
+        chmod(harness.directory.path, 0o755)
+        defer { chmod(shelf, 0o755) }
+        let before = FileManager.default.contents(atPath: current)
+
+        // As root, read as another user (setpriv); otherwise the directory's mode keeps its owner out.
+        func asReader(_ arguments: [String]) async throws -> CommandResult {
+            guard geteuid() == 0 else { return try await harness.hrmctl(arguments, withStore: false) }
+            return try await ChildProcess.run(
+                "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", BuiltProducts.hrmctl] + arguments,
+                environment: harness.environment, in: harness.directory, timeout: .seconds(30))
+        }
+        let read = try await asReader(["samples", "--output", "json", "--store", current])
+        #expect(read.exitCode == 0, "\(read.stderr)")
+        #expect(read.stdout == asOwner.stdout)
+        #expect(FileManager.default.contents(atPath: current) == before)
+        #expect(!FileManager.default.fileExists(atPath: current + "-wal"))
+
+        let refused = try await asReader(["samples", "--store", old])
+        #expect(refused.exitCode == 77)
+        #expect(refused.stdout.isEmpty)
+        #expect(refused.stderr.hasPrefix("hrmctl: permission denied for the store \(old): its schema is older than this hrmd's, and it must be upgraded once by someone who may write it"))
+    }
+
     @Test("a store that lists a migration this version does not know is refused in one line and left as it was")
     func newerStoreRefused() async throws {
         let harness = try Harness()

@@ -135,19 +135,24 @@ public final class HealthStore: Sendable {
     // MARK: Transactions
 
     func write<T>(_ body: (Database) throws -> T) throws(HealthStoreError) -> T {
-        try Self.run { try writer.write(body) }
+        try Self.run(path: path) { try writer.write(body) }
     }
 
     func read<T>(_ body: (Database) throws -> T) throws(HealthStoreError) -> T {
-        try Self.run { try writer.read(body) }
+        try Self.run(path: path) { try writer.read(body) }
     }
 
-    static func run<T>(_ body: () throws -> T) throws(HealthStoreError) -> T {
+    /// Runs `body`, its errors as `HealthStoreError`s; SQLite's finding that the file at
+    /// `path` is damaged as `.damaged`.
+    static func run<T>(path: String? = nil, _ body: () throws -> T) throws(HealthStoreError) -> T {
         do {
             return try body()
         } catch let error as HealthStoreError {
             throw error
         } catch let error as DatabaseError {
+            if let path, error.resultCode == .SQLITE_CORRUPT {
+                throw .damaged(path: path, reason: error.message ?? "\(error.resultCode)")
+            }
             throw .database(error.message ?? "\(error.resultCode)")
         } catch {
             throw .database("\(error)")
@@ -187,8 +192,10 @@ public final class HealthStore: Sendable {
             return .permissionDenied(path: path, reason: reason)
         case .SQLITE_CANTOPEN where access(path, R_OK | W_OK) != 0 && !creating:
             return .permissionDenied(path: path, reason: String(cString: strerror(errno)))
-        case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+        case .SQLITE_NOTADB:
             return .cannotOpen(path: path, reason: "not an hrmd store (\(reason))")
+        case .SQLITE_CORRUPT:
+            return .damaged(path: path, reason: reason)
         default:
             return creating ? .cannotCreate(path: path, reason: reason) : .cannotOpen(path: path, reason: reason)
         }

@@ -25,6 +25,9 @@ public enum HealthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
     case database(String)
     /// A chunk of samples (a row of table `series`) cannot be decoded: the file was damaged.
     case damagedSeries(chunk: Int64, reason: String)
+    /// SQLite found the file damaged (a page of garbage, a truncated file, a WAL of another
+    /// file); nothing was written to it.
+    case damaged(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -41,6 +44,9 @@ public enum HealthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
         case .database(let message): "store error: \(message)"
         case .damagedSeries(let chunk, let reason):
             "the store holds a damaged chunk of samples (series row \(chunk): \(reason))"
+        case .damaged(let path, let reason):
+            "the store \(path) is damaged (\(reason)); keep a copy, stop hrmd, and recover what it holds with"
+                + " 'sqlite3 \(path) .recover | sqlite3 recovered.sqlite'"
         }
     }
 }

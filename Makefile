@@ -46,7 +46,7 @@ INSTALLED := \
 	$(PREFIX)/share/zsh/site-functions/_hrmd $(PREFIX)/share/zsh/site-functions/_hrmctl \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish
 
-.PHONY: all deps build test check-service check-service-bus check-rules check-fake-bluez check-captures demo bench bench-service bench-ble release install uninstall clean
+.PHONY: all deps build test check-service check-service-bus check-rules check-fake-bluez check-captures check-fuzz fuzz demo bench bench-service bench-ble release install uninstall clean
 
 all: build
 
@@ -71,6 +71,7 @@ test: deps
 	$(MAKE) --no-print-directory check-fake-bluez
 	$(MAKE) --no-print-directory check-captures
 	$(MAKE) --no-print-directory check-service-bus
+	$(MAKE) --no-print-directory check-fuzz
 
 ## check-service: the unit's syntax and security score, and an install into a scratch DESTDIR
 check-service:
@@ -94,6 +95,16 @@ check-captures:
 ## skip until hrmd has --serve). HRMD_BIN_DIR chooses the hrmd (default .build/debug).
 check-service-bus:
 	timeout --kill-after=10 900 /usr/bin/python3 Tests/HealthService/run.py
+
+## fuzz: every parser's libFuzzer target (Tests/Fuzz/Targets) for FUZZ_SECONDS each (default 600),
+## or FUZZ_RUNS executions each; FUZZ_TARGETS chooses some. A crash fails it and keeps the input.
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	bash Tests/Fuzz/fuzz.sh $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS)) $(FUZZ_TARGETS)
+
+## check-fuzz: a short smoke of every fuzz target from its seeds (part of make test)
+check-fuzz:
+	bash Tests/Fuzz/fuzz.sh --runs 20000
 
 demo: build
 	@mkdir -p $(DEMO_DIR) && rm -f $(DEMO_STORE) $(DEMO_STORE)-wal $(DEMO_STORE)-shm

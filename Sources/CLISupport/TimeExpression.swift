@@ -17,6 +17,8 @@ public enum TimeExpression {
         case "w": seconds = amount * 604_800
         default: return nil
         }
+        // Beyond 285,000 years back, the time leaves what a Timestamp can hold.
+        guard seconds <= 9e12 else { return nil }
         return now.advanced(bySeconds: -seconds)
     }
 

@@ -152,4 +152,13 @@ struct CLISupportTests {
             #expect(TimeExpression.parse(bad, now: now) == nil, "\(bad)")
         }
     }
+
+    @Test("an age too long for any time is refused, not a trap (found by fuzzing)")
+    func ageBeyondTimestamps() {
+        let now = Timestamp(microsecondsSinceEpoch: 1_795_000_000_000_000)
+        for tooLong in ["4444444444444w", "1e15w", "1e300s", "9000000000001s"] {
+            #expect(TimeExpression.parse(tooLong, now: now) == nil, "\(tooLong)")
+        }
+        #expect(TimeExpression.parse("9000000000000s", now: now) == now.advanced(bySeconds: -9e12))
+    }
 }

@@ -55,12 +55,18 @@ public struct FrameIngestor {
     /// Takes one frame; writes when the batch is full. Returns how many skips it caused.
     @discardableResult
     public mutating func accept(_ frame: SensorFrame) -> Int {
+        skips(accepting: frame).count
+    }
+
+    /// Takes one frame as `accept` does; returns why it, or part of it, was skipped (a replay
+    /// tells a frame that does not decode with its line).
+    public mutating func skips(accepting frame: SensorFrame) -> [SkipReason] {
         counters.frames += 1
         let skipped = interpreter.interpret(frame, into: &pending)
         for reason in skipped { skips.record(reason, device: frame.device) }
         counters.skipped += skipped.count
         if pending.count >= settings.maxBatch { flush() }
-        return skipped.count
+        return skipped
     }
 
     /// Writes the pending batch (and logs skip summaries when due).

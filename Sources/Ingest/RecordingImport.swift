@@ -1,6 +1,7 @@
 import HealthStore
 import Logging
 import SensorBackends
+import Timestamps
 
 /// Replays recordings (hrmd traces, FIT files and btsnoop captures, told apart by content)
 /// into the store through the same decode → convert → authorize → store path as live data,
@@ -105,24 +106,24 @@ public struct RecordingImport {
     }
 
     private mutating func replay(_ recording: TraceRecording, name: String, progress: ((Int) -> Void)?) {
-        replay(recording, name: name) { progress?($0.bytesRead) }
+        replay(recording, name: name, numbering: .lines) { progress?($0.bytesRead) }
     }
 
     private mutating func replay(_ recording: BTSnoopRecording, name: String, progress: ((Int) -> Void)?) {
-        replay(recording, name: name) { progress?($0.bytesRead) }
+        replay(recording, name: name, numbering: .records) { progress?($0.bytesRead) }
     }
 
     private mutating func replay(_ recording: FITRecording, name: String) {
         if let damage = recording.damage { messages("\(name): \(damage); storing what was read before it") }
-        replay(recording.entries.makeIterator(), name: name) { _ in }
+        replay(recording.entries.makeIterator(), name: name, numbering: .none) { _ in }
     }
 
     /// Takes every entry of `recording`, calling `afterEach` with it after each (for progress).
     private mutating func replay<Recording: IteratorProtocol<RecordingEntry>>(
-        _ recording: Recording, name: String, afterEach: (Recording) -> Void
+        _ recording: Recording, name: String, numbering: BadLineTeller.Numbering, afterEach: (Recording) -> Void
     ) {
         var recording = recording
-        var told = BadLineTeller(name: name, messages: messages)
+        var told = BadLineTeller(name: name, numbering: numbering, messages: messages)
         var pace = ReplayPace(speed: options.speed)
         while let entry = recording.next() {
             take(entry, pace: &pace, told: &told)
@@ -135,9 +136,19 @@ public struct RecordingImport {
 
     private mutating func take(_ entry: RecordingEntry, pace: inout ReplayPace, told: inout BadLineTeller) {
         switch entry {
-        case .frame(let frame, _):
+        case .frame(let frame, let place):
             pace.wait(until: frame.time)
-            ingestor.accept(frame)
+            // A frame that does not decode is bad input where it was recorded: told with its
+            // line or record, counted, and the replay exits 65.
+            for case .malformed(let detail) in ingestor.skips(accepting: frame) {
+                let what = frame.characteristic.map { "\(frame.kind.name) \($0)" } ?? "\(frame.transport) \(frame.kind.name)"
+                let reason = "\(what) does not decode: \(detail)"
+                switch told.numbering {
+                case .lines where place > 0: told.badLine(place, reason)
+                case .records where place > 0: told.badRecord(place, reason)
+                default: told.unusable("a frame at \(RFC3339.string(from: frame.time)): \(reason)")
+                }
+            }
         case .badLine(let line, let reason):
             told.badLine(line, reason)
         case .badRecord(let record, let reason):
@@ -153,7 +164,18 @@ public struct RecordingImport {
 /// Tells one recording's bad lines (or records): the first `RecordingImport.maxBadLineMessages`
 /// each, then how many more; unusable parts always.
 private struct BadLineTeller {
+    /// What a frame's place in its recording counts.
+    enum Numbering {
+        /// Lines of a trace, from 1.
+        case lines
+        /// Records of a capture, from 1.
+        case records
+        /// Nothing a user could find (a FIT file's frames).
+        case none
+    }
+
     let name: String
+    let numbering: Numbering
     let messages: (String) -> Void
     /// Bad lines and unusable parts so far.
     private(set) var lines = 0
@@ -162,8 +184,9 @@ private struct BadLineTeller {
     /// Bad lines and records told or not.
     private var bad: Int { lines + records }
 
-    init(name: String, messages: @escaping (String) -> Void) {
+    init(name: String, numbering: Numbering, messages: @escaping (String) -> Void) {
         self.name = name
+        self.numbering = numbering
         self.messages = messages
     }
 

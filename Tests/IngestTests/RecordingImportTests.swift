@@ -84,6 +84,27 @@ struct RecordingImportTests {
         #expect(try store.sampleCount(of: .heartRate) == 2)
     }
 
+    @Test("a well-formed line whose frame does not decode is a bad line with its number: counted, told, the rest stored")
+    func undecodableFrameByLine() throws {
+        try grant()
+        // Line 3: a 0x2A37 value cut short (flags say a 16-bit heart rate, one byte follows);
+        // line 4: a location beyond the defined ones.
+        let trace = [
+            Self.header, Self.notify(1, "0648"), Self.notify(2, "0748"),
+            #"{"t":"2026-11-20T10:00:03.000Z","transport":"ble","device":"AA:BB:CC:DD:EE:FF","kind":"read","characteristic":"2a38","value":"16"}"#,
+            Self.notify(4, "064a"),
+        ].joined(separator: "\n")
+        var messages: [String] = []
+        var recordings = importer { messages.append($0) }
+        try recordings.replay(path: try file("cut.jsonl", trace), name: "cut.trace.jsonl")
+        let summary = recordings.finish()
+        #expect(messages.count == 2)
+        #expect(messages.first?.hasPrefix("cut.trace.jsonl:3: notify 2a37 does not decode: ") == true, "\(messages)")
+        #expect(messages.last?.hasPrefix("cut.trace.jsonl:4: read 2a38 does not decode: ") == true, "\(messages)")
+        #expect(summary.badLines == 2 && summary.stored == 2)
+        #expect(summary.skipped["malformed frame"] == 2)
+    }
+
     @Test("a path and a descriptor of the same trace give the same samples; the second stores nothing new")
     func pathAndDescriptorAgree() throws {
         try grant()

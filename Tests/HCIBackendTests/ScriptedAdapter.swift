@@ -168,6 +168,7 @@ func withBackend(
         group.cancelAll()
         let stopped = ContinuousClock.now
         try await group.waitForAll()
-        #expect(ContinuousClock.now - stopped < .seconds(3), "the backend stops promptly when cancelled")
+        // A bound for a backend that ignores cancellation, not a speed: a loaded machine may take seconds.
+        #expect(ContinuousClock.now - stopped < .seconds(30), "the backend stops when cancelled")
     }
 }

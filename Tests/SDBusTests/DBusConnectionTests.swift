@@ -143,7 +143,8 @@ struct DBusConnectionTests {
         try await Task.sleep(for: .milliseconds(200))
         task.cancel()
         _ = await task.result
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // Well before sd-bus's own 25 s call timeout: the cancellation ended the call, whatever the load.
+        #expect(ContinuousClock.now - started < .seconds(15))
     }
 
     @Test func aDroppedStreamRemovesItsMatch() async throws {

@@ -97,7 +97,7 @@ let package = Package(
         .target(
             name: "BlueZBackend",
             dependencies: [
-                "SDBus", "SensorBackends", "SensorDecoding", "Timestamps", "WakeablePoll",
+                "SDBus", "SensorBackends", "SensorDecoding", "Timestamps",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -62,7 +62,6 @@ struct StrapConnection: Sendable {
 
     enum Event: Sendable {
         case change(BlueZChange)
-        case notification([UInt8])
         case socketClosed
         case bluetoothdGone
         case tick
@@ -85,7 +84,7 @@ struct StrapConnection: Sendable {
                 while (try? await Task.sleep(for: .seconds(1))) != nil { feed.yield(.tick) }
             }
             var session = StrapSession(strap: self, events: events.makeAsyncIterator(), feed: feed)
-            let outcome = await session.run(group: &group, memory: &memory)
+            let outcome = await session.run(memory: &memory)
             group.cancelAll()
             return outcome
         }

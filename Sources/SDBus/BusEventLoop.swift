@@ -3,8 +3,9 @@ import CSystemd
 import Synchronization
 
 /// The one owner of an `sd_bus*`. sd-bus is not thread-safe, so everything that touches the
-/// bus runs as a job on this loop's own thread, which polls the bus's descriptor and an
-/// eventfd that other threads write to when they hand it a job. Replies and signals are
+/// bus runs as a job on this loop's own thread, which polls the bus's descriptor, an
+/// eventfd that other threads write to when they hand it a job, and the sockets it reads
+/// beside the bus. Replies and signals are
 /// matched to their callers by sd-bus slot.
 final class BusEventLoop: @unchecked Sendable {
     typealias Job = @Sendable (BusEventLoop) -> Void
@@ -36,6 +37,11 @@ final class BusEventLoop: @unchecked Sendable {
     var exports: [UInt64: ExportedObject] = [:]
     var incomingCalls: [UInt64: OpaquePointer] = [:]
     var senderUIDs = SenderUIDCache(capacity: 512)
+    // Sockets read beside the bus (DatagramReader.swift), and which reader each poll entry
+    // after the first two is.
+    var datagramReaders: [UInt64: DatagramReader] = [:]
+    var pollOrder: [UInt64] = []
+    private var pollDescriptors: [pollfd] = []
 
     /// Takes ownership of a started `bus` and starts the loop thread.
     init(bus: OpaquePointer) throws(DBusError) {
@@ -111,10 +117,11 @@ final class BusEventLoop: @unchecked Sendable {
 
     private func waitForEvents(_ bus: OpaquePointer) {
         let events = sd_bus_get_events(bus)
-        var descriptors = [
-            pollfd(fd: sd_bus_get_fd(bus), events: Int16(max(events, 0)), revents: 0),
-            pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
-        ]
+        pollDescriptors.removeAll(keepingCapacity: true)
+        pollOrder.removeAll(keepingCapacity: true)
+        pollDescriptors.append(pollfd(fd: sd_bus_get_fd(bus), events: Int16(max(events, 0)), revents: 0))
+        pollDescriptors.append(pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0))
+        appendReaderDescriptors(to: &pollDescriptors)
         var until: UInt64 = 0
         var timeout: Int32 = -1
         if sd_bus_get_timeout(bus, &until) >= 0, until != UInt64.max {
@@ -123,7 +130,9 @@ final class BusEventLoop: @unchecked Sendable {
             let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
             timeout = until <= nowMicroseconds ? 0 : Int32(min((until - nowMicroseconds + 999) / 1000, 60_000))
         }
-        _ = poll(&descriptors, 2, timeout)
+        if poll(&pollDescriptors, nfds_t(pollDescriptors.count), timeout) > 0 {
+            serviceReaders(pollDescriptors, from: 2)
+        }
     }
 
     private func shutDown() {
@@ -146,6 +155,7 @@ final class BusEventLoop: @unchecked Sendable {
         subscriptions.removeAll()
         subscriptionSlots.removeAll()
         removeAllExports()
+        datagramReaders.removeAll()
         if let bus { sd_bus_flush_close_unref(bus) }
         bus = nil
         close(wakeDescriptor)

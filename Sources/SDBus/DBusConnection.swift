@@ -6,7 +6,7 @@ import CSystemd
 /// when the last reference goes; when the bus goes away, pending calls fail with
 /// `DBusError.disconnected` and every signal and method-call stream finishes.
 public final class DBusConnection: Sendable {
-    private let loop: BusEventLoop
+    let loop: BusEventLoop
 
     /// The default timeout of a method call.
     public static let defaultTimeout: Duration = .seconds(25)
@@ -168,7 +168,7 @@ public final class DBusConnection: Sendable {
     }
 
     /// Runs `job` on the loop thread and returns its result (`disconnected` once closed).
-    private func onLoop<T: Sendable>(_ job: @escaping @Sendable (BusEventLoop) -> Result<T, DBusError>) async throws(DBusError) -> T {
+    func onLoop<T: Sendable>(_ job: @escaping @Sendable (BusEventLoop) -> Result<T, DBusError>) async throws(DBusError) -> T {
         let loop = loop
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, DBusError>, Never>) in
             let queued = loop.enqueue { loop in continuation.resume(returning: job(loop)) }

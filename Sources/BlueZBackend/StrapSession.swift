@@ -15,6 +15,8 @@ struct StrapSession {
     private var connectedFrameSent = false
     /// The AcquireNotify socket, read on the bus's loop thread.
     private var socket: DBusDatagramReading?
+    /// The characteristic whose StartNotify notifications the model routes to the sink.
+    private var routedPath: String?
 
     init(strap: StrapConnection, events: AsyncStream<Event>.AsyncIterator, feed: AsyncStream<Event>.Continuation) {
         self.strap = strap
@@ -40,7 +42,9 @@ struct StrapSession {
         } catch {
             outcome = error
         }
-        await socket?.stop()  // after this no notification follows the disconnected frame
+        // After these no notification follows the disconnected frame.
+        await socket?.stop()
+        if let routedPath { context.model.removeRoute(of: routedPath) }
         if connectedFrameSent { send(.disconnected) }
         if outcome == .cancelled, connectedFrameSent, let device = context.model.cache.device(address: strap.address) {
             await disconnect(device)  // hrmd is stopping: leave the strap free
@@ -137,13 +141,10 @@ struct StrapSession {
                 guard let descriptor = reply.first?.fileDescriptor else { throw .unexpectedReply("AcquireNotify without a descriptor") }
                 let mtu = Int(reply.dropFirst().first?.integer ?? 23)
                 // Each notification goes straight to the sink from the bus's loop thread.
-                socket = try await bus.readDatagrams(from: descriptor, maximumLength: max(mtu, 23)) { [sink = context.sink, id, feed] event in
+                socket = try await bus.readDatagrams(from: descriptor, maximumLength: max(mtu, 23)) { [deliver = notificationDelivery, feed] event in
                     switch event {
-                    case .datagram(let value):
-                        sink.send(SensorFrame(
-                            time: .now(), transport: .ble, device: id, kind: .notify, characteristic: .heartRateMeasurement, value: value))
-                    case .closed:
-                        feed.yield(.socketClosed)
+                    case .datagram(let value): deliver(value)
+                    case .closed: feed.yield(.socketClosed)
                     }
                 }
                 memory.startNotifyPath = nil
@@ -155,6 +156,9 @@ struct StrapSession {
                 context.logger.notice("\(id): AcquireNotify failed (\(failure.reason)); using StartNotify")
             }
         }
+        // Routed before subscribing, so the first notification finds its way.
+        context.model.routeNotifications(of: measurement.path, to: notificationDelivery)
+        routedPath = measurement.path
         if memory.startNotifyPath != measurement.path || !measurement.notifying {
             do {
                 _ = try await bus.call(
@@ -215,6 +219,13 @@ struct StrapSession {
 
     private func disconnect(_ device: Device) async {
         _ = try? await bus.call(destination: BlueZ.service, path: device.path, interface: BlueZ.deviceInterface, member: "Disconnect")
+    }
+
+    /// Hands one Heart Rate Measurement notification to the sink, from the bus's loop thread.
+    private var notificationDelivery: @Sendable ([UInt8]) -> Void {
+        { [sink = context.sink, id] value in
+            sink.send(SensorFrame(time: .now(), transport: .ble, device: id, kind: .notify, characteristic: .heartRateMeasurement, value: value))
+        }
     }
 
     private func send(_ kind: FrameKind, _ characteristic: CharacteristicID? = nil, _ value: [UInt8] = []) {

@@ -19,6 +19,8 @@ final class BusEventLoop: @unchecked Sendable {
     private struct Subscription {
         var id: UInt64
         var stream: AsyncStream<DBusSignal>.Continuation
+        /// Sees each signal first, here on the loop thread; what it takes skips the stream.
+        var take: (@Sendable (DBusSignal) -> Bool)?
         var installed: CheckedContinuation<Result<Void, DBusError>, Never>?
     }
 
@@ -219,7 +221,7 @@ final class BusEventLoop: @unchecked Sendable {
 
     /// Adds a match; `installed` is resumed once the bus daemon confirmed it.
     func addMatch(
-        id: UInt64, rule: String, stream: AsyncStream<DBusSignal>.Continuation,
+        id: UInt64, rule: String, stream: AsyncStream<DBusSignal>.Continuation, take: (@Sendable (DBusSignal) -> Bool)?,
         installed: CheckedContinuation<Result<Void, DBusError>, Never>
     ) {
         guard let bus else {
@@ -241,7 +243,7 @@ final class BusEventLoop: @unchecked Sendable {
             stream.finish()
             return installed.resume(returning: .failure(.system(operation: "sd_bus_add_match_async", errno: -added)))
         }
-        subscriptions[slot] = Subscription(id: id, stream: stream, installed: installed)
+        subscriptions[slot] = Subscription(id: id, stream: stream, take: take, installed: installed)
         subscriptionSlots[id] = slot
     }
 
@@ -260,10 +262,12 @@ final class BusEventLoop: @unchecked Sendable {
         guard let slot = sd_bus_get_current_slot(sd_bus_message_get_bus(message)), let subscription = subscriptions[slot] else { return }
         func field(_ value: UnsafePointer<CChar>?) -> String { value.map { String(cString: $0) } ?? "" }
         guard let arguments = try? MessageReader(message: message).readAll() else { return }
-        subscription.stream.yield(DBusSignal(
+        let signal = DBusSignal(
             sender: field(sd_bus_message_get_sender(message)), path: field(sd_bus_message_get_path(message)),
             interface: field(sd_bus_message_get_interface(message)), member: field(sd_bus_message_get_member(message)),
-            arguments: arguments))
+            arguments: arguments)
+        if subscription.take?(signal) == true { return }
+        subscription.stream.yield(signal)
     }
 
     /// Removes a match (its stream ended); the bus daemon is told asynchronously.

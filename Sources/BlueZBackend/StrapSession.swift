@@ -12,16 +12,18 @@ struct StrapSession {
     let strap: StrapConnection
     var events: AsyncStream<Event>.AsyncIterator
     let feed: AsyncStream<Event>.Continuation
+    let ticks: TickNeed
     private var connectedFrameSent = false
     /// The AcquireNotify socket, read on the bus's loop thread.
     private var socket: DBusDatagramReading?
     /// The characteristic whose StartNotify notifications the model routes to the sink.
     private var routedPath: String?
 
-    init(strap: StrapConnection, events: AsyncStream<Event>.AsyncIterator, feed: AsyncStream<Event>.Continuation) {
+    init(strap: StrapConnection, events: AsyncStream<Event>.AsyncIterator, feed: AsyncStream<Event>.Continuation, ticks: TickNeed) {
         self.strap = strap
         self.events = events
         self.feed = feed
+        self.ticks = ticks
     }
 
     private var context: BlueZContext { strap.context }
@@ -33,6 +35,7 @@ struct StrapSession {
         do throws(Outcome) {
             var device = try await waitForStrap()
             device = try await connect(device)
+            ticks.end()
             send(.connected)
             connectedFrameSent = true
             try await readInformation(of: device)

@@ -43,23 +43,13 @@ for index in $(seq 20); do mocks+=(--sensor "mock:hz=4,seed=$index,contact-loss=
 echo "profiling hrmd with 20 mock straps" >&2
 profile mock "${mocks[@]}" --duration 20
 
-address="unix:path=$scratch/bus"
-bus_pid=$(dbus-daemon --config-file=/usr/share/dbus-1/session.conf --address="$address" --fork --print-pid)
 /usr/bin/python3 -c "
 import json, sys
 devices = [{'address': 'C0:FF:EE:00:00:%02X' % i, 'name': 'Strap %d' % i, 'trusted': True, 'location': 1,
             'battery': 80, 'auto_stream_hz': 4, 'notify_acquired': i % 2 == 0} for i in range(20)]
 json.dump({'adapters': ['hci0'], 'devices': devices}, open(sys.argv[1], 'w'))" "$scratch/scenario.json"
-mkfifo "$scratch/commands"
-/usr/bin/python3 Tests/BlueZ/fake_bluez.py --address "$address" --scenario "$scratch/scenario.json" \
-    < "$scratch/commands" > "$scratch/fake.out" 2> "$scratch/fake.err" &
-fake_pid=$!
-exec 3> "$scratch/commands"
-for _ in $(seq 150); do
-    grep -qx ready "$scratch/fake.out" && break
-    sleep 0.1
-done
-grep -qx ready "$scratch/fake.out" || { echo "fake bluetoothd did not start" >&2; exit 1; }
+source bench/fake-bluetoothd.sh
+start_fake_bluetoothd "$scratch" "$scratch/scenario.json" "$scratch/fake.err"
 echo "profiling hrmd with 20 straps on the fake bluetoothd" >&2
 DBUS_SYSTEM_BUS_ADDRESS=$address profile ble --sensor ble --duration 30
 

@@ -6,7 +6,9 @@
 # starts a dbus-daemon listening in SCRATCH and the fake on it with the SCENARIO file (its
 # stderr to ERRORS), waits until the fake is ready, and sets `address` (for
 # DBUS_SYSTEM_BUS_ADDRESS), `bus_pid` and `fake_pid`; the fake's commands go to descriptor 3
-# and its answers to SCRATCH/fake.out. The caller stops both (kill) and closes 3.
+# and its answers to SCRATCH/fake.out. `stop_fake_bluetoothd` (an EXIT trap) stops both.
+bus_pid="" fake_pid=""
+
 start_fake_bluetoothd() {
     local scratch=$1 scenario=$2 errors=$3
     address="unix:path=$scratch/bus"
@@ -22,4 +24,12 @@ start_fake_bluetoothd() {
     done
     echo "fake bluetoothd did not start" >&2
     return 1
+}
+
+# Stops what start_fake_bluetoothd started, if anything.
+stop_fake_bluetoothd() {
+    exec 3>&- 2>/dev/null || true
+    [ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null
+    [ -n "$bus_pid" ] && kill "$bus_pid" 2>/dev/null
+    return 0
 }

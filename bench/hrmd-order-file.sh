@@ -16,15 +16,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bin=${HRMD_BIN_DIR:-.build/release}
+source bench/fake-bluetoothd.sh
 scratch=$(mktemp -d)
-bus_pid="" fake_pid=""
-cleanup() {
-    exec 3>&- 2>/dev/null || true
-    [ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null
-    [ -n "$bus_pid" ] && kill "$bus_pid" 2>/dev/null
-    rm -rf "$scratch"
-}
-trap cleanup EXIT
+trap 'stop_fake_bluetoothd; rm -rf "$scratch"' EXIT
 
 # valgrind cannot read the toolchain's DWARF; the symbol table is all it needs here.
 cp "$bin/hrmd" "$scratch/hrmd"
@@ -48,7 +42,6 @@ import json, sys
 devices = [{'address': 'C0:FF:EE:00:00:%02X' % i, 'name': 'Strap %d' % i, 'trusted': True, 'location': 1,
             'battery': 80, 'auto_stream_hz': 4, 'notify_acquired': i % 2 == 0} for i in range(20)]
 json.dump({'adapters': ['hci0'], 'devices': devices}, open(sys.argv[1], 'w'))" "$scratch/scenario.json"
-source bench/fake-bluetoothd.sh
 start_fake_bluetoothd "$scratch" "$scratch/scenario.json" "$scratch/fake.err"
 echo "profiling hrmd with 20 straps on the fake bluetoothd" >&2
 DBUS_SYSTEM_BUS_ADDRESS=$address profile ble --sensor ble --duration 30

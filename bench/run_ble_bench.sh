@@ -31,15 +31,9 @@ fi
 
 mkdir -p "$out"
 rm -f "$out"/bleak-readings.sqlite*   # the logger's store, on the same file system as hrmd's
+source bench/fake-bluetoothd.sh
 scratch=$(mktemp -d)
-bus_pid="" fake_pid=""
-cleanup() {
-    exec 3>&- 2>/dev/null || true
-    [ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null
-    [ -n "$bus_pid" ] && kill "$bus_pid" 2>/dev/null
-    rm -rf "$scratch"
-}
-trap cleanup EXIT
+trap 'stop_fake_bluetoothd; rm -rf "$scratch"' EXIT
 
 addresses=$(/usr/bin/python3 -c "
 import json, sys
@@ -51,7 +45,6 @@ devices = [{'address': a, 'name': 'Bench strap %d' % i, 'trusted': True, 'auto_s
 json.dump({'adapters': ['hci0'], 'devices': devices}, open(sys.argv[3], 'w'))
 print(' '.join(addresses))" "$straps" "$hz" "$scratch/scenario.json" "$acquire")
 
-source bench/fake-bluetoothd.sh
 start_fake_bluetoothd "$scratch" "$scratch/scenario.json" "$out/fake.err"
 
 logger_options=()

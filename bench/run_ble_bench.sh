@@ -31,18 +31,9 @@ fi
 
 mkdir -p "$out"
 rm -f "$out"/bleak-readings.sqlite*   # the logger's store, on the same file system as hrmd's
+source bench/fake-bluetoothd.sh
 scratch=$(mktemp -d)
-daemon_pid="" fake_pid=""
-cleanup() {
-    exec 3>&- 2>/dev/null || true
-    [ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null
-    [ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null
-    rm -rf "$scratch"
-}
-trap cleanup EXIT
-
-address="unix:path=$scratch/bus"
-daemon_pid=$(dbus-daemon --config-file=/usr/share/dbus-1/session.conf --address="$address" --fork --print-pid)
+trap 'stop_fake_bluetoothd; rm -rf "$scratch"' EXIT
 
 addresses=$(/usr/bin/python3 -c "
 import json, sys
@@ -54,16 +45,7 @@ devices = [{'address': a, 'name': 'Bench strap %d' % i, 'trusted': True, 'auto_s
 json.dump({'adapters': ['hci0'], 'devices': devices}, open(sys.argv[3], 'w'))
 print(' '.join(addresses))" "$straps" "$hz" "$scratch/scenario.json" "$acquire")
 
-mkfifo "$scratch/commands"
-/usr/bin/python3 Tests/BlueZ/fake_bluez.py --address "$address" --scenario "$scratch/scenario.json" \
-    < "$scratch/commands" > "$scratch/fake.out" 2> "$out/fake.err" &
-fake_pid=$!
-exec 3> "$scratch/commands"
-for _ in $(seq 150); do
-    grep -qx ready "$scratch/fake.out" && break
-    sleep 0.1
-done
-grep -qx ready "$scratch/fake.out" || { echo "fake bluetoothd did not start" >&2; exit 1; }
+start_fake_bluetoothd "$scratch" "$scratch/scenario.json" "$out/fake.err"
 
 logger_options=()
 [ "$acquire" = 1 ] && logger_options+=(--acquire)

@@ -8,6 +8,10 @@ import Synchronization
 /// Changes are yielded outside the lock: yielding resumes a waiting task, which takes that
 /// task's status lock, while cancelling a watcher's task holds its status lock and takes this
 /// one (in `onTermination`). Yielding under the lock deadlocks the two.
+///
+/// Notifications of a subscribed Heart Rate Measurement (PropertiesChanged of its `Value`
+/// alone) take a shorter way: `takeNotification` hands them to the strap's route on the bus's
+/// loop thread as they arrive, past the cache (which keeps no `Value`) and the watchers.
 final class BlueZModel: Sendable {
     /// A watcher's stream and the object paths it cares about.
     private struct Watcher {
@@ -23,6 +27,8 @@ final class BlueZModel: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Where each routed characteristic's notifications go, by object path.
+    private let routes = Mutex<[String: @Sendable ([UInt8]) -> Void]>([:])
 
     var cache: BlueZObjectCache { state.withLock { $0.cache } }
 
@@ -68,6 +74,32 @@ final class BlueZModel: Sendable {
             return state.cache
         }
         return (cache, stream)
+    }
+
+    /// Hands the notifications of the characteristic at `path` to `deliver` (see
+    /// `takeNotification`) until `removeRoute(of:)`.
+    func routeNotifications(of path: String, to deliver: @escaping @Sendable ([UInt8]) -> Void) {
+        routes.withLock { $0[path] = deliver }
+    }
+
+    /// Ends the route of `path`: once this returns, its `deliver` is not called again.
+    func removeRoute(of path: String) {
+        _ = routes.withLock { $0.removeValue(forKey: path) }
+    }
+
+    /// Delivers `signal` when it is a notification of a routed characteristic (a
+    /// PropertiesChanged of its `Value` alone) and returns true; false leaves it to `apply`.
+    /// Delivery happens under the routes' lock, so it never follows `removeRoute`.
+    @Sendable func takeNotification(_ signal: DBusSignal) -> Bool {
+        let arguments = signal.arguments
+        guard signal.member == "PropertiesChanged", arguments.count >= 2, arguments[0].string == BlueZ.characteristicInterface,
+            let changed = arguments[1].stringKeyed, changed.count == 1, let value = changed["Value"]?.unwrapped.bytes
+        else { return false }
+        return routes.withLock { routes in
+            guard let deliver = routes[signal.path] else { return false }
+            deliver(value)
+            return true
+        }
     }
 
     /// bluetoothd went away: every watcher's stream finishes.

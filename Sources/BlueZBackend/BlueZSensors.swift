@@ -108,7 +108,9 @@ public struct BlueZSensors: SensorBackend {
         _ bus: DBusConnection, owner: String, owners: AsyncStream<DBusSignal>, sink: FrameSink, board: StatusBoard
     ) async throws(DBusError) {
         let model = BlueZModel()
-        let signals = try await bus.signals(matching: DBusMatchRule(sender: BlueZ.service))  // before GetManagedObjects
+        // Before GetManagedObjects; measurement notifications go from the bus's loop thread
+        // straight to their strap's sink (`BlueZModel.takeNotification`).
+        let signals = try await bus.signals(matching: DBusMatchRule(sender: BlueZ.service), taking: model.takeNotification)
         let reply = try await bus.call(destination: BlueZ.service, path: "/", interface: BlueZ.objectManager, member: "GetManagedObjects")
         guard let objects = reply.first else { throw .unexpectedReply("GetManagedObjects returned nothing") }
         model.load(managedObjects: objects)

@@ -1,4 +1,5 @@
 import SDBus
+import Synchronization
 import Logging
 import SensorBackends
 import SensorDecoding
@@ -62,7 +63,6 @@ struct StrapConnection: Sendable {
 
     enum Event: Sendable {
         case change(BlueZChange)
-        case notification([UInt8])
         case socketClosed
         case bluetoothdGone
         case tick
@@ -74,6 +74,7 @@ struct StrapConnection: Sendable {
         let deviceComponent = "dev_" + address.uppercased().replacing(":", with: "_")
         let (_, changes) = context.model.watch { $0.concerns(deviceComponent: deviceComponent) }
         let (events, feed) = AsyncStream<Event>.makeStream()
+        let ticks = TickNeed()
         return await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await change in changes { feed.yield(.change(change)) }
@@ -81,13 +82,23 @@ struct StrapConnection: Sendable {
             }
             group.addTask {
                 // Only the wait for ServicesResolved has a deadline to check: one tick a second
-                // keeps it within a second, without waking every strap four times a second.
-                while (try? await Task.sleep(for: .seconds(1))) != nil { feed.yield(.tick) }
+                // keeps it within a second, and the ticks stop once it is over.
+                while ticks.areNeeded, (try? await Task.sleep(for: .seconds(1))) != nil { feed.yield(.tick) }
             }
-            var session = StrapSession(strap: self, events: events.makeAsyncIterator(), feed: feed)
-            let outcome = await session.run(group: &group, memory: &memory)
+            var session = StrapSession(strap: self, events: events.makeAsyncIterator(), feed: feed, ticks: ticks)
+            let outcome = await session.run(memory: &memory)
             group.cancelAll()
             return outcome
         }
     }
+}
+
+/// Whether a session still wants its once-a-second tick: only until its wait for the
+/// services is over, so a streaming strap is woken by its notifications alone.
+final class TickNeed: Sendable {
+    private let needed = Atomic<Bool>(true)
+
+    var areNeeded: Bool { needed.load(ordering: .relaxed) }
+
+    func end() { needed.store(false, ordering: .relaxed) }
 }

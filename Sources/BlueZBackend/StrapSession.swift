@@ -12,34 +12,42 @@ struct StrapSession {
     let strap: StrapConnection
     var events: AsyncStream<Event>.AsyncIterator
     let feed: AsyncStream<Event>.Continuation
+    let ticks: TickNeed
     private var connectedFrameSent = false
-    private var socket: NotificationSocket?
+    /// The AcquireNotify socket, read on the bus's loop thread.
+    private var socket: DBusDatagramReading?
+    /// The characteristic whose StartNotify notifications the model routes to the sink.
+    private var routedPath: String?
 
-    init(strap: StrapConnection, events: AsyncStream<Event>.AsyncIterator, feed: AsyncStream<Event>.Continuation) {
+    init(strap: StrapConnection, events: AsyncStream<Event>.AsyncIterator, feed: AsyncStream<Event>.Continuation, ticks: TickNeed) {
         self.strap = strap
         self.events = events
         self.feed = feed
+        self.ticks = ticks
     }
 
     private var context: BlueZContext { strap.context }
     private var bus: DBusConnection { context.bus }
     private var id: SensorID { strap.id }
 
-    mutating func run(group: inout TaskGroup<Void>, memory: inout StrapConnection.Memory) async -> Outcome {
+    mutating func run(memory: inout StrapConnection.Memory) async -> Outcome {
         var outcome = Outcome.cancelled
         do throws(Outcome) {
             var device = try await waitForStrap()
             device = try await connect(device)
+            ticks.end()
             send(.connected)
             connectedFrameSent = true
             try await readInformation(of: device)
-            let (measurement, viaSocket) = try await subscribe(device, group: &group, memory: &memory)
+            let (measurement, viaSocket) = try await subscribe(device, memory: &memory)
             report(.streaming)
             try await stream(device, measurement: measurement, viaSocket: viaSocket, since: .now)
         } catch {
             outcome = error
         }
-        socket?.stop()
+        // After these no notification follows the disconnected frame.
+        await socket?.stop()
+        if let routedPath { context.model.removeRoute(of: routedPath) }
         if connectedFrameSent { send(.disconnected) }
         if outcome == .cancelled, connectedFrameSent, let device = context.model.cache.device(address: strap.address) {
             await disconnect(device)  // hrmd is stopping: leave the strap free
@@ -122,7 +130,7 @@ struct StrapSession {
     /// Subscribes to Heart Rate Measurement once: `AcquireNotify` when bluetoothd offers it,
     /// else `StartNotify` (skipped when bluetoothd still holds this client's subscription).
     private mutating func subscribe(
-        _ device: Device, group: inout TaskGroup<Void>, memory: inout StrapConnection.Memory
+        _ device: Device, memory: inout StrapConnection.Memory
     ) async throws(Outcome) -> (Characteristic, viaSocket: Bool) {
         guard let measurement = context.model.cache.characteristic(BlueZ.uuid(0x2A37), of: device.path) else {
             await disconnect(device)
@@ -134,12 +142,13 @@ struct StrapSession {
                     destination: BlueZ.service, path: measurement.path, interface: BlueZ.characteristicInterface,
                     member: "AcquireNotify", arguments: [.properties([])])
                 guard let descriptor = reply.first?.fileDescriptor else { throw .unexpectedReply("AcquireNotify without a descriptor") }
-                let socket = try NotificationSocket(descriptor: descriptor, mtu: Int(reply.dropFirst().first?.integer ?? 23))
-                self.socket = socket
-                let feed = feed
-                group.addTask {
-                    for await notification in socket.notifications { feed.yield(.notification(notification)) }
-                    feed.yield(.socketClosed)
+                let mtu = Int(reply.dropFirst().first?.integer ?? 23)
+                // Each notification goes straight to the sink from the bus's loop thread.
+                socket = try await bus.readDatagrams(from: descriptor, maximumLength: max(mtu, 23)) { [deliver = notificationDelivery, feed] event in
+                    switch event {
+                    case .datagram(let value): deliver(value)
+                    case .closed: feed.yield(.socketClosed)
+                    }
                 }
                 memory.startNotifyPath = nil
                 return (measurement, true)
@@ -150,6 +159,9 @@ struct StrapSession {
                 context.logger.notice("\(id): AcquireNotify failed (\(failure.reason)); using StartNotify")
             }
         }
+        // Routed before subscribing, so the first notification finds its way.
+        context.model.routeNotifications(of: measurement.path, to: notificationDelivery)
+        routedPath = measurement.path
         if memory.startNotifyPath != measurement.path || !measurement.notifying {
             do {
                 _ = try await bus.call(
@@ -171,8 +183,6 @@ struct StrapSession {
     ) async throws(Outcome) {
         while true {
             switch try await nextEvent(streamingSince: since) {
-            case .notification(let value):
-                send(.notify, .heartRateMeasurement, value)
             case .socketClosed:
                 throw .ended("the notification socket hung up (strap disconnected)", streamingSince: since)
             case .change(.propertiesChanged(let path, let interface, let changed)):
@@ -212,6 +222,13 @@ struct StrapSession {
 
     private func disconnect(_ device: Device) async {
         _ = try? await bus.call(destination: BlueZ.service, path: device.path, interface: BlueZ.deviceInterface, member: "Disconnect")
+    }
+
+    /// Hands one Heart Rate Measurement notification to the sink, from the bus's loop thread.
+    private var notificationDelivery: @Sendable ([UInt8]) -> Void {
+        { [sink = context.sink, id] value in
+            sink.send(SensorFrame(time: .now(), transport: .ble, device: id, kind: .notify, characteristic: .heartRateMeasurement, value: value))
+        }
     }
 
     private func send(_ kind: FrameKind, _ characteristic: CharacteristicID? = nil, _ value: [UInt8] = []) {

@@ -5,8 +5,9 @@ import ServiceLifecycle
 import Synchronization
 import Timestamps
 
-/// The live ingest pipeline: backends submit frames to its `inbox`; one task feeds them to a
-/// `FrameIngestor` and flushes on a tick. On graceful shutdown it drains the inbox, flushes,
+/// The live ingest pipeline: backends submit frames to its `inbox`; one task takes them in
+/// batches (at each tick, or sooner when many are queued), feeds them to a `FrameIngestor` and
+/// flushes on the tick. On graceful shutdown it drains the inbox, flushes,
 /// and returns.
 public final class IngestPipeline: Service, Sendable {
     public let inbox: FrameInbox
@@ -54,21 +55,25 @@ public final class IngestPipeline: Service, Sendable {
                 group.addTask { [inbox, settings] in
                     while (try? await Task.sleep(for: settings.flushInterval)) != nil { inbox.tick() }
                 }
-                for await input in inbox.inputs {
-                    switch input {
-                    case .frame(let frame):
-                        activity.count(frame, skipped: ingestor.accept(frame))
-                    case .status(let status):
-                        activity.note(status)
-                    case .tick:
-                        ingestor.flush()
-                        publishActivity()
-                        var counters = ingestor.counters
-                        counters.streamingSensors = activity.streamingCount
-                        onTick(counters)
-                    case .locationOverrides(let overrides):
-                        ingestor.updateLocationOverrides(overrides)
+                var batch: [FrameInbox.Input] = []
+                while await inbox.nextBatch(into: &batch) {
+                    for input in batch {
+                        switch input {
+                        case .frame(let frame):
+                            activity.count(frame, skipped: ingestor.accept(frame))
+                        case .status(let status):
+                            activity.note(status)
+                        case .tick:
+                            ingestor.flush()
+                            publishActivity()
+                            var counters = ingestor.counters
+                            counters.streamingSensors = activity.streamingCount
+                            onTick(counters)
+                        case .locationOverrides(let overrides):
+                            ingestor.updateLocationOverrides(overrides)
+                        }
                     }
+                    batch.removeAll(keepingCapacity: true)
                     let current = ingestor.counters
                     counters.withLock { $0 = current }
                 }

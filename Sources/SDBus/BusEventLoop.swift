@@ -3,8 +3,9 @@ import CSystemd
 import Synchronization
 
 /// The one owner of an `sd_bus*`. sd-bus is not thread-safe, so everything that touches the
-/// bus runs as a job on this loop's own thread, which polls the bus's descriptor and an
-/// eventfd that other threads write to when they hand it a job. Replies and signals are
+/// bus runs as a job on this loop's own thread, which polls the bus's descriptor, an
+/// eventfd that other threads write to when they hand it a job, and the sockets it reads
+/// beside the bus. Replies and signals are
 /// matched to their callers by sd-bus slot.
 final class BusEventLoop: @unchecked Sendable {
     typealias Job = @Sendable (BusEventLoop) -> Void
@@ -18,6 +19,8 @@ final class BusEventLoop: @unchecked Sendable {
     private struct Subscription {
         var id: UInt64
         var stream: AsyncStream<DBusSignal>.Continuation
+        /// Sees each signal first, here on the loop thread; what it takes skips the stream.
+        var take: (@Sendable (DBusSignal) -> Bool)?
         var installed: CheckedContinuation<Result<Void, DBusError>, Never>?
     }
 
@@ -36,6 +39,11 @@ final class BusEventLoop: @unchecked Sendable {
     var exports: [UInt64: ExportedObject] = [:]
     var incomingCalls: [UInt64: OpaquePointer] = [:]
     var senderUIDs = SenderUIDCache(capacity: 512)
+    // Sockets read beside the bus (DatagramReader.swift), and which reader each poll entry
+    // after the first two is.
+    var datagramReaders: [UInt64: DatagramReader] = [:]
+    var pollOrder: [UInt64] = []
+    private var pollDescriptors: [pollfd] = []
 
     /// Takes ownership of a started `bus` and starts the loop thread.
     init(bus: OpaquePointer) throws(DBusError) {
@@ -111,10 +119,11 @@ final class BusEventLoop: @unchecked Sendable {
 
     private func waitForEvents(_ bus: OpaquePointer) {
         let events = sd_bus_get_events(bus)
-        var descriptors = [
-            pollfd(fd: sd_bus_get_fd(bus), events: Int16(max(events, 0)), revents: 0),
-            pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
-        ]
+        pollDescriptors.removeAll(keepingCapacity: true)
+        pollOrder.removeAll(keepingCapacity: true)
+        pollDescriptors.append(pollfd(fd: sd_bus_get_fd(bus), events: Int16(max(events, 0)), revents: 0))
+        pollDescriptors.append(pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0))
+        appendReaderDescriptors(to: &pollDescriptors)
         var until: UInt64 = 0
         var timeout: Int32 = -1
         if sd_bus_get_timeout(bus, &until) >= 0, until != UInt64.max {
@@ -123,7 +132,9 @@ final class BusEventLoop: @unchecked Sendable {
             let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
             timeout = until <= nowMicroseconds ? 0 : Int32(min((until - nowMicroseconds + 999) / 1000, 60_000))
         }
-        _ = poll(&descriptors, 2, timeout)
+        if poll(&pollDescriptors, nfds_t(pollDescriptors.count), timeout) > 0 {
+            serviceReaders(pollDescriptors, from: 2)
+        }
     }
 
     private func shutDown() {
@@ -146,6 +157,7 @@ final class BusEventLoop: @unchecked Sendable {
         subscriptions.removeAll()
         subscriptionSlots.removeAll()
         removeAllExports()
+        datagramReaders.removeAll()
         if let bus { sd_bus_flush_close_unref(bus) }
         bus = nil
         close(wakeDescriptor)
@@ -209,7 +221,7 @@ final class BusEventLoop: @unchecked Sendable {
 
     /// Adds a match; `installed` is resumed once the bus daemon confirmed it.
     func addMatch(
-        id: UInt64, rule: String, stream: AsyncStream<DBusSignal>.Continuation,
+        id: UInt64, rule: String, stream: AsyncStream<DBusSignal>.Continuation, take: (@Sendable (DBusSignal) -> Bool)?,
         installed: CheckedContinuation<Result<Void, DBusError>, Never>
     ) {
         guard let bus else {
@@ -231,7 +243,7 @@ final class BusEventLoop: @unchecked Sendable {
             stream.finish()
             return installed.resume(returning: .failure(.system(operation: "sd_bus_add_match_async", errno: -added)))
         }
-        subscriptions[slot] = Subscription(id: id, stream: stream, installed: installed)
+        subscriptions[slot] = Subscription(id: id, stream: stream, take: take, installed: installed)
         subscriptionSlots[id] = slot
     }
 
@@ -250,10 +262,12 @@ final class BusEventLoop: @unchecked Sendable {
         guard let slot = sd_bus_get_current_slot(sd_bus_message_get_bus(message)), let subscription = subscriptions[slot] else { return }
         func field(_ value: UnsafePointer<CChar>?) -> String { value.map { String(cString: $0) } ?? "" }
         guard let arguments = try? MessageReader(message: message).readAll() else { return }
-        subscription.stream.yield(DBusSignal(
+        let signal = DBusSignal(
             sender: field(sd_bus_message_get_sender(message)), path: field(sd_bus_message_get_path(message)),
             interface: field(sd_bus_message_get_interface(message)), member: field(sd_bus_message_get_member(message)),
-            arguments: arguments))
+            arguments: arguments)
+        if subscription.take?(signal) == true { return }
+        subscription.stream.yield(signal)
     }
 
     /// Removes a match (its stream ended); the bus daemon is told asynchronously.

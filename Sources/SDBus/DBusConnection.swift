@@ -6,7 +6,7 @@ import CSystemd
 /// when the last reference goes; when the bus goes away, pending calls fail with
 /// `DBusError.disconnected` and every signal and method-call stream finishes.
 public final class DBusConnection: Sendable {
-    private let loop: BusEventLoop
+    let loop: BusEventLoop
 
     /// The default timeout of a method call.
     public static let defaultTimeout: Duration = .seconds(25)
@@ -84,7 +84,13 @@ public final class DBusConnection: Sendable {
     /// Subscribes to the signals `rule` matches. The match is installed at the bus daemon when
     /// this returns, so a call made afterwards cannot race the signals it causes. The match is
     /// removed when the stream is dropped or its consumer stops.
-    public func signals(matching rule: DBusMatchRule) async throws(DBusError) -> AsyncStream<DBusSignal> {
+    ///
+    /// `take`, when given, sees each signal first, on the connection's loop thread as the signal
+    /// arrives, and handles the ones it returns true for: those skip the stream (and the task
+    /// hand-off it costs). It must be quick and must not block.
+    public func signals(
+        matching rule: DBusMatchRule, taking take: (@Sendable (DBusSignal) -> Bool)? = nil
+    ) async throws(DBusError) -> AsyncStream<DBusSignal> {
         let loop = loop
         let id = loop.makeIdentifier()
         let (stream, continuation) = AsyncStream<DBusSignal>.makeStream()
@@ -92,7 +98,7 @@ public final class DBusConnection: Sendable {
         let text = rule.description
         let installed = await withCheckedContinuation { (installed: CheckedContinuation<Result<Void, DBusError>, Never>) in
             let queued = loop.enqueue { loop in
-                loop.addMatch(id: id, rule: text, stream: continuation, installed: installed)
+                loop.addMatch(id: id, rule: text, stream: continuation, take: take, installed: installed)
             }
             if !queued {
                 continuation.finish()
@@ -168,7 +174,7 @@ public final class DBusConnection: Sendable {
     }
 
     /// Runs `job` on the loop thread and returns its result (`disconnected` once closed).
-    private func onLoop<T: Sendable>(_ job: @escaping @Sendable (BusEventLoop) -> Result<T, DBusError>) async throws(DBusError) -> T {
+    func onLoop<T: Sendable>(_ job: @escaping @Sendable (BusEventLoop) -> Result<T, DBusError>) async throws(DBusError) -> T {
         let loop = loop
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, DBusError>, Never>) in
             let queued = loop.enqueue { loop in continuation.resume(returning: job(loop)) }

@@ -4,7 +4,8 @@ import Timestamps
 /// The built-in mock chest strap: a seeded, realistic heart (see `HeartSimulator`) behind the
 /// same frames a BLE strap sends. On start it "connects" and answers the reads a real
 /// connection makes (Body Sensor Location, Device Name, Device Information, Battery Level),
-/// then notifies encoded Heart Rate Measurements `hz` times a second until cancelled. Its
+/// then notifies encoded Heart Rate Measurements `hz` times a second until cancelled (every
+/// mock on the one `MockClock` thread, each on its own schedule from its own start). Its
 /// battery starts at 95 % and loses 1 % every ten minutes, notified when it changes.
 public struct MockSensor: SensorBackend {
     /// How one mock strap behaves.
@@ -40,10 +41,10 @@ public struct MockSensor: SensorBackend {
     }
 
     public func run(into sink: FrameSink) async throws {
-        var simulator = HeartSimulator(settings: simulatorSettings)
+        let simulator = HeartSimulator(settings: simulatorSettings)
         let id = settings.id
         func frame(_ kind: FrameKind, _ characteristic: CharacteristicID? = nil, _ value: [UInt8] = []) -> SensorFrame {
-            SensorFrame(time: .now(), transport: .mock, device: id, kind: kind, characteristic: characteristic, value: value)
+            Self.frame(of: id, kind, characteristic, value)
         }
         sink.report(SensorStatus(transport: .mock, device: id, state: .connecting))
         sink.send(frame(.connected))
@@ -51,7 +52,7 @@ public struct MockSensor: SensorBackend {
         for (field, text) in deviceInformation {
             sink.send(frame(.read, field.characteristic, Array(text.utf8)))
         }
-        var battery = Self.batteryLevel(afterSeconds: 0)
+        let battery = Self.batteryLevel(afterSeconds: 0)
         sink.send(frame(.read, .batteryLevel, [battery]))
         sink.report(SensorStatus(transport: .mock, device: id, state: .streaming))
         defer {
@@ -59,31 +60,59 @@ public struct MockSensor: SensorBackend {
             sink.report(SensorStatus(transport: .mock, device: id, state: .stopped(reason: "the mock was stopped")))
         }
 
-        let clock = ContinuousClock()
-        let start = clock.now
-        let period = 1 / settings.hz
-        var tick = 0
-        while !Task.isCancelled {
+        try await MockClock.shared.run(
+            MockStrap(settings: settings, simulator: simulator, battery: battery, start: MockClock.now(), send: sink.send))
+    }
+
+    /// One running mock's schedule on the shared `MockClock`: its `tick`-th measurement is due
+    /// `tick` periods after `start` and reads the simulator at that elapsed time.
+    private final class MockStrap: MockClockEntry {
+        let settings: Settings
+        var simulator: HeartSimulator
+        var battery: UInt8
+        let start: UInt64
+        let send: (SensorFrame) -> Void
+        private let period: Double
+        private var tick = 1
+
+        init(settings: Settings, simulator: HeartSimulator, battery: UInt8, start: UInt64, send: @escaping (SensorFrame) -> Void) {
+            self.settings = settings
+            self.simulator = simulator
+            self.battery = battery
+            self.start = start
+            self.send = send
+            period = 1 / settings.hz
+        }
+
+        private var elapsed: Double { Double(tick) * period }
+
+        var due: UInt64 { start + UInt64(elapsed * 1e9) }
+
+        func fire() {
+            let elapsed = elapsed
             tick += 1
-            let elapsed = Double(tick) * period
-            do {
-                try await Task.sleep(until: start.advanced(by: .seconds(elapsed)), clock: clock)
-            } catch {
-                return  // cancelled: a clean stop
-            }
             let reading = simulator.reading(at: elapsed)
             let measurement = HeartRateMeasurement(
                 heartRate: reading.heartRate,
                 sensorContact: reading.contactDetected ? .detected : .notDetected,
                 energyExpended: reading.energyExpendedKJ,
                 rrIntervals: settings.emitsRRIntervals ? reading.rrIntervals : [])
-            sink.send(frame(.notify, .heartRateMeasurement, measurement.encoded()))
-            let level = Self.batteryLevel(afterSeconds: elapsed)
+            send(frame(.notify, .heartRateMeasurement, measurement.encoded()))
+            let level = MockSensor.batteryLevel(afterSeconds: elapsed)
             if level != battery {
                 battery = level
-                sink.send(frame(.notify, .batteryLevel, [battery]))
+                send(frame(.notify, .batteryLevel, [battery]))
             }
         }
+
+        private func frame(_ kind: FrameKind, _ characteristic: CharacteristicID, _ value: [UInt8]) -> SensorFrame {
+            MockSensor.frame(of: settings.id, kind, characteristic, value)
+        }
+    }
+
+    /// A frame of the mock `id`, stamped now.
+    static func frame(of id: SensorID, _ kind: FrameKind, _ characteristic: CharacteristicID?, _ value: [UInt8]) -> SensorFrame {
+        SensorFrame(time: .now(), transport: .mock, device: id, kind: kind, characteristic: characteristic, value: value)
     }
 
     /// The mock battery's level after running `seconds`.

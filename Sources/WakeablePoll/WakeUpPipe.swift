@@ -1,7 +1,7 @@
 @preconcurrency import Glibc
 
 /// A pipe that wakes a thread blocked in `poll(2)` on some descriptor: the way hrmd's reader
-/// threads (a serial port, an AcquireNotify socket, the udev monitor) learn that their
+/// threads (a serial port, the udev monitor, the HCI sockets) learn that their
 /// stream's consumer went away. ``signal()`` may be called from any thread, any number of
 /// times; the ends close when the last reference goes.
 public final class WakeUpPipe: Sendable {

@@ -135,6 +135,36 @@ struct BLEEndToEndTests {
         try await setup.stop(daemon)
     }
 
+    @Test("twenty straps, half through AcquireNotify and half through StartNotify: each stores exactly what it sent, in order")
+    func twentyStrapsBothNotifyPaths() async throws {
+        let addresses = (0..<20).map { String(format: "C0:FF:EE:00:00:%02X", $0) }
+        let devices = addresses.enumerated().map { index, address in
+            strap(address, index.isMultiple(of: 2) ? "" : #", "notify_acquired": false"#)
+        }
+        let setup = try await Setup(#"{"adapters": ["hci0"], "devices": [\#(devices.joined(separator: ", "))]}"#)
+        let daemon = try setup.startDaemon(["--sensor", "ble"])
+        try await setup.harness.eventually("all subscribed", limit: .seconds(60)) {
+            try await setup.fake.stats()["subscribed"] as? Int == addresses.count
+        }
+        /// The bpm of the `round`-th notification of strap `index`: distinct across straps and rounds.
+        func bpm(_ index: Int, _ round: Int) -> Int { 50 + index * 5 + round }
+        let rounds = 5
+        for round in 0..<rounds {
+            for (index, address) in addresses.enumerated() {
+                try await setup.fake.command("notify \(address) 00" + String(format: "%02X", bpm(index, round)))
+            }
+        }
+        try await setup.harness.eventually("every notification stored", limit: .seconds(30)) {
+            try await setup.harness.samples().count >= addresses.count * rounds
+        }
+        for (index, address) in addresses.enumerated() {
+            #expect(try await setup.values(of: address) == (0..<rounds).map { Double(bpm(index, $0)) }, "\(address)")
+        }
+        #expect(try await setup.harness.samples().count == addresses.count * rounds)
+        #expect(try await setup.fake.stats()["acquire_notify_calls"] as? Int == addresses.count / 2)
+        try await setup.stop(daemon)
+    }
+
     @Test("five drops and reconnects leak no descriptor and no match rule, and lose or repeat no sample")
     func reconnectsLeakNothing() async throws {
         let setup = try await Setup(scenario(strap(a)))

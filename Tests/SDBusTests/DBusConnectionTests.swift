@@ -110,6 +110,29 @@ struct DBusConnectionTests {
         #expect(read(pipe.read.rawValue, &byte, 1) == 1 && byte == UInt8(ascii: "x"))
     }
 
+    @Test func signalsTakenOnTheLoopThreadSkipTheStream() async throws {
+        let bus = try await PrivateBus()
+        let connection = try DBusConnection.connect(address: bus.address)
+        defer { connection.close() }
+        let (taken, takenContinuation) = AsyncStream<DBusSignal>.makeStream()
+        let received = try await connection.signals(matching: DBusMatchRule(interface: "org.example.Echo")) { signal in
+            guard signal.member == "Taken" else { return false }
+            takenContinuation.yield(signal)
+            return true
+        }
+        for member in ["Taken", "Left", "Taken", "Left"] {
+            try await connection.emitSignal(path: "/org/example", interface: "org.example.Echo", member: member, arguments: [.string(member)])
+        }
+        try await connection.emitSignal(path: "/org/example", interface: "org.example.Echo", member: "End")
+        var left: [String] = []
+        while let signal = await first(received), signal.member != "End" { left.append(signal.member) }
+        #expect(left == ["Left", "Left"])
+        takenContinuation.finish()
+        var takenMembers: [String] = []
+        for await signal in taken { takenMembers.append(signal.member) }
+        #expect(takenMembers == ["Taken", "Taken"])
+    }
+
     @Test func streamsFinishAndCallsFailWhenTheBusDies() async throws {
         let bus = try await PrivateBus()
         let connection = try DBusConnection.connect(address: bus.address)

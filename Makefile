@@ -46,7 +46,7 @@ INSTALLED := \
 	$(PREFIX)/share/zsh/site-functions/_hrmd $(PREFIX)/share/zsh/site-functions/_hrmctl \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish
 
-.PHONY: all deps build test check-service check-service-bus check-rules check-fake-bluez check-captures check-fuzz fuzz demo bench bench-service bench-ble release install uninstall clean
+.PHONY: all deps build test check-service check-service-bus check-rules check-fake-bluez check-captures check-fuzz fuzz soak demo bench bench-service bench-ble release install uninstall clean
 
 all: build
 
@@ -105,6 +105,15 @@ fuzz: deps
 ## check-fuzz: a short smoke of every fuzz target from its seeds (part of make test)
 check-fuzz:
 	bash Tests/Fuzz/fuzz.sh --runs 20000
+
+## soak: hrmd for SOAK_MINUTES (default 30) with 20 fake BLE straps dropping every few minutes and
+## bluetoothd restarted twice, then with 20 mock straps and hrmctl readers: memory and descriptors
+## each minute, and what was sent against what was stored (not part of make test)
+SOAK_MINUTES ?= 30
+soak: deps
+	$(SWIFT) build --build-tests
+	HRMD_SOAK_MINUTES=$(SOAK_MINUTES) timeout --kill-after=30 $$(( $(SOAK_MINUTES) * 2 * 60 + 600 )) \
+		$(SWIFT) test --skip-build --filter SoakEndToEndTests
 
 demo: build
 	@mkdir -p $(DEMO_DIR) && rm -f $(DEMO_STORE) $(DEMO_STORE)-wal $(DEMO_STORE)-shm

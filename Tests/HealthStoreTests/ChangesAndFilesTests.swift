@@ -85,11 +85,13 @@ struct ChangesAndFilesTests {
         }
         let garbage = directory.file("garbage.sqlite")
         try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: garbage))
-        #expect {
-            try HealthStore.open(path: garbage, mode: .existingOnly)
-        } throws: { error in
-            guard case .cannotOpen(_, let reason) = error as? HealthStoreError else { return false }
-            return reason.contains("not an hrmd store")
+        for mode in [HealthStore.OpenMode.existingOnly, .readOnly] {
+            #expect {
+                try HealthStore.open(path: garbage, mode: mode)
+            } throws: { error in
+                guard case .cannotOpen(_, let reason) = error as? HealthStoreError else { return false }
+                return reason.contains("not an hrmd store")
+            }
         }
     }
 
@@ -97,21 +99,8 @@ struct ChangesAndFilesTests {
     func upgradeFromV1() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("old.sqlite")
-        do {
-            let old = try DatabaseQueue(path: path)
-            try Schema.migrator.migrate(old, upTo: Schema.core)
-            try old.write { db in
-                try Schema.registerTypes(db)
-                try db.execute(sql: """
-                    INSERT INTO source (id, name) VALUES (1, 'hrmd');
-                    INSERT INTO device (id, localIdentifier, name) VALUES (1, 'AA:BB:CC:DD:EE:FF', 'old strap');
-                    INSERT INTO authorization (sourceId, typeId, shareStatus) VALUES (1, 1, 2);
-                    INSERT INTO sample (typeId, sourceId, deviceId, start, "end", value, sensorLocation)
-                        VALUES (1, 1, 1, 1795000000000000, 1795000000000000, 64, 1);
-                    """)
-            }
-            #expect(try old.read { try $0.columns(in: "sample") }.contains { $0.name == "syncIdentifier" } == false)
-        }
+        try Fixture.writeFirstSchemaStore(at: path)
+        #expect(try DatabaseQueue(path: path).read { try $0.columns(in: "sample") }.contains { $0.name == "syncIdentifier" } == false)
         let store = try HealthStore.open(path: path, mode: .existingOnly)
         let samples = try store.samples(SampleQuery(type: .heartRate))
         #expect(samples.count == 1)

@@ -3,7 +3,7 @@ import GRDB
 /// Puts the samples a save accepted into chunks. Per key and UTC hour, runs of one shape go
 /// into the hour's open chunk when it has that shape (merged in start order and rewritten
 /// whole: a chunk is small, and rewriting it at each flush is what keeps a live strap's
-/// latest samples on disk), the rest into new chunks of at most `SeriesBlobs.maximumCount`.
+/// latest samples on disk), the rest into new chunks, each closed where `ChunkBudget` says.
 struct ChunkPlacement {
     private struct Group: Hashable {
         var key: SeriesKey
@@ -47,58 +47,66 @@ struct ChunkPlacement {
         return shapes.count - 1
     }
 
-    /// Writes every sample added.
-    func write(_ db: Database) throws {
+    /// Writes every sample added; `budget` says where chunks close.
+    func write(budget: ChunkBudget, _ db: Database) throws {
         for (group, var samples) in groups {
             samples.sort { $0.start < $1.start }
             var runStart = 0
             for index in samples.indices where index == samples.count - 1 || samples[index + 1].shape != samples[runStart].shape {
-                try place(samples[runStart...index], key: group.key, hour: group.hour, db)
+                try place(samples[runStart...index], key: group.key, hour: group.hour, budget: budget, db)
                 runStart = index + 1
             }
         }
     }
 
+    /// The hour's open chunk that a run of `shape` extends.
+    private struct OpenChunk {
+        var id: Int64
+        /// Its first sample's start and gap flag as stored.
+        var firstStart: Int64
+        var firstGap: Bool
+        /// How many samples it holds when the run only adds after them (they are then the
+        /// merged points' first), else 0.
+        var unchangedPrefix: Int
+    }
+
     /// Writes one run of samples of one shape, in start order.
-    private func place(_ run: ArraySlice<Accepted>, key: SeriesKey, hour: Int64, _ db: Database) throws {
+    private func place(_ run: ArraySlice<Accepted>, key: SeriesKey, hour: Int64, budget: ChunkBudget, _ db: Database) throws {
         let shape = shapes[run[run.startIndex].shape]
         var points = SeriesPoints()
         points.reserveCapacity(run.count)
         for sample in run { points.append(start: sample.start, value: sample.value, anchor: sample.anchor, precededByGap: false) }
-        var rewritten: (id: Int64, firstStart: Int64, firstGap: Bool)?
-        if shape.sync == nil, let open = try SeriesLookup.openChunk(of: key, hour: hour, db), open.shape == shape,
-           open.summary.count < SeriesBlobs.maximumCount
+        var open: OpenChunk?
+        if shape.sync == nil, let row = try SeriesLookup.openChunk(of: key, hour: hour, db), row.shape == shape,
+           row.summary.count < SeriesBlobs.maximumCount
         {
-            let stored = try open.points()
-            rewritten = (open.id, stored.starts[0], stored.precededByGap[0])
+            let stored = try row.points()
+            let appends = points.starts[0] > stored.starts[stored.count - 1]
+            open = OpenChunk(id: row.id, firstStart: stored.starts[0], firstGap: stored.precededByGap[0], unchangedPrefix: appends ? stored.count : 0)
             points = Self.merge(stored, points)
         }
+        if shape.span == .beat { try Self.markGaps(&points, key: key, keeping: open, db) }
         var sliceStart = 0
         while sliceStart < points.count {
-            let sliceEnd = min(sliceStart + SeriesBlobs.maximumCount, points.count)
-            var slice = points.selecting(sliceStart..<sliceEnd)
-            if shape.span == .beat {
-                let previous: (start: Int64, value: Double)? = sliceStart > 0
-                    ? (points.starts[sliceStart - 1], points.values[sliceStart - 1]) : nil
-                try Self.markGaps(&slice, after: previous, key: key, keeping: sliceStart == 0 ? rewritten : nil, db)
+            let rowID = sliceStart == 0 ? open?.id : nil
+            let chunk = budget.longestChunk(of: points, from: sliceStart) { chunk in
+                SeriesTable.cellBytes(key: key, shape: shape, chunk: chunk, rowID: rowID)
             }
-            if sliceStart == 0, let rewritten {
-                try SeriesTable.rewrite(rewritten.id, points: slice, db)
+            if let rowID {
+                // The open chunk takes no new sample when it is full to its budget: it is left as it is.
+                if chunk.count != open?.unchangedPrefix { try SeriesTable.rewrite(rowID, chunk: chunk, db) }
             } else {
-                try SeriesTable.insert(key: key, shape: shape, points: slice, db)
+                try SeriesTable.insert(key: key, shape: shape, chunk: chunk, db)
             }
-            sliceStart = sliceEnd
+            sliceStart += chunk.count
         }
     }
 
-    /// Sets the gap flags of a heartbeat chunk: a beat is preceded by a gap when the interval
-    /// before it does not end where its own starts (`BeatInterval.follows`). The first beat is compared with
-    /// `previous`, else with the last beat stored before it, unless it is the unchanged first
-    /// beat of the chunk being rewritten (`keeping`), whose flag stays.
-    private static func markGaps(
-        _ points: inout SeriesPoints, after previous: (start: Int64, value: Double)?, key: SeriesKey,
-        keeping: (id: Int64, firstStart: Int64, firstGap: Bool)?, _ db: Database
-    ) throws {
+    /// Sets the gap flags of heartbeat samples: a beat is preceded by a gap when the interval
+    /// before it does not end where its own starts (`BeatInterval.follows`). The first beat is
+    /// compared with the last beat stored before it, unless it is the unchanged first beat of
+    /// the open chunk being extended (`keeping`), whose flag stays.
+    private static func markGaps(_ points: inout SeriesPoints, key: SeriesKey, keeping: OpenChunk?, _ db: Database) throws {
         for index in points.starts.indices.dropFirst() {
             points.precededByGap[index] = !ChunkShape.Span.adjacentBeats(
                 (points.starts[index - 1], points.values[index - 1]), (points.starts[index], points.values[index]))
@@ -106,7 +114,7 @@ struct ChunkPlacement {
         let first = (points.starts[0], points.values[0])
         if let keeping, keeping.firstStart == first.0 {
             points.precededByGap[0] = keeping.firstGap
-        } else if let previous = try previous ?? lastBeat(of: key, before: first.0, db) {
+        } else if let previous = try lastBeat(of: key, before: first.0, db) {
             points.precededByGap[0] = !ChunkShape.Span.adjacentBeats(previous, first)
         } else {
             points.precededByGap[0] = true

@@ -71,7 +71,7 @@ struct SampleWriter {
                 report.unchanged += 1
             }
         }
-        try placement.write(db)
+        try placement.write(budget: try ChunkBudget(db), db)
         try hours.write(db)
         try anchors.save(db)
     }

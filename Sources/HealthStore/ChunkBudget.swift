@@ -37,25 +37,34 @@ struct ChunkBudget {
 
     /// The longest run of `points` from index `start` (at most `SeriesBlobs.maximumCount`,
     /// at least one sample) whose row is within budget, encoded; `cellBytes` gives the size
-    /// of a chunk's row.
-    func longestChunk(of points: SeriesPoints, from start: Int, cellBytes: (EncodedChunk) -> Int) -> EncodedChunk {
-        let available = min(points.count - start, SeriesBlobs.maximumCount)
-        let whole = EncodedChunk(points.selecting(start..<start + available))
-        guard !admits(cellBytes: cellBytes(whole)) else { return whole }
-        // The encoded size grows with the count (almost always: each chunk picks its own codes),
-        // so a bisection finds the longest run that fits; `fitting` always fits or is one sample.
-        var fitting = EncodedChunk(points.selecting(start..<start + 1))
-        var (low, high) = (1, available)  // `low` samples fit (or are the least), `high` do not
-        while high - low > 1 {
-            let middle = (low + high) / 2
-            let candidate = EncodedChunk(points.selecting(start..<start + middle))
-            if admits(cellBytes: cellBytes(candidate)) {
-                (low, fitting) = (middle, candidate)
-            } else {
-                high = middle
-            }
+    /// of a chunk's row. The count tried first is all of them, or `hint` when fewer (the
+    /// count the chunk before closed at, say).
+    func longestChunk(of points: SeriesPoints, from start: Int, hint: Int? = nil, cellBytes: (EncodedChunk) -> Int) -> EncodedChunk {
+        func encoded(_ count: Int) -> (chunk: EncodedChunk, bytes: Int) {
+            let chunk = EncodedChunk(points.selecting(start..<start + count))
+            return (chunk, cellBytes(chunk))
         }
-        return fitting
+        let available = min(points.count - start, SeriesBlobs.maximumCount)
+        // The size grows about in proportion to the count (each chunk picks its own codes, so
+        // not exactly): the count that fits is searched between `low` (fits, or is the least)
+        // and `high` (does not), guessed from the bytes per sample of the last try, and
+        // halved instead whenever a guess did not halve the range.
+        var fitting: EncodedChunk?
+        var (low, high) = (1, available + 1)
+        var guess = min(hint ?? available, available)
+        while high - low > 1 {
+            let range = high - low
+            let count = min(max(guess, low + 1), high - 1)
+            let tried = encoded(count)
+            if admits(cellBytes: tried.bytes) {
+                (low, fitting) = (count, tried.chunk)
+                if count == available { break }
+            } else {
+                high = count
+            }
+            guess = 2 * (high - low) > range ? (low + high) / 2 : count * self.cellBytes / tried.bytes
+        }
+        return fitting ?? encoded(1).chunk
     }
 }
 

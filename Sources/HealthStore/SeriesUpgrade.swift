@@ -116,6 +116,8 @@ private struct ChunkBuilder {
     private var shape: ChunkShape?
     private var hour: Int64 = 0
     private var points = SeriesPoints()
+    /// How many samples the chunk written last took: likely as many as the next takes.
+    private var lastCount: Int?
     /// The key's previous beat, for the gap flags of heartbeat series.
     private var lastBeat: (start: Int64, value: Double)?
 
@@ -157,8 +159,11 @@ private struct ChunkBuilder {
     private mutating func writeChunk(_ db: Database) throws {
         guard let shape else { return }
         let key = key
-        let chunk = budget.longestChunk(of: points, from: 0) { SeriesTable.cellBytes(key: key, shape: shape, chunk: $0, rowID: nil) }
+        let chunk = budget.longestChunk(of: points, from: 0, hint: lastCount) {
+            SeriesTable.cellBytes(key: key, shape: shape, chunk: $0, rowID: nil)
+        }
         try SeriesTable.insert(key: key, shape: shape, chunk: chunk, db)
         points = points.selecting(chunk.count..<points.count)
+        lastCount = chunk.count
     }
 }

@@ -68,6 +68,35 @@ struct ChunkBudgetTests {
         #expect(computed == (try Self.storedPayload(store)))
     }
 
+    @Test("the longest chunk is the longest run that fits its budget, for pages of every size", arguments: [512, 1024, 4096, 65536])
+    func longestChunk(pageSize: Int) {
+        var random = SplitMix64(seed: UInt64(pageSize))
+        let budget = ChunkBudget(pageSize: pageSize)
+        let key = SeriesKey(typeID: 1, sourceID: 1, deviceID: 1)
+        let shape = ChunkShape(span: .fixed(0), sensorLocation: .chest, sensorContact: nil, extra: nil, sync: nil)
+        func cellBytes(_ chunk: EncodedChunk) -> Int { SeriesTable.cellBytes(key: key, shape: shape, chunk: chunk, rowID: nil) }
+        for round in 0..<20 {
+            // Steady, jittery and random times; whole and fractional values.
+            var points = SeriesPoints()
+            var time = Fixture.base.microsecondsSinceEpoch
+            for index in 0..<(600 + round) {
+                time += [250_000, 250_000 + Int64(random.next() % 60_001) - 30_000, Int64(random.next() % 1_000_000_000)][round % 3]
+                let value = round % 2 == 0 ? Double(60 + random.next() % 100) : Double(random.next() % 10_000) / 7
+                points.append(start: time, value: value, anchor: Int64(index * 20 + 1), precededByGap: false)
+            }
+            for start in [0, 1, 333] {
+                let chunk = budget.longestChunk(of: points, from: start, cellBytes: cellBytes)
+                let available = min(points.count - start, SeriesBlobs.maximumCount)
+                #expect(chunk.count >= 1 && chunk.count <= available)
+                #expect(chunk.count == 1 || budget.admits(cellBytes: cellBytes(chunk)))
+                if chunk.count < available {
+                    let longer = EncodedChunk(points.selecting(start..<start + chunk.count + 1))
+                    #expect(!budget.admits(cellBytes: cellBytes(longer)), "round \(round), page \(pageSize): \(chunk.count) of \(available)")
+                }
+            }
+        }
+    }
+
     @Test("a live stream's chunks close when their rows fill a quarter of a page, four to a page")
     func liveChunksFillPages() throws {
         let directory = try TemporaryDirectory()

@@ -15,10 +15,14 @@ public struct Heartbeat: Hashable, Sendable {
 /// Builds a heartbeat series chunk (`SeriesFormat`, kind `H`) beat by beat: the offsets as a
 /// tick column (delta of delta is the change of RR interval), the gap flags as a sparse list of
 /// beat indices or one bit per beat, whichever is smaller. Like `QuantitySeriesEncoder`, it
-/// keeps its beats and writes the chunk anew on each `encoded()`.
+/// keeps its beats and writes the chunk anew on each `encoded()`, or carries the chunk it
+/// wrote last on with `encodedAppending()` (a new gap in a chunk that lists its gaps, which
+/// changes the list before the offsets, makes it choose the codes anew).
 public struct HeartbeatSeriesEncoder: Sendable {
     private var offsets: [Int64] = []
     private var precededByGap: [Bool] = []
+    /// The chunk `encodedAppending()` wrote last, to carry on.
+    private var appending: AppendingBeats?
 
     /// An empty series.
     public init() {}
@@ -37,6 +41,9 @@ public struct HeartbeatSeriesEncoder: Sendable {
     /// The offset of the last beat; nil when empty.
     public var lastOffset: Int64? { offsets.last }
 
+    /// How many beats there were when `encodedAppending()` last chose its codes; nil before.
+    var plannedCount: Int? { appending?.plannedCount }
+
     /// Reserves room for `capacity` beats in all.
     public mutating func reserveCapacity(_ capacity: Int) {
         offsets.reserveCapacity(capacity)
@@ -47,6 +54,7 @@ public struct HeartbeatSeriesEncoder: Sendable {
     public mutating func removeAll() {
         offsets.removeAll(keepingCapacity: true)
         precededByGap.removeAll(keepingCapacity: true)
+        appending = nil
     }
 
     /// Adds a beat after the others (offsets should grow, but any round-trip).
@@ -60,11 +68,30 @@ public struct HeartbeatSeriesEncoder: Sendable {
         append(offset: beat.offset, precededByGap: beat.precededByGap)
     }
 
-    /// The chunk of all beats appended so far.
+    /// The chunk of all beats appended so far, in the codes that make it smallest.
     public func encoded() -> [UInt8] {
-        var writer = SeriesFormat.writer(for: .heartbeat, capacity: 16 + 2 * offsets.count)
-        writer.writeVarint(UInt64(offsets.count))
-        guard !offsets.isEmpty else { return writer.finished() }
+        var body = BitWriter(capacity: 16 + 2 * offsets.count)
+        _ = write(to: &body)
+        return SeriesFormat.chunk(of: .heartbeat, count: offsets.count, body: body)
+    }
+
+    /// The chunk of all beats appended so far, carried on from the one this method returned
+    /// last when the new beats fit its codes (see `QuantitySeriesEncoder.encodedAppending()`).
+    public mutating func encodedAppending() -> [UInt8] {
+        if var chunk = appending, offsets.count < 2 * chunk.plannedCount, chunk.carry(offsets, precededByGap) {
+            appending = chunk
+            return SeriesFormat.chunk(of: .heartbeat, count: offsets.count, body: chunk.body)
+        }
+        var body = BitWriter(capacity: 16 + 4 * offsets.count)
+        let state = write(to: &body)
+        appending = state.map { AppendingBeats(body: body, plannedCount: offsets.count, ticks: $0.ticks, flagEachBeat: $0.flagEachBeat) }
+        return SeriesFormat.chunk(of: .heartbeat, count: offsets.count, body: body)
+    }
+
+    /// Writes the bits after the count, in the codes that make them smallest; returns the
+    /// state after the last beat (nil for fewer than two).
+    private func write(to writer: inout BitWriter) -> (ticks: TickAppender, flagEachBeat: Bool)? {
+        guard !offsets.isEmpty else { return nil }
         let ticks = TickColumnPlan(offsets)
         let gapIndices = precededByGap.indices.filter { precededByGap[$0] }
         let listDeltas = zip([-1] + gapIndices, gapIndices).map { UInt64($1 - $0 - 1) }
@@ -83,6 +110,43 @@ public struct HeartbeatSeriesEncoder: Sendable {
             if flagEachBeat { writer.write(precededByGap[index]) }
             ticks.writeResidual(ofPoint: index, to: &writer)
         }
-        return writer.finished()
+        return offsets.count >= 2 ? (TickAppender(ticks, ticks: offsets), flagEachBeat) : nil
+    }
+}
+
+/// A written heartbeat chunk of at least two beats and its codes' state after the last: what
+/// `encodedAppending()` carries on.
+private struct AppendingBeats: Sendable {
+    /// The bits after the count.
+    var body: BitWriter
+    /// How many beats there were when the codes were chosen.
+    let plannedCount: Int
+    var ticks: TickAppender
+    /// Whether each beat has a flag bit (else the gaps are listed before the offsets).
+    let flagEachBeat: Bool
+    /// The beats written.
+    private(set) var written: Int
+
+    init(body: BitWriter, plannedCount: Int, ticks: TickAppender, flagEachBeat: Bool) {
+        (self.body, self.plannedCount, self.ticks, self.flagEachBeat, written) = (body, plannedCount, ticks, flagEachBeat, plannedCount)
+    }
+
+    /// Writes the beats from `written` on, when every one fits the codes (and, with a gap
+    /// list, none is preceded by a gap); otherwise changes nothing and returns false.
+    mutating func carry(_ offsets: [Int64], _ precededByGap: [Bool]) -> Bool {
+        var ticks = self.ticks
+        var residuals: [UInt64] = []
+        residuals.reserveCapacity(offsets.count - written)
+        for index in written..<offsets.count {
+            guard flagEachBeat || !precededByGap[index], let residual = ticks.residual(of: offsets[index]) else { return false }
+            ticks.advance(to: offsets[index], residual: residual)
+            residuals.append(residual)
+        }
+        for (offset, residual) in residuals.enumerated() {
+            if flagEachBeat { body.write(precededByGap[written + offset]) }
+            ticks.code.write(residual, to: &body)
+        }
+        (self.ticks, written) = (ticks, offsets.count)
+        return true
     }
 }

@@ -11,14 +11,20 @@ public struct QuantitySeriesPoint: Hashable, Sendable {
 
 /// Builds a quantity series chunk (`SeriesFormat`, kind `Q`) point by point.
 ///
-/// The encoder keeps its points (16 bytes each) and writes the whole chunk on each
-/// `encoded()`, choosing the value mode, scale, time predictor and residual codes for all of
-/// them: the open chunk of a store grows at every flush and is rewritten each time (some
-/// 40 µs for a thousand points), and a stored chunk is extended with `init(resuming:)`.
-/// Any times (equal, backwards, far apart) and any doubles round-trip exactly.
+/// The encoder keeps its points (16 bytes each). `encoded()` writes the whole chunk, choosing
+/// the value mode, scale, time predictor and residual codes for all of them (some 40 µs for
+/// a thousand points). `encodedAppending()` serves a chunk that grows a few points at a time,
+/// as a live strap's open chunk does at every flush: it carries the chunk it wrote last on with
+/// the codes chosen then, so each call costs about the new points (and a copy of the bytes),
+/// and chooses them anew, writing every point again, only when a new point does not fit them
+/// or the points have doubled since. Its chunks decode exactly as `encoded()`'s do and are a
+/// little larger at most. Any times (equal, backwards, far apart) and any doubles round-trip
+/// exactly; a stored chunk is extended with `init(resuming:)`.
 public struct QuantitySeriesEncoder: Sendable {
     private var times: [Int64] = []
     private var values: [Double] = []
+    /// The chunk `encodedAppending()` wrote last, to carry on.
+    private var appending: AppendingChunk?
 
     /// An empty chunk.
     public init() {}
@@ -38,6 +44,9 @@ public struct QuantitySeriesEncoder: Sendable {
     /// The time of the last point; nil when empty.
     public var lastTime: Int64? { times.last }
 
+    /// How many points there were when `encodedAppending()` last chose its codes; nil before.
+    var plannedCount: Int? { appending?.plannedCount }
+
     /// Reserves room for `capacity` points in all.
     public mutating func reserveCapacity(_ capacity: Int) {
         times.reserveCapacity(capacity)
@@ -54,13 +63,33 @@ public struct QuantitySeriesEncoder: Sendable {
     public mutating func removeAll() {
         times.removeAll(keepingCapacity: true)
         values.removeAll(keepingCapacity: true)
+        appending = nil
     }
 
-    /// The chunk of all points appended so far.
+    /// The chunk of all points appended so far, in the codes that make it smallest.
     public func encoded() -> [UInt8] {
-        var writer = SeriesFormat.writer(for: .quantity, capacity: 16 + 2 * times.count)
-        writer.writeVarint(UInt64(times.count))
-        guard let firstValue = values.first else { return writer.finished() }
+        var body = BitWriter(capacity: 16 + 2 * times.count)
+        _ = Self.write(times, values, to: &body)
+        return SeriesFormat.chunk(of: .quantity, count: times.count, body: body)
+    }
+
+    /// The chunk of all points appended so far, carried on from the one this method returned
+    /// last when the new points fit its codes (see the type's description).
+    public mutating func encodedAppending() -> [UInt8] {
+        if var chunk = appending, times.count < 2 * chunk.plannedCount, chunk.carry(times, values) {
+            appending = chunk
+            return SeriesFormat.chunk(of: .quantity, count: times.count, body: chunk.body)
+        }
+        var body = BitWriter(capacity: 16 + 4 * times.count)
+        let state = Self.write(times, values, to: &body)
+        appending = state.map { AppendingChunk(body: body, plannedCount: times.count, ticks: $0.ticks, values: $0.values) }
+        return SeriesFormat.chunk(of: .quantity, count: times.count, body: body)
+    }
+
+    /// Writes the bits after the count for `times` and `values`, in the codes that make them
+    /// smallest; returns the codes' state after the last point (nil for fewer than two).
+    private static func write(_ times: [Int64], _ values: [Double], to writer: inout BitWriter) -> (ticks: TickAppender, values: ValueAppender)? {
+        guard let firstValue = values.first else { return nil }
         let ticks = TickColumnPlan(times)
         let scaled = ScaledIntegerPlan(values).flatMap { plan in
             plan.bitCount <= 64 + FloatXORState.bitCount(of: values.dropFirst(), after: firstValue) ? plan : nil
@@ -75,6 +104,61 @@ public struct QuantitySeriesEncoder: Sendable {
             ticks.writeResidual(ofPoint: index, to: &writer)
             if let scaled { scaled.writeValue(ofPoint: index, to: &writer) } else { xor.write(values[index], to: &writer) }
         }
-        return writer.finished()
+        guard times.count >= 2 else { return nil }
+        let valueState: ValueAppender = scaled.map { .scaled(ScaledIntegerAppender($0, lastValue: values[values.count - 1])) } ?? .xor(xor)
+        return (TickAppender(ticks, ticks: times), valueState)
+    }
+}
+
+/// How the values after a chunk's last go on.
+private enum ValueAppender: Sendable {
+    case scaled(ScaledIntegerAppender)
+    case xor(FloatXORWriter)
+}
+
+/// A written chunk of at least two points and its codes' state after the last: what
+/// `encodedAppending()` carries on.
+private struct AppendingChunk: Sendable {
+    /// The bits after the count.
+    var body: BitWriter
+    /// How many points there were when the codes were chosen.
+    let plannedCount: Int
+    var ticks: TickAppender
+    var values: ValueAppender
+    /// The points written.
+    private(set) var written: Int
+
+    init(body: BitWriter, plannedCount: Int, ticks: TickAppender, values: ValueAppender) {
+        (self.body, self.plannedCount, self.ticks, self.values, written) = (body, plannedCount, ticks, values, plannedCount)
+    }
+
+    /// Writes the points from `written` on, when every one fits the codes; otherwise changes
+    /// nothing and returns false.
+    mutating func carry(_ times: [Int64], _ values: [Double]) -> Bool {
+        var ticks = self.ticks, valueState = self.values
+        var residuals: [(time: UInt64, value: UInt64)] = []
+        residuals.reserveCapacity(times.count - written)
+        for index in written..<times.count {
+            guard let time = ticks.residual(of: times[index]) else { return false }
+            ticks.advance(to: times[index], residual: time)
+            var value: UInt64 = 0
+            if case .scaled(var scaled) = valueState {
+                guard let next = scaled.residual(of: values[index]) else { return false }
+                scaled.advance(to: next.integer)
+                (value, valueState) = (next.residual, .scaled(scaled))
+            }
+            residuals.append((time, value))
+        }
+        for (offset, residual) in residuals.enumerated() {
+            self.ticks.code.write(residual.time, to: &body)
+            switch valueState {
+            case .scaled(let scaled): scaled.code.write(residual.value, to: &body)
+            case .xor(var xor):
+                xor.write(values[written + offset], to: &body)
+                valueState = .xor(xor)
+            }
+        }
+        (self.ticks, self.values, written) = (ticks, valueState, times.count)
+        return true
     }
 }

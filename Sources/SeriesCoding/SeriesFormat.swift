@@ -85,9 +85,14 @@
 ///
 /// ## Appending
 ///
-/// The format is not appendable in place: the value mode, scale, predictor and code widths
-/// are chosen for the whole chunk. Encoders keep their points and write the chunk anew on
-/// each `encoded()` (some 40 µs for a thousand points); to extend a stored chunk,
+/// The value mode, scale, predictor and code widths are chosen for the whole chunk, and the
+/// count leads it; but the count is whole bytes and the points come last, so a chunk grows by
+/// writing the count anew and the new points' bits after the others, in the codes already
+/// chosen, as long as those hold them (a residual no wider than the widest bucket, a value
+/// the scale represents, no new gap in a gap list). Encoders keep their points: `encoded()`
+/// chooses the codes for all of them and writes the chunk anew (some 40 µs for a thousand
+/// points); `encodedAppending()` carries the chunk it wrote last on that way, choosing anew
+/// only when the new points do not fit or have doubled the count. To extend a stored chunk,
 /// `init(resuming:)` decodes it back into an encoder, which costs about as much as reading it.
 public enum SeriesFormat {
     /// The format version this code writes.
@@ -109,6 +114,14 @@ public enum SeriesFormat {
     /// A writer positioned after the version and kind bytes.
     static func writer(for kind: Kind, capacity: Int) -> BitWriter {
         BitWriter(prefix: [version, kind.rawValue], capacity: capacity)
+    }
+
+    /// A whole chunk: the version and kind bytes, the count, and `body`, the bits after it
+    /// (the count is whole bytes, so the body starts on a byte).
+    static func chunk(of kind: Kind, count: Int, body: BitWriter) -> [UInt8] {
+        var writer = BitWriter(prefix: [version, kind.rawValue], capacity: 12 + body.bitCount / 8 + 1)
+        writer.writeVarint(UInt64(count))
+        return writer.finished() + body.finished()
     }
 
     /// Checks the version and kind bytes and reads the point count; the reader is left just

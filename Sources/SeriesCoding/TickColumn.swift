@@ -166,6 +166,49 @@ struct TickColumnPlan {
     }
 }
 
+/// Carries a planned time column on past the points it was planned for: the residual of each
+/// further time under the plan's predictor and code, while the code holds it.
+struct TickAppender: Sendable {
+    let code: ResidualCode
+    private let predictor: TickPredictor
+    private let reference: Int64
+    /// The time written last, and the delta before it.
+    private var last: Int64
+    private var lastDelta: Int64
+    private var grid: TickGrid
+
+    /// The state after the `ticks` that `plan` (of at least two points) was made for.
+    init(_ plan: TickColumnPlan, ticks: [Int64]) {
+        code = plan.code ?? .oneBit
+        predictor = plan.predictor
+        reference = plan.referenceDelta
+        last = ticks[ticks.count - 1]
+        lastDelta = last &- ticks[ticks.count - 2]
+        grid = TickGrid(period: predictor == .grid ? reference : 1, first: ticks[0], phase: plan.gridPhase)
+        if predictor == .grid {
+            for time in ticks.dropFirst() { grid.advance(to: time, residual: time &- grid.prediction) }
+        }
+    }
+
+    /// The zigzag-mapped residual of `time` as the next point; nil when the code cannot hold it.
+    func residual(of time: Int64) -> UInt64? {
+        let residual = switch predictor {
+        case .previousDelta: time &- last &- lastDelta
+        case .referenceDelta: time &- last &- reference
+        case .grid: time &- grid.prediction
+        }
+        let zigzag = ZigZag.encode(residual)
+        return code.holds(zigzag) ? zigzag : nil
+    }
+
+    /// Moves on past `time`, written with `residual`.
+    mutating func advance(to time: Int64, residual: UInt64) {
+        if predictor == .grid { grid.advance(to: time, residual: ZigZag.decode(residual)) }
+        lastDelta = time &- last
+        last = time
+    }
+}
+
 /// Reads back the ticks a `TickColumnPlan` wrote, one point at a time.
 struct TickColumnReader: Sendable {
     /// The tick of the point read last.

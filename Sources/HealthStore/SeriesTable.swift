@@ -71,16 +71,25 @@ struct EncodedChunk {
     /// In the order of `SeriesTable.sampleColumns`.
     let values: [DatabaseValue]
 
+    /// The columns of a chunk of `count` samples starting from `first` to `last`, whose
+    /// anchors lie in `anchors`, with its blobs.
+    init(count: Int, first: Int64, last: Int64, summary: SeriesSummary, anchors: ClosedRange<Int64>, tick: Int64, points: [UInt8], anchorsBlob: [UInt8]) {
+        self.count = count
+        values = [
+            first.databaseValue, last.databaseValue, summary.count.databaseValue, summary.minimum.databaseValue,
+            summary.maximum.databaseValue, summary.sum.databaseValue, anchors.lowerBound.databaseValue,
+            anchors.upperBound.databaseValue, tick.databaseValue, Data(points).databaseValue, Data(anchorsBlob).databaseValue,
+        ]
+    }
+
+    /// The columns of a chunk of `points` (at least one), encoded in the codes that make it
+    /// smallest.
     init(_ points: SeriesPoints) {
         let tick = SeriesBlobs.tick(for: points.starts)
-        let summary = points.summary
-        count = points.count
-        values = [
-            points.starts.first.databaseValue, points.starts.last.databaseValue, summary.count.databaseValue,
-            summary.minimum.databaseValue, summary.maximum.databaseValue, summary.sum.databaseValue,
-            points.anchors.min().databaseValue, points.anchors.max().databaseValue, tick.databaseValue,
-            Data(SeriesBlobs.encodePoints(points, tick: tick)).databaseValue, Data(SeriesBlobs.encodeAnchors(points)).databaseValue,
-        ]
+        self.init(
+            count: points.count, first: points.starts[0], last: points.starts[points.count - 1], summary: points.summary,
+            anchors: (points.anchors.min() ?? 0)...(points.anchors.max() ?? 0), tick: tick,
+            points: SeriesBlobs.encodePoints(points, tick: tick), anchorsBlob: SeriesBlobs.encodeAnchors(points))
     }
 }
 
@@ -116,6 +125,21 @@ enum SeriesTable {
             UPDATE series SET \(sampleColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?
             """)
         try statement.execute(arguments: StatementArguments(chunk.values + [id.databaseValue]))
+    }
+
+    /// The columns that change when samples are added after a chunk's others, with anchors
+    /// after theirs, in the same ticks: its first start, first anchor and tick stay. An update
+    /// that leaves `start` alone leaves index `seriesByTime` alone too.
+    private static let appendedColumns = ["last", "count", "minimum", "maximum", "sum", "lastAnchor", "points", "anchors"]
+    private static let appendedIndices = appendedColumns.compactMap { sampleColumns.firstIndex(of: $0) }
+
+    /// Replaces the samples of chunk `id` with those of `chunk`, which holds them and more
+    /// after them (with anchors after theirs, in the same ticks).
+    static func rewriteAppended(_ id: Int64, chunk: EncodedChunk, _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
+            UPDATE series SET \(appendedColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?
+            """)
+        try statement.execute(arguments: StatementArguments(appendedIndices.map { chunk.values[$0] } + [id.databaseValue]))
     }
 
     /// Replaces the samples of chunk `id` (same key and shape) with `points`, or deletes the

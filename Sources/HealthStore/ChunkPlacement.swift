@@ -73,8 +73,9 @@ struct ChunkPlacement {
     /// Writes one run of samples of one shape, in start order.
     private func place(_ run: ArraySlice<Accepted>, in group: SeriesGroup, budget: ChunkBudget, _ cache: inout WriteCache.Contents, _ db: Database) throws {
         let shape = shapes[run[run.startIndex].shape]
-        if shape.sync == nil, var open = cache.openChunks[group], open.shape == shape, open.takes(start: run[run.startIndex].start),
-           open.points.count + run.count <= SeriesBlobs.maximumCount, run.allSatisfy({ $0.start % open.tick == 0 })
+        // Taken out of the cache before it grows, so that its arrays grow in place.
+        if shape.sync == nil, cache.openChunk(of: group)?.takes(run.lazy.map(\.start), shape: shape) == true,
+           var open = cache.takeOpenChunk(of: group)
         {
             let extended = Extended(
                 id: open.id, firstStart: open.points.starts[0], firstGap: open.points.precededByGap[0], unchangedPrefix: open.points.count)
@@ -86,7 +87,7 @@ struct ChunkPlacement {
             let chunk = open.encoded()
             if budget.admits(cellBytes: SeriesTable.cellBytes(key: group.key, shape: shape, chunk: chunk, rowID: open.id)) {
                 try SeriesTable.rewriteAppended(open.id, chunk: chunk, db)
-                cache.openChunks[group] = open
+                cache.remember(open)
             } else {
                 try write(open.points, of: shape, in: group, extending: extended, after: nil, budget: budget, &cache, db)
             }
@@ -137,9 +138,9 @@ struct ChunkPlacement {
         let appended = (extended?.unchangedPrefix ?? 0) > 0
         let startsAfter = extended == nil && openStart.map { points.starts[0] > $0 } == true
         if let last, appended || startsAfter {
-            cache.openChunks[group] = OpenChunk(id: last.id, shape: shape, points: points.selecting(last.range))
+            cache.remember(OpenChunk(id: last.id, of: group, shape: shape, points: points.selecting(last.range)))
         } else {
-            cache.openChunks[group] = nil
+            cache.forgetOpenChunk(of: group)
         }
     }
 

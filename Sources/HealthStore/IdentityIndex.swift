@@ -78,7 +78,7 @@ struct IdentityIndex {
         var claims = try take(group, &cache, db)
         let claimed = claims.claim(start)
         recent = (group, claims)
-        if claimed { cache.latestStarts[group] = max(cache.latestStarts[group] ?? start, start) }
+        if claimed { cache.noteStored(start, in: group) }
         return claimed
     }
 
@@ -112,8 +112,8 @@ struct IdentityIndex {
     private mutating func storedStarts(of group: Group, _ cache: inout WriteCache.Contents, _ db: Database) throws -> Set<Int64> {
         parkExpected()
         let range = ranges[group] ?? (Int64.min, Int64.max)
-        let latest = try cache.latestStarts[group] ?? SeriesLookup.latestStart(of: group.key, hour: group.hour, db) ?? .min
-        cache.latestStarts[group] = latest
+        let latest = try cache.latestStart(of: group) ?? SeriesLookup.latestStart(of: group.key, hour: group.hour, db) ?? .min
+        cache.noteStored(latest, in: group)
         guard range.low <= latest else { return [] }
         var starts = Set<Int64>()
         for row in try SeriesLookup.chunks(of: group.key, hour: group.hour, holdingStartsIn: range.low, range.high, db) {

@@ -78,7 +78,8 @@ public struct HeartbeatSeriesEncoder: Sendable {
     /// The chunk of all beats appended so far, carried on from the one this method returned
     /// last when the new beats fit its codes (see `QuantitySeriesEncoder.encodedAppending()`).
     public mutating func encodedAppending() -> [UInt8] {
-        if var chunk = appending, offsets.count < 2 * chunk.plannedCount, chunk.carry(offsets, precededByGap) {
+        // Taken out, so that its bytes grow in place.
+        if var chunk = appending.take(), offsets.count < 2 * chunk.plannedCount, chunk.carry(offsets, precededByGap) {
             appending = chunk
             return SeriesFormat.chunk(of: .heartbeat, count: offsets.count, body: chunk.body)
         }

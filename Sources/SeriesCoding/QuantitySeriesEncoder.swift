@@ -76,7 +76,8 @@ public struct QuantitySeriesEncoder: Sendable {
     /// The chunk of all points appended so far, carried on from the one this method returned
     /// last when the new points fit its codes (see the type's description).
     public mutating func encodedAppending() -> [UInt8] {
-        if var chunk = appending, times.count < 2 * chunk.plannedCount, chunk.carry(times, values) {
+        // Taken out, so that its bytes grow in place.
+        if var chunk = appending.take(), times.count < 2 * chunk.plannedCount, chunk.carry(times, values) {
             appending = chunk
             return SeriesFormat.chunk(of: .quantity, count: times.count, body: chunk.body)
         }

@@ -131,6 +131,21 @@ struct WriteCacheTests {
         #expect(try Self.stored(store).count == kept.count + next.count + lost.count)
     }
 
+    @Test("a stream of hours remembers one open chunk and one latest start per strap and type")
+    func boundedMemory() throws {
+        let store = try Fixture.authorizedStore()
+        let base = Fixture.base.microsecondsSinceEpoch
+        for flush in 0..<(12 * 36) {
+            // Two straps' heart rates and one strap's beats, 100 s a flush: twelve hours.
+            let time = base + Int64(flush) * 100_000_000
+            let batch = try [Self.heartRate(70, at: time), Self.heartRate(71, at: time, strap: 1), Self.beat(800, at: time)]
+            #expect(try store.save(batch, from: Fixture.hrmd).stored == 3)
+            let remembered = store.writeCache.rememberedCounts
+            #expect(remembered.openChunks <= 3 && remembered.latestStarts <= 3)
+        }
+        #expect(try Self.stored(store).count == 2 * 12 * 36)
+    }
+
     @Test("a live stream with late, repeated and relocated samples, across chunks and hours, reads back as saved",
           arguments: [1, 2, 3] as [UInt64])
     func liveStream(seed: UInt64) throws {

@@ -22,7 +22,7 @@ public struct HeartbeatSeriesEncoder: Sendable {
     private var offsets: [Int64] = []
     private var precededByGap: [Bool] = []
     /// The chunk `encodedAppending()` wrote last, to carry on.
-    private var appending: AppendingBeats?
+    private var appending: CarriedChunk<HeartbeatColumns>?
 
     /// An empty series.
     public init() {}
@@ -71,27 +71,22 @@ public struct HeartbeatSeriesEncoder: Sendable {
     /// The chunk of all beats appended so far, in the codes that make it smallest.
     public func encoded() -> [UInt8] {
         var body = BitWriter(capacity: 16 + 2 * offsets.count)
-        _ = write(to: &body)
+        _ = Self.write(offsets, precededByGap, to: &body)
         return SeriesFormat.chunk(of: .heartbeat, count: offsets.count, body: body)
     }
 
     /// The chunk of all beats appended so far, carried on from the one this method returned
     /// last when the new beats fit its codes (see `QuantitySeriesEncoder.encodedAppending()`).
     public mutating func encodedAppending() -> [UInt8] {
-        // Taken out, so that its bytes grow in place.
-        if var chunk = appending.take(), offsets.count < 2 * chunk.plannedCount, chunk.carry(offsets, precededByGap) {
-            appending = chunk
-            return SeriesFormat.chunk(of: .heartbeat, count: offsets.count, body: chunk.body)
+        let (offsets, precededByGap) = (offsets, precededByGap)
+        return CarriedChunk.encoded(carrying: &appending, (offsets, precededByGap), count: offsets.count, kind: .heartbeat) { body in
+            Self.write(offsets, precededByGap, to: &body)
         }
-        var body = BitWriter(capacity: 16 + 4 * offsets.count)
-        let state = write(to: &body)
-        appending = state.map { AppendingBeats(body: body, plannedCount: offsets.count, ticks: $0.ticks, flagEachBeat: $0.flagEachBeat) }
-        return SeriesFormat.chunk(of: .heartbeat, count: offsets.count, body: body)
     }
 
     /// Writes the bits after the count, in the codes that make them smallest; returns the
     /// state after the last beat (nil for fewer than two).
-    private func write(to writer: inout BitWriter) -> (ticks: TickAppender, flagEachBeat: Bool)? {
+    private static func write(_ offsets: [Int64], _ precededByGap: [Bool], to writer: inout BitWriter) -> HeartbeatColumns? {
         guard !offsets.isEmpty else { return nil }
         let ticks = TickColumnPlan(offsets)
         let gapIndices = precededByGap.indices.filter { precededByGap[$0] }
@@ -111,43 +106,26 @@ public struct HeartbeatSeriesEncoder: Sendable {
             if flagEachBeat { writer.write(precededByGap[index]) }
             ticks.writeResidual(ofPoint: index, to: &writer)
         }
-        return offsets.count >= 2 ? (TickAppender(ticks, ticks: offsets), flagEachBeat) : nil
+        return offsets.count >= 2 ? HeartbeatColumns(ticks: TickAppender(ticks, ticks: offsets), flagEachBeat: flagEachBeat) : nil
     }
 }
 
-/// A written heartbeat chunk of at least two beats and its codes' state after the last: what
-/// `encodedAppending()` carries on.
-private struct AppendingBeats: Sendable {
-    /// The bits after the count.
-    var body: BitWriter
-    /// How many beats there were when the codes were chosen.
-    let plannedCount: Int
+/// A heartbeat chunk's gap flags and offsets, carried on: a gap list is written before the
+/// offsets, so a new gap does not fit it.
+private struct HeartbeatColumns: CarriedColumns {
     var ticks: TickAppender
     /// Whether each beat has a flag bit (else the gaps are listed before the offsets).
     let flagEachBeat: Bool
-    /// The beats written.
-    private(set) var written: Int
 
-    init(body: BitWriter, plannedCount: Int, ticks: TickAppender, flagEachBeat: Bool) {
-        (self.body, self.plannedCount, self.ticks, self.flagEachBeat, written) = (body, plannedCount, ticks, flagEachBeat, plannedCount)
+    mutating func prepare(_ beats: (offsets: [Int64], precededByGap: [Bool]), at index: Int) -> UInt64? {
+        guard flagEachBeat || !beats.precededByGap[index], let residual = ticks.residual(of: beats.offsets[index]) else { return nil }
+        ticks.advance(to: beats.offsets[index], residual: residual)
+        return residual
     }
 
-    /// Writes the beats from `written` on, when every one fits the codes (and, with a gap
-    /// list, none is preceded by a gap); otherwise changes nothing and returns false.
-    mutating func carry(_ offsets: [Int64], _ precededByGap: [Bool]) -> Bool {
-        var ticks = self.ticks
-        var residuals: [UInt64] = []
-        residuals.reserveCapacity(offsets.count - written)
-        for index in written..<offsets.count {
-            guard flagEachBeat || !precededByGap[index], let residual = ticks.residual(of: offsets[index]) else { return false }
-            ticks.advance(to: offsets[index], residual: residual)
-            residuals.append(residual)
-        }
-        for (offset, residual) in residuals.enumerated() {
-            if flagEachBeat { body.write(precededByGap[written + offset]) }
-            ticks.code.write(residual, to: &body)
-        }
-        (self.ticks, written) = (ticks, offsets.count)
-        return true
+    mutating func write(_ residual: UInt64, of beats: (offsets: [Int64], precededByGap: [Bool]), at index: Int, to writer: inout BitWriter) {
+        if flagEachBeat { writer.write(beats.precededByGap[index]) }
+        ticks.code.write(residual, to: &writer)
+        ticks.advance(to: beats.offsets[index], residual: residual)
     }
 }

@@ -24,7 +24,7 @@ public struct QuantitySeriesEncoder: Sendable {
     private var times: [Int64] = []
     private var values: [Double] = []
     /// The chunk `encodedAppending()` wrote last, to carry on.
-    private var appending: AppendingChunk?
+    private var appending: CarriedChunk<QuantityColumns>?
 
     /// An empty chunk.
     public init() {}
@@ -76,20 +76,15 @@ public struct QuantitySeriesEncoder: Sendable {
     /// The chunk of all points appended so far, carried on from the one this method returned
     /// last when the new points fit its codes (see the type's description).
     public mutating func encodedAppending() -> [UInt8] {
-        // Taken out, so that its bytes grow in place.
-        if var chunk = appending.take(), times.count < 2 * chunk.plannedCount, chunk.carry(times, values) {
-            appending = chunk
-            return SeriesFormat.chunk(of: .quantity, count: times.count, body: chunk.body)
+        let (times, values) = (times, values)
+        return CarriedChunk.encoded(carrying: &appending, (times, values), count: times.count, kind: .quantity) { body in
+            Self.write(times, values, to: &body)
         }
-        var body = BitWriter(capacity: 16 + 4 * times.count)
-        let state = Self.write(times, values, to: &body)
-        appending = state.map { AppendingChunk(body: body, plannedCount: times.count, ticks: $0.ticks, values: $0.values) }
-        return SeriesFormat.chunk(of: .quantity, count: times.count, body: body)
     }
 
     /// Writes the bits after the count for `times` and `values`, in the codes that make them
     /// smallest; returns the codes' state after the last point (nil for fewer than two).
-    private static func write(_ times: [Int64], _ values: [Double], to writer: inout BitWriter) -> (ticks: TickAppender, values: ValueAppender)? {
+    private static func write(_ times: [Int64], _ values: [Double], to writer: inout BitWriter) -> QuantityColumns? {
         guard let firstValue = values.first else { return nil }
         let ticks = TickColumnPlan(times)
         let scaled = ScaledIntegerPlan(values).flatMap { plan in
@@ -106,60 +101,52 @@ public struct QuantitySeriesEncoder: Sendable {
             if let scaled { scaled.writeValue(ofPoint: index, to: &writer) } else { xor.write(values[index], to: &writer) }
         }
         guard times.count >= 2 else { return nil }
-        let valueState: ValueAppender = scaled.map { .scaled(ScaledIntegerAppender($0, lastValue: values[values.count - 1])) } ?? .xor(xor)
-        return (TickAppender(ticks, ticks: times), valueState)
+        let valueState: QuantityColumns.Values = scaled.map { .scaled(ScaledIntegerAppender($0, lastValue: values[values.count - 1])) } ?? .xor(xor)
+        return QuantityColumns(ticks: TickAppender(ticks, ticks: times), values: valueState)
     }
 }
 
-/// How the values after a chunk's last go on.
-private enum ValueAppender: Sendable {
-    case scaled(ScaledIntegerAppender)
-    case xor(FloatXORWriter)
-}
+/// A quantity chunk's time and value columns, carried on.
+private struct QuantityColumns: CarriedColumns {
+    /// How the values after the last go on.
+    enum Values: Sendable {
+        case scaled(ScaledIntegerAppender)
+        case xor(FloatXORWriter)
+    }
 
-/// A written chunk of at least two points and its codes' state after the last: what
-/// `encodedAppending()` carries on.
-private struct AppendingChunk: Sendable {
-    /// The bits after the count.
-    var body: BitWriter
-    /// How many points there were when the codes were chosen.
-    let plannedCount: Int
     var ticks: TickAppender
-    var values: ValueAppender
-    /// The points written.
-    private(set) var written: Int
+    var values: Values
 
-    init(body: BitWriter, plannedCount: Int, ticks: TickAppender, values: ValueAppender) {
-        (self.body, self.plannedCount, self.ticks, self.values, written) = (body, plannedCount, ticks, values, plannedCount)
+    mutating func prepare(_ points: (times: [Int64], values: [Double]), at index: Int) -> (time: UInt64, value: UInt64, integer: Int64)? {
+        guard let time = ticks.residual(of: points.times[index]) else { return nil }
+        var bits = (time: time, value: UInt64(0), integer: Int64(0))
+        if case .scaled(let scaled) = values {
+            guard let value = scaled.residual(of: points.values[index]) else { return nil }
+            (bits.value, bits.integer) = (value.residual, value.integer)
+        }
+        advance(past: bits, of: points, at: index)
+        return bits
     }
 
-    /// Writes the points from `written` on, when every one fits the codes; otherwise changes
-    /// nothing and returns false.
-    mutating func carry(_ times: [Int64], _ values: [Double]) -> Bool {
-        var ticks = self.ticks, valueState = self.values
-        var residuals: [(time: UInt64, value: UInt64)] = []
-        residuals.reserveCapacity(times.count - written)
-        for index in written..<times.count {
-            guard let time = ticks.residual(of: times[index]) else { return false }
-            ticks.advance(to: times[index], residual: time)
-            var value: UInt64 = 0
-            if case .scaled(var scaled) = valueState {
-                guard let next = scaled.residual(of: values[index]) else { return false }
-                scaled.advance(to: next.integer)
-                (value, valueState) = (next.residual, .scaled(scaled))
-            }
-            residuals.append((time, value))
+    mutating func write(
+        _ pending: (time: UInt64, value: UInt64, integer: Int64), of points: (times: [Int64], values: [Double]), at index: Int,
+        to writer: inout BitWriter
+    ) {
+        ticks.code.write(pending.time, to: &writer)
+        switch values {
+        case .scaled(let scaled): scaled.code.write(pending.value, to: &writer)
+        case .xor(var xor):
+            xor.write(points.values[index], to: &writer)
+            values = .xor(xor)
         }
-        for (offset, residual) in residuals.enumerated() {
-            self.ticks.code.write(residual.time, to: &body)
-            switch valueState {
-            case .scaled(let scaled): scaled.code.write(residual.value, to: &body)
-            case .xor(var xor):
-                xor.write(values[written + offset], to: &body)
-                valueState = .xor(xor)
-            }
+        advance(past: pending, of: points, at: index)
+    }
+
+    private mutating func advance(past bits: (time: UInt64, value: UInt64, integer: Int64), of points: (times: [Int64], values: [Double]), at index: Int) {
+        ticks.advance(to: points.times[index], residual: bits.time)
+        if case .scaled(var scaled) = values {
+            scaled.advance(to: bits.integer)
+            values = .scaled(scaled)
         }
-        (self.ticks, self.values, written) = (ticks, valueState, times.count)
-        return true
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HealthUnits
 import Testing
+import TestSupport
 import Timestamps
 
 @testable import HealthStore
@@ -30,16 +31,7 @@ struct StoredFormatTests {
         ]
     }
 
-    private static func bytes(_ hex: String) -> Data {
-        var bytes: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
-            index = next
-        }
-        return Data(bytes)
-    }
+    private static func bytes(_ hex: String) -> Data { Data([UInt8](hex: hex)) }
 
     @Test("a chunk of format version 1 reads as written, and a save extends it in the current version")
     func formatOneChunk() throws {

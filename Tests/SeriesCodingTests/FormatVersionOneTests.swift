@@ -1,4 +1,5 @@
 @testable import SeriesCoding
+import TestSupport
 import Testing
 
 /// Chunks in format version 1, as the version 1 encoder wrote them (into the stores of hrmd
@@ -55,16 +56,7 @@ struct FormatVersionOneTests {
             "014818b207fc41b060e37b129775954f393d3ffaf23bf3de39faacedb2002d070d2c518e83891500",
     ]
 
-    static func bytes(_ hex: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
-            index = next
-        }
-        return bytes
-    }
+    static func bytes(_ hex: String) -> [UInt8] { [UInt8](hex: hex) }
 
     static func points(_ shape: TestSeries.Shape) throws -> [QuantitySeriesPoint] {
         let index = try #require(TestSeries.Shape.allCases.firstIndex(of: shape))

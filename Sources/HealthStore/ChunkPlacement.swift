@@ -3,13 +3,12 @@ import GRDB
 /// Puts the samples a save accepted into chunks. Per key and UTC hour, runs of one shape go
 /// into the hour's open chunk when it has that shape (merged in start order and rewritten
 /// whole: a chunk is small, and rewriting it at each flush is what keeps a live strap's
-/// latest samples on disk), the rest into new chunks of at most `SeriesBlobs.maximumCount`.
+/// latest samples on disk), the rest into new chunks, each closed where `ChunkBudget` says.
+///
+/// A run that only adds after the open chunk the last save left (`WriteCache`) is added to
+/// it without reading it back, its blobs carried on by its encoders: a live stream's flush
+/// costs about its new samples and one row update per key.
 struct ChunkPlacement {
-    private struct Group: Hashable {
-        var key: SeriesKey
-        var hour: Int64
-    }
-
     private struct Accepted {
         var start: Int64
         var value: Double
@@ -20,8 +19,8 @@ struct ChunkPlacement {
 
     /// The samples of each group, in the order groups were first given samples (so writes
     /// are repeatable).
-    private var groups: [(group: Group, samples: [Accepted])] = []
-    private var groupIndex: [Group: Int] = [:]
+    private var groups: [(group: SeriesGroup, samples: [Accepted])] = []
+    private var groupIndex: [SeriesGroup: Int] = [:]
     /// The shapes seen, each once: samples refer to them by index.
     private var shapes: [ChunkShape] = []
 
@@ -29,7 +28,7 @@ struct ChunkPlacement {
 
     /// Adds a sample that was given `anchor`.
     mutating func add(_ key: SeriesKey, shape: ChunkShape, start: Int64, value: Double, anchor: Int64) {
-        let group = Group(key: key, hour: SeriesBlobs.hour(of: start))
+        let group = SeriesGroup(key, start: start)
         let shapeIndex = shapes.last == shape ? shapes.count - 1 : (shapes.firstIndex(of: shape) ?? append(shape))
         let sample = Accepted(start: start, value: value, anchor: anchor, shape: shapeIndex)
         if let last = groups.indices.last, groups[last].group == group {
@@ -47,58 +46,109 @@ struct ChunkPlacement {
         return shapes.count - 1
     }
 
-    /// Writes every sample added.
-    func write(_ db: Database) throws {
+    /// Writes every sample added, keeping `cache`'s open chunks in step.
+    func write(_ cache: inout WriteCache.Contents, _ db: Database) throws {
+        let budget = ChunkBudget(pageSize: cache.pageSize)
         for (group, var samples) in groups {
             samples.sort { $0.start < $1.start }
             var runStart = 0
             for index in samples.indices where index == samples.count - 1 || samples[index + 1].shape != samples[runStart].shape {
-                try place(samples[runStart...index], key: group.key, hour: group.hour, db)
+                try place(samples[runStart...index], in: group, budget: budget, &cache, db)
                 runStart = index + 1
             }
         }
     }
 
+    /// The open chunk a run extends, as it was before.
+    private struct Extended {
+        var id: Int64
+        /// Its first sample's start and gap flag as stored.
+        var firstStart: Int64
+        var firstGap: Bool
+        /// How many samples it held when the run only adds after them (they are then the
+        /// merged points' first), else 0.
+        var unchangedPrefix: Int
+    }
+
     /// Writes one run of samples of one shape, in start order.
-    private func place(_ run: ArraySlice<Accepted>, key: SeriesKey, hour: Int64, _ db: Database) throws {
+    private func place(_ run: ArraySlice<Accepted>, in group: SeriesGroup, budget: ChunkBudget, _ cache: inout WriteCache.Contents, _ db: Database) throws {
         let shape = shapes[run[run.startIndex].shape]
+        // Taken out of the cache before it grows, so that its arrays grow in place.
+        if shape.sync == nil, cache.openChunk(of: group)?.takes(run.lazy.map(\.start), shape: shape) == true,
+           var open = cache.takeOpenChunk(of: group)
+        {
+            let extended = Extended(
+                id: open.id, firstStart: open.points.starts[0], firstGap: open.points.precededByGap[0], unchangedPrefix: open.points.count)
+            for sample in run {
+                let last = (open.points.starts[open.points.count - 1], open.points.values[open.points.count - 1])
+                let gap = shape.span == .beat && !ChunkShape.Span.adjacentBeats(last, (sample.start, sample.value))
+                open.append(start: sample.start, value: sample.value, anchor: sample.anchor, precededByGap: gap)
+            }
+            let chunk = open.encoded()
+            if budget.admits(cellBytes: SeriesTable.cellBytes(key: group.key, shape: shape, chunk: chunk, rowID: open.id)) {
+                try SeriesTable.rewriteAppended(open.id, chunk: chunk, db)
+                cache.remember(open)
+            } else {
+                try write(open.points, of: shape, in: group, extending: extended, after: nil, budget: budget, &cache, db)
+            }
+            return
+        }
         var points = SeriesPoints()
         points.reserveCapacity(run.count)
         for sample in run { points.append(start: sample.start, value: sample.value, anchor: sample.anchor, precededByGap: false) }
-        var rewritten: (id: Int64, firstStart: Int64, firstGap: Bool)?
-        if shape.sync == nil, let open = try SeriesLookup.openChunk(of: key, hour: hour, db), open.shape == shape,
-           open.summary.count < SeriesBlobs.maximumCount
-        {
-            let stored = try open.points()
-            rewritten = (open.id, stored.starts[0], stored.precededByGap[0])
+        let openRow = shape.sync == nil ? try SeriesLookup.openChunk(of: group.key, hour: group.hour, db) : nil
+        var extended: Extended?
+        if let openRow, openRow.shape == shape, openRow.summary.count < SeriesBlobs.maximumCount {
+            let stored = try openRow.points()
+            let appends = points.starts[0] > stored.starts[stored.count - 1]
+            extended = Extended(
+                id: openRow.id, firstStart: stored.starts[0], firstGap: stored.precededByGap[0], unchangedPrefix: appends ? stored.count : 0)
             points = Self.merge(stored, points)
         }
+        if shape.span == .beat { try Self.markGaps(&points, key: group.key, keeping: extended, db) }
+        try write(points, of: shape, in: group, extending: extended, after: openRow?.start ?? .min, budget: budget, &cache, db)
+    }
+
+    /// Writes `points` (in start order, gap flags set): into the chunk being `extended` as far
+    /// as its budget goes, the rest into new chunks. Remembers the last chunk written as the
+    /// group's open chunk when it is: when the points only added after the extended chunk, or
+    /// extend none and start after `openStart`, the start of the group's open chunk before
+    /// (`Int64.min` when it has none, nil when not known); else forgets the group's.
+    private func write(
+        _ points: SeriesPoints, of shape: ChunkShape, in group: SeriesGroup, extending extended: Extended?, after openStart: Int64?,
+        budget: ChunkBudget, _ cache: inout WriteCache.Contents, _ db: Database
+    ) throws {
+        var last: (id: Int64, range: Range<Int>)?
         var sliceStart = 0
         while sliceStart < points.count {
-            let sliceEnd = min(sliceStart + SeriesBlobs.maximumCount, points.count)
-            var slice = points.selecting(sliceStart..<sliceEnd)
-            if shape.span == .beat {
-                let previous: (start: Int64, value: Double)? = sliceStart > 0
-                    ? (points.starts[sliceStart - 1], points.values[sliceStart - 1]) : nil
-                try Self.markGaps(&slice, after: previous, key: key, keeping: sliceStart == 0 ? rewritten : nil, db)
+            let rowID = sliceStart == 0 ? extended?.id : nil
+            let chunk = budget.longestChunk(of: points, from: sliceStart) { chunk in
+                SeriesTable.cellBytes(key: group.key, shape: shape, chunk: chunk, rowID: rowID)
             }
-            if sliceStart == 0, let rewritten {
-                try SeriesTable.rewrite(rewritten.id, points: slice, db)
+            if let rowID {
+                // The open chunk takes no new sample when it is full to its budget: it is left as it is.
+                if chunk.count != extended?.unchangedPrefix { try SeriesTable.rewrite(rowID, chunk: chunk, db) }
+                last = (rowID, 0..<chunk.count)
             } else {
-                try SeriesTable.insert(key: key, shape: shape, points: slice, db)
+                last = (try SeriesTable.insert(key: group.key, shape: shape, chunk: chunk, db), sliceStart..<sliceStart + chunk.count)
             }
-            sliceStart = sliceEnd
+            sliceStart += chunk.count
+        }
+        guard shape.sync == nil else { return }  // a chunk of its own, never the open one
+        let appended = (extended?.unchangedPrefix ?? 0) > 0
+        let startsAfter = extended == nil && openStart.map { points.starts[0] > $0 } == true
+        if let last, appended || startsAfter {
+            cache.remember(OpenChunk(id: last.id, of: group, shape: shape, points: points.selecting(last.range)))
+        } else {
+            cache.forgetOpenChunk(of: group)
         }
     }
 
-    /// Sets the gap flags of a heartbeat chunk: a beat is preceded by a gap when the interval
-    /// before it does not end where its own starts (`BeatInterval.follows`). The first beat is compared with
-    /// `previous`, else with the last beat stored before it, unless it is the unchanged first
-    /// beat of the chunk being rewritten (`keeping`), whose flag stays.
-    private static func markGaps(
-        _ points: inout SeriesPoints, after previous: (start: Int64, value: Double)?, key: SeriesKey,
-        keeping: (id: Int64, firstStart: Int64, firstGap: Bool)?, _ db: Database
-    ) throws {
+    /// Sets the gap flags of heartbeat samples: a beat is preceded by a gap when the interval
+    /// before it does not end where its own starts (`BeatInterval.follows`). The first beat is
+    /// compared with the last beat stored before it, unless it is the unchanged first beat of
+    /// the open chunk being extended (`keeping`), whose flag stays.
+    private static func markGaps(_ points: inout SeriesPoints, key: SeriesKey, keeping: Extended?, _ db: Database) throws {
         for index in points.starts.indices.dropFirst() {
             points.precededByGap[index] = !ChunkShape.Span.adjacentBeats(
                 (points.starts[index - 1], points.values[index - 1]), (points.starts[index], points.values[index]))
@@ -106,7 +156,7 @@ struct ChunkPlacement {
         let first = (points.starts[0], points.values[0])
         if let keeping, keeping.firstStart == first.0 {
             points.precededByGap[0] = keeping.firstGap
-        } else if let previous = try previous ?? lastBeat(of: key, before: first.0, db) {
+        } else if let previous = try lastBeat(of: key, before: first.0, db) {
             points.precededByGap[0] = !ChunkShape.Span.adjacentBeats(previous, first)
         } else {
             points.precededByGap[0] = true

@@ -161,7 +161,7 @@ extension HealthStore {
     /// not asked: writing a type is asking to share it.
     static func shareStatusRequesting(sourceID: Int64, type: SampleType, _ db: Database) throws -> AuthorizationStatus {
         if let row = try Row.fetchOne(
-            db, sql: "SELECT shareStatus, shareRequested FROM authorization WHERE sourceId = ? AND typeId = ?",
+            db.cachedStatement(sql: "SELECT shareStatus, shareRequested FROM authorization WHERE sourceId = ? AND typeId = ?"),
             arguments: [sourceID, type.storageID])
         {
             let status = AuthorizationStatus(rawValue: row[0]) ?? .notDetermined

@@ -121,6 +121,8 @@ extension HealthStore {
         of type: SampleType, source: String, device: String? = nil, since: Timestamp? = nil, until: Timestamp? = nil
     ) throws(HealthStoreError) -> Int {
         try writeAnnouncing { db in
+            // Chunks change here other than by saving: what saves remember of them is forgotten.
+            writeCache.clear()
             guard let sourceID = try Int64.fetchOne(db, sql: "SELECT id FROM source WHERE name = ?", arguments: [source])
             else { return (0, nil) }
             let from = since?.microsecondsSinceEpoch ?? Int64.min
@@ -175,10 +177,10 @@ struct AnchorSequence {
     var last: Int64
 
     init(_ db: Database) throws {
-        last = try Int64.fetchOne(db, sql: "SELECT lastAnchor FROM anchorSequence WHERE id = 1") ?? 0
+        last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT lastAnchor FROM anchorSequence WHERE id = 1")) ?? 0
     }
 
     func save(_ db: Database) throws {
-        try db.execute(sql: "UPDATE anchorSequence SET lastAnchor = ? WHERE id = 1", arguments: [last])
+        try db.cachedStatement(sql: "UPDATE anchorSequence SET lastAnchor = ? WHERE id = 1").execute(arguments: [last])
     }
 }

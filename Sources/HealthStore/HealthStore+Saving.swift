@@ -45,8 +45,9 @@ extension HealthStore {
         guard !samples.isEmpty else { return SaveReport() }
         return try writeAnnouncing { db in
             if policy == .refuseUnauthorized { try Self.refuseUnauthorized(samples, source: source.name, db) }
-            var writer = try SampleWriter(db: db, source: source)
+            var writer = try SampleWriter(db: db, source: source, cache: try writeCache.take(db))
             try writer.save(samples)
+            writeCache.keep(writer.cache, after: db)
             return (writer.report, try pendingChange(writer.changes, db))
         }
     }

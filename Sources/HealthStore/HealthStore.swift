@@ -28,6 +28,8 @@ public final class HealthStore: Sendable {
     let writer: any DatabaseWriter
     /// Who hears of committed changes (`observeChanges`).
     let changeObservers = ChangeObservers()
+    /// What saves remember from one to the next.
+    let writeCache = WriteCache()
 
     /// How far the upgrade of an older store has come: samples converted, samples in all.
     public typealias UpgradeProgress = @Sendable (_ done: Int, _ total: Int) -> Void

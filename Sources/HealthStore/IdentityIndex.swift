@@ -3,12 +3,10 @@ import GRDB
 /// Which identities (key, start) a save transaction finds stored, so that saving a sample
 /// again changes nothing. A sample's chunk lies in its UTC hour, so the index loads, once per
 /// (key, hour) the batch touches, the starts of the chunks there that overlap the batch's own
-/// range of starts: a live stream, whose samples follow the stored ones, decodes nothing.
+/// range of starts: a live stream, whose samples follow the stored ones, decodes nothing, and
+/// once the store's saves know the group's latest start (`WriteCache`), reads nothing.
 struct IdentityIndex {
-    private struct Group: Hashable {
-        var key: SeriesKey
-        var hour: Int64
-    }
+    private typealias Group = SeriesGroup
 
     /// The starts of one group known to be stored or claimed by this batch.
     private struct Claims {
@@ -56,7 +54,7 @@ struct IdentityIndex {
     /// Notes that the batch holds a sample of `key` starting at `start`: call for every
     /// sample before the first `claim`.
     mutating func expect(_ key: SeriesKey, start: Int64) {
-        let group = Group(key: key, hour: SeriesBlobs.hour(of: start))
+        let group = Group(key, start: start)
         if let range = expecting, range.group == group {
             expecting = (group, min(range.low, start), max(range.high, start))
             return
@@ -75,30 +73,31 @@ struct IdentityIndex {
 
     /// Claims the identity (key, start) for a new sample: false when it is stored already
     /// (or claimed earlier in the batch), else true, and it counts as stored from then on.
-    mutating func claim(_ key: SeriesKey, start: Int64, _ db: Database) throws -> Bool {
-        let group = Group(key: key, hour: SeriesBlobs.hour(of: start))
-        var claims = try take(group, db)
+    mutating func claim(_ key: SeriesKey, start: Int64, _ cache: inout WriteCache.Contents, _ db: Database) throws -> Bool {
+        let group = Group(key, start: start)
+        var claims = try take(group, &cache, db)
         let claimed = claims.claim(start)
         recent = (group, claims)
+        if claimed { cache.noteStored(start, in: group) }
         return claimed
     }
 
     /// Records that the sample of `key` starting at `start` was deleted.
     mutating func remove(_ key: SeriesKey, start: Int64) {
-        let group = Group(key: key, hour: SeriesBlobs.hour(of: start))
+        let group = Group(key, start: start)
         park()
         groups[group]?.remove(start)
     }
 
     /// The claims of `group`, loaded when first needed.
-    private mutating func take(_ group: Group, _ db: Database) throws -> Claims {
+    private mutating func take(_ group: Group, _ cache: inout WriteCache.Contents, _ db: Database) throws -> Claims {
         if let recent, recent.group == group {
             self.recent = nil
             return recent.claims
         }
         park()
         if let claims = groups.removeValue(forKey: group) { return claims }
-        return Claims(stored: try storedStarts(of: group, db))
+        return Claims(stored: try storedStarts(of: group, &cache, db))
     }
 
     /// Puts the recent group's claims back with the others.
@@ -108,9 +107,14 @@ struct IdentityIndex {
         self.recent = nil
     }
 
-    private mutating func storedStarts(of group: Group, _ db: Database) throws -> Set<Int64> {
+    /// The stored starts of `group` in the batch's range; none to look for when the batch
+    /// starts after the group's latest start.
+    private mutating func storedStarts(of group: Group, _ cache: inout WriteCache.Contents, _ db: Database) throws -> Set<Int64> {
         parkExpected()
         let range = ranges[group] ?? (Int64.min, Int64.max)
+        let latest = try cache.latestStart(of: group) ?? SeriesLookup.latestStart(of: group.key, hour: group.hour, db) ?? .min
+        cache.noteStored(latest, in: group)
+        guard range.low <= latest else { return [] }
         var starts = Set<Int64>()
         for row in try SeriesLookup.chunks(of: group.key, hour: group.hour, holdingStartsIn: range.low, range.high, db) {
             try row.points(into: &scratch)

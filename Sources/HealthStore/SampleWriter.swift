@@ -15,6 +15,8 @@ struct SampleWriter {
     private var anchors: AnchorSequence
     private var devices: DeviceRows
     private var hours = HourSummaries()
+    /// What the store's saves remember (`WriteCache`), brought up to date by this one.
+    private(set) var cache: WriteCache.Contents
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -31,12 +33,18 @@ struct SampleWriter {
         var value: Double
     }
 
-    init(db: Database, source: HealthSource) throws {
+    init(db: Database, source: HealthSource, cache: WriteCache.Contents) throws {
         self.db = db
-        self.sourceID = try HealthStore.upsertSource(source, db)
+        self.cache = cache
+        if let sourceID = cache.sources[source] {
+            self.sourceID = sourceID
+        } else {
+            self.sourceID = try HealthStore.upsertSource(source, db)
+            self.cache.sources[source] = sourceID
+        }
         self.sourceName = source.name
         self.anchors = try AnchorSequence(db)
-        self.devices = DeviceRows(db)
+        self.devices = DeviceRows(db, known: cache.devices)
     }
 
     /// Saves `samples` (see `HealthStore.save`).
@@ -57,11 +65,12 @@ struct SampleWriter {
             identities.expect(key, start: entry.start)
             entries.append(entry)
         }
+        cache.devices = devices.known
         var placement = ChunkPlacement()
         for entry in entries {
             if let sync = entry.shape.sync {
                 try saveSynced(entry, stamp: sync, &identities)
-            } else if try identities.claim(entry.key, start: entry.start, db) {
+            } else if try identities.claim(entry.key, start: entry.start, &cache, db) {
                 anchors.last += 1
                 placement.add(entry.key, shape: entry.shape, start: entry.start, value: entry.value, anchor: anchors.last)
                 hours.add(typeID: entry.key.typeID, sourceID: sourceID, start: entry.start, value: entry.value)
@@ -71,7 +80,7 @@ struct SampleWriter {
                 report.unchanged += 1
             }
         }
-        try placement.write(db)
+        try placement.write(&cache, db)
         try hours.write(db)
         try anchors.save(db)
     }
@@ -94,9 +103,9 @@ struct SampleWriter {
             }
             if let type = SampleType(storageID: stored.key.typeID) { changes.record(type, source: sourceName) }
             report.replaced += 1
-            guard try identities.claim(entry.key, start: entry.start, db) else { return }
+            guard try identities.claim(entry.key, start: entry.start, &cache, db) else { return }
         } else {
-            guard try identities.claim(entry.key, start: entry.start, db) else {
+            guard try identities.claim(entry.key, start: entry.start, &cache, db) else {
                 report.unchanged += 1
                 return
             }
@@ -121,25 +130,29 @@ struct SampleWriter {
 /// The rows of table `device` a save uses, added or filled in as devices become known.
 private struct DeviceRows {
     let db: Database
-    private var ids: [String: Int64] = [:]
+    /// Each device as it was last written to its row, by local identifier, and the row id.
+    private(set) var known: [String: (device: HealthDevice, id: Int64)]
     /// The previous sample's device: batches usually hold long runs of one device.
     private var last: (device: HealthDevice, id: Int64)?
 
-    init(_ db: Database) { self.db = db }
+    init(_ db: Database, known: [String: (device: HealthDevice, id: Int64)]) {
+        self.db = db
+        self.known = known
+    }
 
     /// The row id of `device`, adding it or filling in what became known about it.
     mutating func id(of device: HealthDevice) throws -> Int64 {
         if let last, last.device == device { return last.id }
-        let id = try ids[device.localIdentifier] ?? upsert(device)
-        ids[device.localIdentifier] = id
-        last = (device, id)
-        return id
+        let row: (device: HealthDevice, id: Int64) =
+            try known[device.localIdentifier].flatMap { $0.device == device ? $0 : nil } ?? (device, upsert(device))
+        known[device.localIdentifier] = row
+        last = row
+        return row.id
     }
 
     private func upsert(_ device: HealthDevice) throws -> Int64 {
         try Int64.fetchOne(
-            db,
-            sql: """
+            db.cachedStatement(sql: """
                 INSERT INTO device (localIdentifier, name, manufacturer, model, hardwareVersion,
                                     firmwareVersion, softwareVersion)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -151,7 +164,7 @@ private struct DeviceRows {
                     firmwareVersion = COALESCE(excluded.firmwareVersion, firmwareVersion),
                     softwareVersion = COALESCE(excluded.softwareVersion, softwareVersion)
                 RETURNING id
-                """,
+                """),
             arguments: [
                 device.localIdentifier, device.name, device.manufacturer, device.model,
                 device.hardwareVersion, device.firmwareVersion, device.softwareVersion,

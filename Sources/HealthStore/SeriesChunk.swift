@@ -189,9 +189,9 @@ struct SeriesSummary {
 /// How a chunk's columns become the `points` and `anchors` blobs (`SeriesFormat` version 1)
 /// and back.
 enum SeriesBlobs {
-    /// The most samples one chunk holds: enough to spread a row's overhead thin, few enough
-    /// that rewriting the open chunk at each flush stays cheap.
-    static let maximumCount = 256
+    /// The most samples one chunk holds; most chunks close before, when their row fills a
+    /// quarter of a page (`ChunkBudget`).
+    static let maximumCount = 512
     /// A chunk never spans two UTC hours: a sample's chunk is found from its hour, and
     /// statistics by the hour or the day take a chunk's summary whole.
     static let hour: Int64 = 3_600_000_000

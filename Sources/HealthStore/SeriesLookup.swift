@@ -12,11 +12,10 @@ enum SeriesLookup {
     /// The chunks of `key` in `hour` that hold a sample starting in [low, high].
     static func chunks(of key: SeriesKey, hour: Int64, holdingStartsIn low: Int64, _ high: Int64, _ db: Database) throws -> [SeriesRow] {
         try Row.fetchAll(
-            db,
-            sql: """
+            db.cachedStatement(sql: """
                 SELECT \(SeriesRow.columns) FROM series
                 WHERE \(keyCondition) AND start >= ? AND start <= ? AND last >= ?
-                """,
+                """),
             arguments: arguments(key) + [hour * SeriesBlobs.hour, high, low]
         ).map(SeriesRow.init)
     }
@@ -25,14 +24,20 @@ enum SeriesLookup {
     /// samples of the hour are added to.
     static func openChunk(of key: SeriesKey, hour: Int64, _ db: Database) throws -> SeriesRow? {
         try Row.fetchOne(
-            db,
-            sql: """
+            db.cachedStatement(sql: """
                 SELECT \(SeriesRow.columns) FROM series
                 WHERE \(keyCondition) AND start >= ? AND start < ? AND syncIdentifier IS NULL
                 ORDER BY start DESC LIMIT 1
-                """,
+                """),
             arguments: arguments(key) + [hour * SeriesBlobs.hour, (hour + 1) * SeriesBlobs.hour]
         ).map(SeriesRow.init)
+    }
+
+    /// The latest start of a sample of `key` stored in `hour`; nil when there is none.
+    static func latestStart(of key: SeriesKey, hour: Int64, _ db: Database) throws -> Int64? {
+        try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT MAX(last) FROM series WHERE \(keyCondition) AND start >= ? AND start < ?"),
+            arguments: arguments(key) + [hour * SeriesBlobs.hour, (hour + 1) * SeriesBlobs.hour])
     }
 
     /// The chunk of `key` that starts last before `time`.

@@ -57,6 +57,7 @@ struct SeriesUpgrade {
         try db.execute(sql: HourSummaries.createTable)
         let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sample") ?? 0
         var builders: [SeriesKey: ChunkBuilder] = [:]
+        let budget = try ChunkBudget(db)
         // The identity index's order: by type and time, so every key's samples come in start order.
         let rows = try Row.fetchCursor(db, sql: """
             SELECT id, typeId, sourceId, deviceId, start, "end", value, sensorLocation, sensorContact, metadata,
@@ -74,11 +75,11 @@ struct SeriesUpgrade {
                 sensorLocation: location.flatMap(HeartRateSensorLocation.init(rawValue:)),
                 sensorContact: contact.map { $0 != 0 }, extra: row[9],
                 sync: syncIdentifier.map { ChunkShape.SyncStamp(identifier: $0, version: row[11] ?? 0) })
-            try builders[key, default: ChunkBuilder(key: key)].add(start: start, value: value, anchor: row[0], shape: shape, db)
+            try builders[key, default: ChunkBuilder(key: key, budget: budget)].add(start: start, value: value, anchor: row[0], shape: shape, db)
             done += 1
             if done % progressStep == 0 { progress?(done, total) }
         }
-        for builder in builders.values { try builder.flush(db) }
+        for var builder in builders.values { try builder.flush(db) }
         try HourSummaries.rebuild(db)
         if total > 0 { progress?(total, total) }
         try db.execute(sql: "DROP TABLE sample; DROP TABLE IF EXISTS minuteRollup")
@@ -108,16 +109,22 @@ extension SeriesUpgrade {
 }
 
 /// Gathers one key's samples, in start order, into chunks as they come: a chunk is written
-/// when it is full, when the hour changes or when the shape does.
+/// when it is full (`ChunkBudget`), when the hour changes or when the shape does.
 private struct ChunkBuilder {
     let key: SeriesKey
+    let budget: ChunkBudget
     private var shape: ChunkShape?
     private var hour: Int64 = 0
     private var points = SeriesPoints()
+    /// How many samples the chunk written last took: likely as many as the next takes.
+    private var lastCount: Int?
     /// The key's previous beat, for the gap flags of heartbeat series.
     private var lastBeat: (start: Int64, value: Double)?
 
-    init(key: SeriesKey) { self.key = key }
+    init(key: SeriesKey, budget: ChunkBudget) {
+        self.key = key
+        self.budget = budget
+    }
 
     mutating func add(start: Int64, value: Double, anchor: Int64, shape: ChunkShape, _ db: Database) throws {
         var gap = false
@@ -132,17 +139,31 @@ private struct ChunkBuilder {
             return
         }
         let hour = SeriesBlobs.hour(of: start)
-        if shape != self.shape || hour != self.hour || points.count == SeriesBlobs.maximumCount {
+        if shape != self.shape || hour != self.hour {
             try flush(db)
             self.shape = shape
             self.hour = hour
-            points = SeriesPoints()
+        } else if points.count == SeriesBlobs.maximumCount {
+            try writeChunk(db)
         }
         points.append(start: start, value: value, anchor: anchor, precededByGap: gap)
     }
 
-    func flush(_ db: Database) throws {
-        guard let shape, !points.isEmpty else { return }
-        try SeriesTable.insert(key: key, shape: shape, points: points, db)
+    /// Writes every sample gathered.
+    mutating func flush(_ db: Database) throws {
+        while !points.isEmpty { try writeChunk(db) }
+    }
+
+    /// Writes the longest chunk of the first samples gathered that the budget admits, and
+    /// keeps the rest for the next.
+    private mutating func writeChunk(_ db: Database) throws {
+        guard let shape else { return }
+        let key = key
+        let chunk = budget.longestChunk(of: points, from: 0, hint: lastCount) {
+            SeriesTable.cellBytes(key: key, shape: shape, chunk: $0, rowID: nil)
+        }
+        try SeriesTable.insert(key: key, shape: shape, chunk: chunk, db)
+        points = points.selecting(chunk.count..<points.count)
+        lastCount = chunk.count
     }
 }

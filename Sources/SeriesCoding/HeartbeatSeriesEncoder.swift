@@ -15,10 +15,14 @@ public struct Heartbeat: Hashable, Sendable {
 /// Builds a heartbeat series chunk (`SeriesFormat`, kind `H`) beat by beat: the offsets as a
 /// tick column (delta of delta is the change of RR interval), the gap flags as a sparse list of
 /// beat indices or one bit per beat, whichever is smaller. Like `QuantitySeriesEncoder`, it
-/// keeps its beats and writes the chunk anew on each `encoded()`.
+/// keeps its beats and writes the chunk anew on each `encoded()`, or carries the chunk it
+/// wrote last on with `encodedAppending()` (a new gap in a chunk that lists its gaps, which
+/// changes the list before the offsets, makes it choose the codes anew).
 public struct HeartbeatSeriesEncoder: Sendable {
     private var offsets: [Int64] = []
     private var precededByGap: [Bool] = []
+    /// The chunk `encodedAppending()` wrote last, to carry on.
+    private var appending: CarriedChunk<HeartbeatColumns>?
 
     /// An empty series.
     public init() {}
@@ -37,6 +41,9 @@ public struct HeartbeatSeriesEncoder: Sendable {
     /// The offset of the last beat; nil when empty.
     public var lastOffset: Int64? { offsets.last }
 
+    /// How many beats there were when `encodedAppending()` last chose its codes; nil before.
+    var plannedCount: Int? { appending?.plannedCount }
+
     /// Reserves room for `capacity` beats in all.
     public mutating func reserveCapacity(_ capacity: Int) {
         offsets.reserveCapacity(capacity)
@@ -47,6 +54,7 @@ public struct HeartbeatSeriesEncoder: Sendable {
     public mutating func removeAll() {
         offsets.removeAll(keepingCapacity: true)
         precededByGap.removeAll(keepingCapacity: true)
+        appending = nil
     }
 
     /// Adds a beat after the others (offsets should grow, but any round-trip).
@@ -60,11 +68,26 @@ public struct HeartbeatSeriesEncoder: Sendable {
         append(offset: beat.offset, precededByGap: beat.precededByGap)
     }
 
-    /// The chunk of all beats appended so far.
+    /// The chunk of all beats appended so far, in the codes that make it smallest.
     public func encoded() -> [UInt8] {
-        var writer = SeriesFormat.writer(for: .heartbeat, capacity: 16 + 2 * offsets.count)
-        writer.writeVarint(UInt64(offsets.count))
-        guard !offsets.isEmpty else { return writer.finished() }
+        var body = BitWriter(capacity: 16 + 2 * offsets.count)
+        _ = Self.write(offsets, precededByGap, to: &body)
+        return SeriesFormat.chunk(of: .heartbeat, count: offsets.count, body: body)
+    }
+
+    /// The chunk of all beats appended so far, carried on from the one this method returned
+    /// last when the new beats fit its codes (see `QuantitySeriesEncoder.encodedAppending()`).
+    public mutating func encodedAppending() -> [UInt8] {
+        let (offsets, precededByGap) = (offsets, precededByGap)
+        return CarriedChunk.encoded(carrying: &appending, (offsets, precededByGap), count: offsets.count, kind: .heartbeat) { body in
+            Self.write(offsets, precededByGap, to: &body)
+        }
+    }
+
+    /// Writes the bits after the count, in the codes that make them smallest; returns the
+    /// state after the last beat (nil for fewer than two).
+    private static func write(_ offsets: [Int64], _ precededByGap: [Bool], to writer: inout BitWriter) -> HeartbeatColumns? {
+        guard !offsets.isEmpty else { return nil }
         let ticks = TickColumnPlan(offsets)
         let gapIndices = precededByGap.indices.filter { precededByGap[$0] }
         let listDeltas = zip([-1] + gapIndices, gapIndices).map { UInt64($1 - $0 - 1) }
@@ -83,6 +106,26 @@ public struct HeartbeatSeriesEncoder: Sendable {
             if flagEachBeat { writer.write(precededByGap[index]) }
             ticks.writeResidual(ofPoint: index, to: &writer)
         }
-        return writer.finished()
+        return offsets.count >= 2 ? HeartbeatColumns(ticks: TickAppender(ticks, ticks: offsets), flagEachBeat: flagEachBeat) : nil
+    }
+}
+
+/// A heartbeat chunk's gap flags and offsets, carried on: a gap list is written before the
+/// offsets, so a new gap does not fit it.
+private struct HeartbeatColumns: CarriedColumns {
+    var ticks: TickAppender
+    /// Whether each beat has a flag bit (else the gaps are listed before the offsets).
+    let flagEachBeat: Bool
+
+    mutating func prepare(_ beats: (offsets: [Int64], precededByGap: [Bool]), at index: Int) -> UInt64? {
+        guard flagEachBeat || !beats.precededByGap[index], let residual = ticks.residual(of: beats.offsets[index]) else { return nil }
+        ticks.advance(to: beats.offsets[index], residual: residual)
+        return residual
+    }
+
+    mutating func write(_ residual: UInt64, of beats: (offsets: [Int64], precededByGap: [Bool]), at index: Int, to writer: inout BitWriter) {
+        if flagEachBeat { writer.write(beats.precededByGap[index]) }
+        ticks.code.write(residual, to: &writer)
+        ticks.advance(to: beats.offsets[index], residual: residual)
     }
 }

@@ -28,8 +28,8 @@ public struct HeartbeatSeriesReader: Sendable {
     }
 
     private init(bytes: [UInt8]) throws(SeriesCodingError) {
-        let count: Int
-        (reader, count) = try SeriesFormat.readPrologue(bytes, kind: .heartbeat)
+        let count: Int, version: UInt8
+        (reader, count, version) = try SeriesFormat.readPrologue(bytes, kind: .heartbeat)
         progress = ChunkProgress(count: count)
         guard count > 0 else {
             (ticks, gaps) = (TickColumnReader(first: 0), .list(cursor: reader, remaining: 0, upcoming: 0))
@@ -55,7 +55,7 @@ public struct HeartbeatSeriesReader: Sendable {
             gaps = .list(cursor: cursor, remaining: remaining, upcoming: upcoming)
         }
         let first = try reader.readSignedVarint()
-        ticks = count > 1 ? try TickColumnReader(first: first, readingCodeFrom: &reader) : TickColumnReader(first: first)
+        ticks = count > 1 ? try TickColumnReader(first: first, readingCodeFrom: &reader, version: version) : TickColumnReader(first: first)
     }
 
     /// The index of the gap after the one at `last`, from the list; it must name a beat.

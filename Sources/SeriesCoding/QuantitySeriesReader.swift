@@ -28,8 +28,8 @@ public struct QuantitySeriesReader: Sendable {
     }
 
     private init(bytes: [UInt8]) throws(SeriesCodingError) {
-        let count: Int
-        (reader, count) = try SeriesFormat.readPrologue(bytes, kind: .quantity)
+        let count: Int, version: UInt8
+        (reader, count, version) = try SeriesFormat.readPrologue(bytes, kind: .quantity)
         progress = ChunkProgress(count: count)
         guard count > 0 else {
             (ticks, values, firstValue) = (TickColumnReader(first: 0), .firstOnly, 0)
@@ -40,7 +40,7 @@ public struct QuantitySeriesReader: Sendable {
         if isXOR {
             firstValue = Double(bitPattern: try reader.read(64))
             values = count > 1 ? .xor(FloatXORReader(first: firstValue)) : .firstOnly
-            ticks = count > 1 ? try TickColumnReader(first: firstTime, readingCodeFrom: &reader) : TickColumnReader(first: firstTime)
+            ticks = count > 1 ? try TickColumnReader(first: firstTime, readingCodeFrom: &reader, version: version) : TickColumnReader(first: firstTime)
         } else {
             let (scale, firstInteger) = try ScaledIntegerReader.readFirst(from: &reader)
             firstValue = scale.value(of: firstInteger)
@@ -48,7 +48,7 @@ public struct QuantitySeriesReader: Sendable {
                 (ticks, values) = (TickColumnReader(first: firstTime), .firstOnly)
                 return
             }
-            ticks = try TickColumnReader(first: firstTime, readingCodeFrom: &reader)
+            ticks = try TickColumnReader(first: firstTime, readingCodeFrom: &reader, version: version)
             values = .scaled(try ScaledIntegerReader(scale: scale, first: firstInteger, readingCodeFrom: &reader))
         }
     }

@@ -64,6 +64,11 @@ struct ResidualCode: Hashable, Sendable {
         bucket < bucketCount - 1 ? bucket + 1 : bucket
     }
 
+    /// Whether the widest bucket holds `residual`.
+    func holds(_ residual: UInt64) -> Bool {
+        BitLengthHistogram.length(of: residual) <= widestBucket
+    }
+
     /// Writes a zigzag-mapped residual; it must fit the widest bucket.
     func write(_ residual: UInt64, to writer: inout BitWriter) {
         let length = BitLengthHistogram.length(of: residual)

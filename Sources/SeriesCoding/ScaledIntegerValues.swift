@@ -108,6 +108,32 @@ struct ScaledIntegerPlan {
     }
 }
 
+/// Carries planned scaled-integer values on past the values they were planned for: the
+/// residual of each further value under the plan's scale and code, while they hold it.
+struct ScaledIntegerAppender: Sendable {
+    let code: ResidualCode
+    private let scale: ValueScale
+    private var last: Int64
+
+    /// The state after `plan`'s values (at least two), the last of them `lastValue`.
+    init(_ plan: ScaledIntegerPlan, lastValue: Double) {
+        code = plan.code ?? ResidualCode.oneBit
+        scale = plan.scale
+        last = plan.scale.integer(exactlyRepresenting: lastValue) ?? 0
+    }
+
+    /// The zigzag-mapped residual of `value` as the next value and its integer; nil when the
+    /// scale cannot represent it or the code cannot hold the residual.
+    func residual(of value: Double) -> (residual: UInt64, integer: Int64)? {
+        guard let integer = scale.integer(exactlyRepresenting: value) else { return nil }
+        // |integer| ≤ 2⁵³: the difference cannot overflow.
+        let residual = ZigZag.encode(integer - last)
+        return code.holds(residual) ? (residual, integer) : nil
+    }
+
+    mutating func advance(to integer: Int64) { last = integer }
+}
+
 /// Reads back the values a `ScaledIntegerPlan` wrote.
 struct ScaledIntegerReader: Sendable {
     private var integer: Int64

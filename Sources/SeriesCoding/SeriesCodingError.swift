@@ -56,6 +56,10 @@ public enum SeriesHeaderField: Hashable, Sendable, CustomStringConvertible {
     case residualCode
     /// The gap list names a beat beyond the beats of the chunk.
     case gapList
+    /// The time predictor is none the format defines.
+    case timePredictor(UInt64)
+    /// A grid's period is not positive.
+    case gridPeriod(Int64)
 
     public var description: String {
         switch self {
@@ -64,6 +68,8 @@ public enum SeriesHeaderField: Hashable, Sendable, CustomStringConvertible {
         case .scale(let scale): "value scale \(scale) is out of range"
         case .residualCode: "a residual code's bucket widths are not strictly increasing within 0...64"
         case .gapList: "the gap list names a beat beyond the beats of the chunk"
+        case .timePredictor(let predictor): "time predictor \(predictor) is none the format defines"
+        case .gridPeriod(let period): "the time grid's period \(period) is not positive"
         }
     }
 }

@@ -169,9 +169,10 @@ struct SeriesStorageTests {
     @Test("saving again across chunk and hour boundaries changes nothing; a sample between stored ones is new")
     func idempotentAcrossChunks() throws {
         let store = try Fixture.authorizedStore()
-        // 1000 s across an hour (base is 400 s into one): chunks end at 256 samples and at the hour.
-        let samples = try (0..<1000).map { try Fixture.heartRate(Double(60 + $0 % 50), at: Double($0) + 2_700) }
-        #expect(try store.save(samples, from: Fixture.hrmd).stored == 1000)
+        // 1600 s across an hour (base is 400 s into one): chunks end at the most samples a chunk
+        // holds (these are small enough never to meet the byte budget) and at the hour.
+        let samples = try (0..<1600).map { try Fixture.heartRate(Double(60 + $0 % 50), at: Double($0) + 2_000) }
+        #expect(try store.save(samples, from: Fixture.hrmd).stored == 1600)
         let before = try store.samples(SampleQuery(type: .heartRate))
         var random = SplitMix64(seed: 9)
         var shuffled = samples.shuffled(using: &random)
@@ -183,9 +184,10 @@ struct SeriesStorageTests {
         }
         #expect(try store.samples(SampleQuery(type: .heartRate)) == before)
         #expect(try store.save([try Fixture.heartRate(99, at: 3_000.5)], from: Fixture.hrmd).stored == 1)
-        #expect(try store.sampleCount(of: .heartRate) == 1001)
-        let chunks = try store.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM series") }
-        #expect(chunks == 4)  // 256 and 245 before the hour, 256 and 244 after it
+        #expect(try store.sampleCount(of: .heartRate) == 1601)
+        let counts = try store.read { try Int.fetchAll($0, sql: "SELECT count FROM series ORDER BY start") }
+        let most = SeriesBlobs.maximumCount
+        #expect(counts == [most, most, 1200 - 2 * most + 1, 400])  // the new sample joined the hour's open chunk
     }
 
     @Test("deleting inside a chunk rewrites it, and the anchored query reports exactly the deleted ids")
@@ -305,13 +307,13 @@ struct SeriesStorageTests {
         #expect(gymBytes <= 4, "\(gymBytes) bytes a sample")
     }
 
-    /// The bytes used in the pages that hold the samples (table `series` and its indexes):
-    /// what grows with them, without the few pages every store has or the free room of the
-    /// last pages (`make bench` measures whole files of a week).
+    /// The bytes of the pages that hold the samples (table `series` and its indexes), room
+    /// left free in them included: what grows with them, without the few pages every store
+    /// has (`make bench` measures whole files).
     private static func bytesOnDisk(_ store: HealthStore) throws -> Double {
         try store.writer.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
-            return try Double.fetchOne(db, sql: "SELECT SUM(pgsize - unused) FROM dbstat WHERE name LIKE 'series%'") ?? .infinity
+            return try Double.fetchOne(db, sql: "SELECT SUM(pgsize) FROM dbstat WHERE name LIKE 'series%'") ?? .infinity
         }
     }
 

@@ -87,7 +87,7 @@ struct CorruptChunkTests {
     func trailingData() throws {
         let chunk = encode([QuantitySeriesPoint(time: 0, value: 0)])
         // 8 bits of count, 1 of mode, 8 of time, 8 of scale, 8 of integer: 7 bits of padding.
-        #expect(chunk == [1, 0x51, 0x01, 0x00, 0x00, 0x80, 0x00])
+        #expect(chunk == [SeriesFormat.version, 0x51, 0x01, 0x00, 0x00, 0x80, 0x00])
         var padded = chunk
         padded[padded.count - 1] |= 1
         #expect(throws: SeriesCodingError.countMismatch(declared: 1)) { try QuantitySeriesReader.decode(padded) }
@@ -104,7 +104,8 @@ struct CorruptChunkTests {
     func prologue() {
         #expect(throws: SeriesCodingError.truncated(atBit: 0)) { try QuantitySeriesReader.decode([]) }
         #expect(throws: SeriesCodingError.truncated(atBit: 8)) { try QuantitySeriesReader.decode([1]) }
-        #expect(throws: SeriesCodingError.unknownVersion(2)) { try QuantitySeriesReader.decode([2, 0x51, 0]) }
+        #expect(throws: SeriesCodingError.unknownVersion(0)) { try QuantitySeriesReader.decode([0, 0x51, 0]) }
+        #expect(throws: SeriesCodingError.unknownVersion(3)) { try QuantitySeriesReader.decode([3, 0x51, 0]) }
         #expect(throws: SeriesCodingError.wrongKind(found: 0, expected: 0x51)) { try QuantitySeriesReader.decode([1, 0, 0]) }
         // 2⁶² points in five bytes: caught before anything is allocated.
         #expect(throws: SeriesCodingError.truncated(atBit: 112)) {
@@ -131,6 +132,14 @@ struct CorruptChunkTests {
                 try QuantitySeriesReader.decode(Self.twoPointChunk(tickWidths: widths))
             }
         }
+        #expect(throws: SeriesCodingError.corruptHeader(.timePredictor(3))) {
+            try QuantitySeriesReader.decode(Self.twoPointChunk(tickWidths: [8], predictor: 3))
+        }
+        for period: Int64 in [0, -1000] {
+            #expect(throws: SeriesCodingError.corruptHeader(.gridPeriod(period))) {
+                try QuantitySeriesReader.decode(Self.twoPointChunk(tickWidths: [8], predictor: TickPredictor.grid.rawValue, reference: period))
+            }
+        }
         var writer = SeriesFormat.writer(for: .heartbeat, capacity: 8)
         writer.writeVarint(3)  // beats
         writer.write(false)  // gap list
@@ -147,7 +156,7 @@ struct CorruptChunkTests {
         writer.write(true)  // XOR
         writer.writeSignedVarint(0)  // first time
         writer.write(Double.pi.bitPattern, width: 64)
-        writer.write(false)  // previous delta
+        writer.write(TickPredictor.previousDelta.rawValue, width: 2)
         writer.writeSignedVarint(1)  // reference delta
         ResidualCode(widths: [1])?.writeTable(to: &writer)
         writer.write(0, width: 1)  // point 1: residual 0
@@ -169,16 +178,18 @@ struct CorruptChunkTests {
         return writer.finished()
     }
 
-    /// Two points, scaled, with a tick code table of these widths (valid or not).
-    static func twoPointChunk(tickWidths: [Int]) -> [UInt8] {
+    /// Two points, scaled, with a tick code table of these widths (valid or not), predicted by
+    /// `predictor` from `reference` (a grid's phase is 0).
+    static func twoPointChunk(tickWidths: [Int], predictor: UInt64 = TickPredictor.previousDelta.rawValue, reference: Int64 = 1000) -> [UInt8] {
         var writer = SeriesFormat.writer(for: .quantity, capacity: 16)
         writer.writeVarint(2)
         writer.write(false)
         writer.writeSignedVarint(0)
         writer.writeVarint(1)
         writer.writeSignedVarint(7)
-        writer.write(false)
-        writer.writeSignedVarint(1000)
+        writer.write(predictor, width: 2)
+        writer.writeSignedVarint(reference)
+        if predictor == TickPredictor.grid.rawValue { writer.writeSignedVarint(0) }
         writer.write(UInt64(tickWidths.count - 1) & 3, width: 2)
         for width in tickWidths { writer.write(UInt64(width), width: 7) }
         writer.write(0, width: 64)

@@ -117,10 +117,11 @@ struct QuantitySeriesTests {
         #expect(sameBits(try QuantitySeriesReader.decode(encode(points)), points))
     }
 
-    @Test("clocked arrivals take the reference delta; steadily changing intervals the previous delta")
+    @Test("jittered arrivals take the grid; exact clock ticks the reference delta; steadily changing intervals the previous delta")
     func predictors() {
         var series = TestSeries(seed: 9)
-        #expect(TickColumnPlan(series.arrivals(500, periodMs: 1000, tick: 1)).predictor == .referenceDelta)
+        #expect(TickColumnPlan(series.arrivals(500, periodMs: 1000, tick: 1)).predictor == .grid)
+        #expect(TickColumnPlan((0..<500).map { Int64($0) * 250_000 }).predictor == .referenceDelta)
         let accelerating = (0..<500).map { Int64($0 * $0 * 3) }
         #expect(TickColumnPlan(accelerating).predictor == .previousDelta)
         #expect(TickColumnPlan(accelerating).residuals.dropFirst().allSatisfy { $0 == ZigZag.encode(6) })

@@ -140,6 +140,6 @@ func encode(_ beats: [Heartbeat]) -> [UInt8] {
 
 /// The value mode bit of a quantity chunk of at least one point: true for XOR.
 func isXOR(_ chunk: [UInt8]) throws -> Bool {
-    var (reader, _) = try SeriesFormat.readPrologue(chunk, kind: .quantity)
+    var (reader, _, _) = try SeriesFormat.readPrologue(chunk, kind: .quantity)
     return try reader.readBit()
 }

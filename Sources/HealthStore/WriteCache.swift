@@ -137,8 +137,8 @@ struct OpenChunk: Sendable {
         tick = SeriesBlobs.tick(for: points.starts)
         firstAnchor = points.anchors.min() ?? 0
         lastAnchor = points.anchors.max() ?? 0
-        pointsEncoder.reserveCapacity(SeriesBlobs.maximumCount)
-        anchorsEncoder.reserveCapacity(SeriesBlobs.maximumCount)
+        pointsEncoder.reserveCapacity(points.count)
+        anchorsEncoder.reserveCapacity(points.count)
         for index in 0..<points.count {
             pointsEncoder.append(time: points.starts[index] / tick, value: points.values[index])
             anchorsEncoder.append(offset: points.anchors[index], precededByGap: points.precededByGap[index])

@@ -106,11 +106,17 @@ struct OldStoreEndToEndTests {
         defer { chmod(shelf, 0o755) }
         let before = FileManager.default.contents(atPath: current)
 
-        // As root, read as another user (setpriv); otherwise the directory's mode keeps its owner out.
+        // As root, read as another user (setpriv), with a copy of hrmctl that user may run (the
+        // build directory may be in root's home); otherwise the directory's mode keeps its owner out.
+        let hrmctl = harness.directory.file("hrmctl")
+        if geteuid() == 0 {
+            try FileManager.default.copyItem(atPath: BuiltProducts.hrmctl, toPath: hrmctl)
+            chmod(hrmctl, 0o755)
+        }
         func asReader(_ arguments: [String]) async throws -> CommandResult {
             guard geteuid() == 0 else { return try await harness.hrmctl(arguments, withStore: false) }
             return try await ChildProcess.run(
-                "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", BuiltProducts.hrmctl] + arguments,
+                "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", hrmctl] + arguments,
                 environment: harness.environment, in: harness.directory, timeout: .seconds(30))
         }
         let read = try await asReader(["samples", "--output", "json", "--store", current])

@@ -1,6 +1,7 @@
 import HealthStore
 import Logging
 import SensorBackends
+import SensorDecoding
 import Timestamps
 
 /// Replays recordings (hrmd traces, FIT files and btsnoop captures, told apart by content)
@@ -138,16 +139,8 @@ public struct RecordingImport {
         switch entry {
         case .frame(let frame, let place):
             pace.wait(until: frame.time)
-            // A frame that does not decode is bad input where it was recorded: told with its
-            // line or record, counted, and the replay exits 65.
             for case .malformed(let detail) in ingestor.skips(accepting: frame) {
-                let what = frame.characteristic.map { "\(frame.kind.name) \($0)" } ?? "\(frame.transport) \(frame.kind.name)"
-                let reason = "\(what) does not decode: \(detail)"
-                switch told.numbering {
-                case .lines where place > 0: told.badLine(place, reason)
-                case .records where place > 0: told.badRecord(place, reason)
-                default: told.unusable("a frame at \(RFC3339.string(from: frame.time)): \(reason)")
-                }
+                told.undecodable(frame, at: place, detail)
             }
         case .badLine(let line, let reason):
             told.badLine(line, reason)
@@ -203,6 +196,18 @@ private struct BadLineTeller {
     mutating func unusable(_ reason: String) {
         lines += 1
         messages("\(name): \(reason)")
+    }
+
+    /// A frame at `place` (its line or record; 0 for none) that does not decode: bad input
+    /// where it was recorded, told and counted like a bad line or record, so the replay exits 65.
+    mutating func undecodable(_ frame: SensorFrame, at place: Int, _ detail: String) {
+        let what = frame.characteristic.map { "\(frame.kind.name) \($0)" } ?? "\(frame.transport) \(frame.kind.name)"
+        let reason = "\(what) does not decode: \(detail)"
+        switch numbering {
+        case .lines where place > 0: badLine(place, reason)
+        case .records where place > 0: badRecord(place, reason)
+        default: unusable("a frame at \(RFC3339.string(from: frame.time)): \(reason)")
+        }
     }
 
     /// What was assumed to read the recording: told, not counted.

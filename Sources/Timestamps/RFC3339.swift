@@ -121,7 +121,8 @@ public enum RFC3339 {
         }
     }
 
-    private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+    /// `a / b` rounded down (towards minus infinity), for a positive `b`.
+    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
     }

@@ -16,7 +16,7 @@ public struct RFC3339MillisecondWriter {
     @inline(__always)
     public mutating func write(_ time: Timestamp, to destination: UnsafeMutablePointer<UInt8>) -> Int {
         let micros = time.microsecondsSinceEpoch
-        let hour = Self.floorDiv(micros, 3_600_000_000)
+        let hour = RFC3339.floorDiv(micros, 3_600_000_000)
         if hour != self.hour { setHour(hour, of: time) }
         let withinHour = micros &- hour &* 3_600_000_000
         let milliseconds = withinHour / 1000
@@ -51,10 +51,5 @@ public struct RFC3339MillisecondWriter {
     private static func twoDigits(_ value: Int64, _ at: UnsafeMutablePointer<UInt8>) {
         at[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value / 10)
         at[1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
-    }
-
-    private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
-        let q = a / b
-        return (a % b != 0 && a < 0) ? q - 1 : q
     }
 }

@@ -21,6 +21,9 @@ struct SampleLineFormatter {
     let shape: Shape
     let type: SampleType
     let unit: HealthUnit
+    /// Whether values are printed in another unit than the type's canonical one, the one
+    /// the store keeps.
+    private let converts: Bool
     /// `{"type":"heart-rate","start":"` or `heart-rate,`.
     private let lead: [UInt8]
     /// `","end":"` or `,`.
@@ -35,6 +38,7 @@ struct SampleLineFormatter {
         self.shape = shape
         self.type = type
         self.unit = unit
+        converts = unit != type.canonicalUnit
         switch shape {
         case .json:
             lead = Array(#"{"type":\#(JSONValue.string(type.identifier).serialized),"start":""#.utf8)
@@ -49,8 +53,8 @@ struct SampleLineFormatter {
 
     /// Appends the line of `point` (a sample of this formatter's type), newline included.
     mutating func append(_ point: StoredPoint, contexts: SampleContexts, to buffer: LineBuffer) {
-        let value = type.canonicalUnit == unit
-            ? point.value : (try? Quantity(unit: type.canonicalUnit, doubleValue: point.value).doubleValue(for: unit)) ?? .nan
+        let value = converts
+            ? (try? Quantity(unit: type.canonicalUnit, doubleValue: point.value).doubleValue(for: unit)) ?? .nan : point.value
         buffer.append(lead)
         let start = buffer.position
         let startLength = times.write(point.start, to: buffer.reserve(RFC3339MillisecondWriter.maximumLength))

@@ -54,12 +54,6 @@ struct FullDiskEndToEndTests {
 
     static let straps = (1...20).flatMap { ["--sensor", "mock:hz=4,seed=\($0),id=strap-\($0),contact-loss=0"] }
 
-    static func storedHeartRates(_ store: String) throws -> Int {
-        try DatabaseQueue(path: store, configuration: { var c = Configuration(); c.readonly = true; return c }()).read { db in
-            try Int.fetchOne(db, sql: "SELECT IFNULL(SUM(count), 0) FROM series WHERE typeId = 1") ?? 0
-        }
-    }
-
     @Test("the store and the traces on a full disk: hrmd keeps its straps, says so once, stores again when space returns, loses nothing it kept, and the store stays whole and readable",
           .enabled(if: canMountTmpfs, "mounting a small tmpfs needs root with CAP_SYS_ADMIN"))
     func storeOnFullDisk() async throws {
@@ -72,7 +66,7 @@ struct FullDiskEndToEndTests {
             let daemon = try ChildProcess(
                 BuiltProducts.hrmd, ["--store", store, "--record", traces] + Self.straps,
                 environment: harness.environment, outputDirectory: harness.directory.path)
-            try await harness.eventually("hrmd stores") { try Self.storedHeartRates(store) > 200 }
+            try await harness.eventually("hrmd stores") { try StoreFile.heartRateCount(store) > 200 }
 
             let filler = try disk.fill()
             try await harness.eventually("hrmd says the store cannot be written") {
@@ -84,11 +78,11 @@ struct FullDiskEndToEndTests {
             // Readers go on reading what was stored.
             let read = try await harness.hrmctl(["samples", "--output", "json", "--store", store], withStore: false)
             #expect(read.exitCode == 0, "\(read.stderr)")
-            let storedWhileFull = try Self.storedHeartRates(store)
+            let storedWhileFull = try StoreFile.heartRateCount(store)
 
             try FileManager.default.removeItem(atPath: filler)
             try await harness.eventually("hrmd stores again") {
-                let stored = try Self.storedHeartRates(store)
+                let stored = try StoreFile.heartRateCount(store)
                 return daemon.standardError.contains("the store is writable again") && stored > storedWhileFull + 80
             }
             daemon.send(SIGTERM)

@@ -10,13 +10,6 @@ struct RepeatedKillEndToEndTests {
     static let straps = (1...20).flatMap { ["--sensor", "mock:hz=4,seed=\($0),id=strap-\($0),contact-loss=0"] }
     static let framesPerFlush = 40
 
-    /// Heart-rate samples in the store, counted from its series chunks.
-    static func storedHeartRates(_ store: String) throws -> Int {
-        try DatabaseQueue(path: store).read { db in
-            try Int.fetchOne(db, sql: "SELECT IFNULL(SUM(count), 0) FROM series WHERE typeId = 1") ?? 0
-        }
-    }
-
     /// Heart-rate notifications in the traces of `directory`; fails the test when a file does
     /// not end with a whole line or holds a line that is not JSON.
     static func recordedHeartRates(in directory: String) throws -> Int {
@@ -66,7 +59,7 @@ struct RepeatedKillEndToEndTests {
             let missing = Set(seen.stdout.split(separator: "\n")).subtracting(after.stdout.split(separator: "\n"))
             #expect(missing.isEmpty, "kill \(kill): \(missing.count) samples a reader saw are gone, such as \(missing.first ?? "")")
 
-            let (recorded, stored) = (try Self.recordedHeartRates(in: traces), try Self.storedHeartRates(harness.store))
+            let (recorded, stored) = (try Self.recordedHeartRates(in: traces), try StoreFile.heartRateCount(harness.store))
             let lost = (recorded - recordedBefore) - (stored - storedBefore)
             #expect(lost >= 0, "kill \(kill): more stored than recorded")
             // The flush under way when the kill came and the frames queued for the next: about

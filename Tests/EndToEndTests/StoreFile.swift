@@ -9,6 +9,16 @@ enum StoreFile {
         }
     }
 
+    /// The heart-rate samples the store holds, counted from its series chunks on a read-only
+    /// connection (a full disk leaves no room for anything else).
+    static func heartRateCount(_ path: String) throws -> Int {
+        var configuration = Configuration()
+        configuration.readonly = true
+        return try DatabaseQueue(path: path, configuration: configuration).read { db in
+            try Int.fetchOne(db, sql: "SELECT IFNULL(SUM(count), 0) FROM series WHERE typeId = 1") ?? 0
+        }
+    }
+
     /// The schema and every row of every table, as text: what a store holds, apart from the
     /// file's header (which opening a WAL database with GRDB touches, whatever it reads).
     static func contents(_ path: String) throws -> [String] {

@@ -24,8 +24,10 @@ let package = Package(
         .target(name: "SensorDecoding", dependencies: ["Timestamps"]),
         // Pure: ANT serial messages, the HRM receive channel set-up, ANT+ heart-rate pages.
         .target(name: "ANTDecoding"),
+        // Pure: what decoders read recordings through, front to back (a file's window or memory).
+        .target(name: "ByteSources"),
         // Pure: FIT activity files (header, CRCs, definitions, records, hrv, device_info).
-        .target(name: "FITDecoding"),
+        .target(name: "FITDecoding", dependencies: ["ByteSources"]),
         // Pure: series chunks: many (time, value) points or heartbeats in one compact blob
         // (delta-of-delta or reference-delta ticks, scaled-integer or XOR values, codes fitted per chunk).
         .target(name: "SeriesCoding"),
@@ -49,7 +51,7 @@ let package = Package(
         .target(
             name: "SensorBackends",
             dependencies: [
-                "SensorDecoding", "Timestamps", "TraceFormat", "FITDecoding", "ANTDecoding", "SerialPort", "BluetoothWire",
+                "SensorDecoding", "Timestamps", "TraceFormat", "ByteSources", "FITDecoding", "ANTDecoding", "SerialPort", "BluetoothWire",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

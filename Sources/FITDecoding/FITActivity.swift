@@ -111,52 +111,75 @@ struct FITActivityCollector {
 
     mutating func add(_ message: FITMessage) {
         switch message.globalMessage {
-        case FITProfile.FileID.message: addFileID(message)
-        case FITProfile.Record.message: addRecord(message)
-        case FITProfile.DeviceInfo.message: activity.devices.append(device(message))
+        case FITProfile.FileID.message:
+            guard !sawFileID else { return }
+            sawFileID = true
+            let file = FITFileID(message)
+            activity.fileType = file.type
+            activity.creatorManufacturer = file.manufacturer
+            activity.creatorProduct = file.product
+            activity.creatorSerial = file.serialNumber
+            activity.fileCreated = file.timeCreated
+        case FITProfile.Record.message:
+            guard let (time, heartRate) = FITActivity.HeartRateRecord.fields(of: message) else { return }
+            activity.records.append(.init(timestamp: time, unixSeconds: anchors.unixSeconds(of: time), heartRate: heartRate))
+        case FITProfile.DeviceInfo.message:
+            activity.devices.append(FITActivity.Device(message))
         case FITProfile.HRV.message:
-            activity.rrIntervals += message.values(FITProfile.HRV.time).map { Double($0) / FITProfile.HRV.timeScale }
+            activity.rrIntervals += FITProfile.HRV.intervals(of: message)
         case FITProfile.TimestampCorrelation.message:
-            if let absolute = message.timestamp,
-                let system = message.value(FITProfile.TimestampCorrelation.systemTimestamp, as: UInt32.self)
-            {
-                anchors.correlate(absolute: absolute, system: system, fromRecord: activity.records.count)
+            if let (absolute, system) = FITProfile.TimestampCorrelation.times(of: message) {
+                anchors.correlate(absolute: absolute, system: system)
             }
         default:
             break
         }
     }
 
-    /// The activity, with device-relative times anchored, and `damage` if any.
+    /// The activity, with the device-relative times before the first correlation anchored
+    /// by it, and `damage` if any.
     func finish(damage: FITError?) -> FITActivity {
         var activity = activity
         for index in activity.records.indices where activity.records[index].unixSeconds == nil {
-            activity.records[index].unixSeconds = anchors.unixSeconds(of: activity.records[index].timestamp, record: index)
+            activity.records[index].unixSeconds = FITTimeAnchors.unixSeconds(of: activity.records[index].timestamp, offset: anchors.first)
         }
         activity.damage = damage
         return activity
     }
+}
 
-    private mutating func addFileID(_ message: FITMessage) {
-        guard !sawFileID else { return }
-        sawFileID = true
-        activity.fileType = message.value(FITProfile.FileID.type)
-        activity.creatorManufacturer = message.value(FITProfile.FileID.manufacturer)
-        activity.creatorProduct = message.value(FITProfile.FileID.product)
-        activity.creatorSerial = message.value(FITProfile.FileID.serialNumber)
-        activity.fileCreated = message.value(FITProfile.FileID.timeCreated)
+/// The fields of a `file_id` message this module reads.
+struct FITFileID {
+    var type: UInt8?
+    var manufacturer: UInt16?
+    var product: UInt16?
+    var serialNumber: UInt32?
+    var timeCreated: UInt32?
+
+    init(_ message: FITMessage) {
+        type = message.value(FITProfile.FileID.type)
+        manufacturer = message.value(FITProfile.FileID.manufacturer)
+        product = message.value(FITProfile.FileID.product)
+        serialNumber = message.value(FITProfile.FileID.serialNumber)
+        timeCreated = message.value(FITProfile.FileID.timeCreated)
     }
+}
 
-    private mutating func addRecord(_ message: FITMessage) {
+extension FITActivity.HeartRateRecord {
+    /// The time and heart rate of a `record` message, when it has both.
+    static func fields(of message: FITMessage) -> (time: UInt32, heartRate: UInt8)? {
         guard let time = message.timestamp, let heartRate = message.value(FITProfile.Record.heartRate, as: UInt8.self) else {
-            return
+            return nil
         }
-        activity.records.append(.init(timestamp: time, unixSeconds: FITDecoder.unixSeconds(fromFIT: time), heartRate: heartRate))
+        return (time, heartRate)
     }
+}
 
-    private func device(_ message: FITMessage) -> FITActivity.Device {
+extension FITActivity.Device {
+    /// The fields of a `device_info` message.
+    init(_ message: FITMessage) {
         typealias Field = FITProfile.DeviceInfo
-        return FITActivity.Device(
+        self.init(
             manufacturer: message.value(Field.manufacturer),
             product: message.value(Field.product),
             serialNumber: message.value(Field.serialNumber),
@@ -167,5 +190,21 @@ struct FITActivityCollector {
             sourceType: message.value(Field.sourceType),
             antDeviceNumber: message.value(Field.antDeviceNumber),
             timestamp: message.timestamp)
+    }
+}
+
+extension FITProfile.HRV {
+    /// The valid RR intervals of an `hrv` message, in seconds.
+    static func intervals(of message: FITMessage) -> [Double] {
+        message.values(time).map { Double($0) / timeScale }
+    }
+}
+
+extension FITProfile.TimestampCorrelation {
+    /// The absolute and device-relative FIT times of a `timestamp_correlation` message, when
+    /// it has both.
+    static func times(of message: FITMessage) -> (absolute: UInt32, system: UInt32)? {
+        guard let absolute = message.timestamp, let system = message.value(systemTimestamp, as: UInt32.self) else { return nil }
+        return (absolute, system)
     }
 }

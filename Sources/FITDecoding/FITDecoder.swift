@@ -1,6 +1,11 @@
+import ByteSources
+
 /// Decodes FIT activity files into their heart-rate content: header and CRCs, definition
 /// and data messages in both byte orders, compressed-timestamp headers, developer fields
 /// skipped, chained files read one after the other.
+///
+/// `decodeActivity` gives a file's content whole; `FITHeartRateSummary` and
+/// `FITHeartRateRecords`/`FITRRIntervals` stream a file of any size in bounded memory.
 public enum FITDecoder {
     /// FIT time 0 in Unix seconds: 1989-12-31T00:00:00Z.
     public static let epochOffset: Int64 = 631_065_600
@@ -25,8 +30,9 @@ public enum FITDecoder {
     /// message before the damage counts; for a file CRC mismatch (found at the end) that is
     /// every message, though the file's bytes are suspect.
     public static func decodeActivityPartially(_ bytes: [UInt8]) throws(FITError) -> FITActivity {
+        var walk = try FITMessageWalk(bytes)
         var collector = FITActivityCollector()
-        let damage = try FITMessageWalk.walk(bytes) { collector.add($0) }
-        return collector.finish(damage: damage)
+        while let message = walk.next() { collector.add(message) }
+        return collector.finish(damage: walk.damage)
     }
 }

@@ -1,3 +1,5 @@
+import ByteSources
+
 /// What is wrong with a FIT file, and where (byte offsets count from the start of the
 /// bytes given to the decoder). Each description is one line.
 public enum FITError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -18,6 +20,8 @@ public enum FITError: Error, Equatable, Sendable, CustomStringConvertible {
     case malformedDefinition(atOffset: Int)
     /// The bytes after a file's CRC, from `offset` on, are not another (chained) FIT file.
     case unexpectedTrailingBytes(atOffset: Int)
+    /// The file could not be read on (an I/O error, with its errno).
+    case unreadable(ByteSourceError)
 
     public var description: String {
         switch self {
@@ -35,6 +39,8 @@ public enum FITError: Error, Equatable, Sendable, CustomStringConvertible {
             "FIT definition message at byte \(offset) is malformed (architecture neither little nor big endian)"
         case .unexpectedTrailingBytes(let offset):
             "FIT file has bytes after its CRC, from byte \(offset), that are not another FIT file"
+        case .unreadable(let error):
+            "FIT file cannot be read on: \(error)"
         }
     }
 

@@ -15,13 +15,13 @@ struct FITDefinition: Sendable {
     var contentSize: Int
 }
 
-/// One data message: its definition and where its content is. Field values are read from
-/// the bytes when asked for.
+/// One data message: its definition and its content. Field values are read from the bytes
+/// when asked for.
 struct FITMessage: Sendable {
     let definition: FITDefinition
-    let bytes: [UInt8]
-    /// Offset of the message's content (after its one-byte header) in `bytes`.
-    let contentStart: Int
+    /// The message's content (the bytes after its one-byte header): its fields, then its
+    /// developer fields.
+    let content: ArraySlice<UInt8>
     /// The message's time: its timestamp field (253), or its compressed-timestamp header's.
     var timestamp: UInt32?
 
@@ -31,8 +31,8 @@ struct FITMessage: Sendable {
     /// holds only invalid values. (The first definition of a field number counts.)
     func values(_ number: UInt8) -> [Int64] {
         guard let field = definition.fields.first(where: { $0.number == number }) else { return [] }
-        let range = contentStart + field.range.lowerBound..<contentStart + field.range.upperBound
-        return field.baseType.elements(of: bytes[range], bigEndian: definition.bigEndian)
+        let bytes = content[content.startIndex + field.range.lowerBound..<content.startIndex + field.range.upperBound]
+        return field.baseType.elements(of: bytes, bigEndian: definition.bigEndian)
     }
 
     /// The first valid element of field `number`, as `T` when it fits in one.

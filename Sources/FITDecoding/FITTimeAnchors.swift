@@ -1,25 +1,40 @@
 /// FIT times in Unix seconds. Absolute FIT times count from 1989-12-31T00:00:00Z; times
 /// below 0x10000000 count from a device's power-on (its "system time"), and only a
-/// `timestamp_correlation` message turns them into absolute ones.
+/// `timestamp_correlation` message turns them into absolute ones: the latest one before a
+/// record anchors it, and the file's first one anchors the records before it.
+///
+/// Anchors follow the file front to back, keeping two offsets whatever its length.
 struct FITTimeAnchors {
-    /// The correlations seen so far: from the record `firstRecord` on, absolute FIT time =
-    /// system time + `offset` (until the next correlation).
-    private var correlations: [(firstRecord: Int, offset: Int64)] = []
+    /// Absolute FIT time − system time, of the file's first correlation (known in advance
+    /// from an earlier pass, or once the walk has met it).
+    private(set) var first: Int64?
+    /// The same, of the latest correlation met.
+    private var latest: Int64?
 
-    /// A `timestamp_correlation`: `absolute` FIT time was system time `system`; it applies
-    /// from record `recordIndex` on (and to the records before it, when it is the first).
-    mutating func correlate(absolute: UInt32, system: UInt32, fromRecord recordIndex: Int) {
-        guard absolute >= FITDecoder.relativeLimit, system < FITDecoder.relativeLimit else { return }
-        correlations.append((recordIndex, Int64(absolute) - Int64(system)))
+    /// Anchors for a walk that knows the file's first correlation from an earlier pass.
+    init(first: Int64? = nil) {
+        self.first = first
     }
 
-    /// Unix seconds of record `recordIndex`'s time `timestamp`: directly when it is
-    /// absolute, through the correlation in force when it is device-relative, nil when the
-    /// file gives none.
-    func unixSeconds(of timestamp: UInt32, record recordIndex: Int) -> Int64? {
+    /// A `timestamp_correlation`: `absolute` FIT time was system time `system`; it anchors
+    /// the records from here on (and those before it, when it is the first).
+    mutating func correlate(absolute: UInt32, system: UInt32) {
+        guard absolute >= FITDecoder.relativeLimit, system < FITDecoder.relativeLimit else { return }
+        let offset = Int64(absolute) - Int64(system)
+        latest = offset
+        if first == nil { first = offset }
+    }
+
+    /// Unix seconds of a record met now with time `timestamp`: directly when it is absolute,
+    /// through the correlation in force when it is device-relative, nil when none is known
+    /// (yet: a later first correlation anchors it, see `unixSeconds(of:offset:)`).
+    func unixSeconds(of timestamp: UInt32) -> Int64? {
+        Self.unixSeconds(of: timestamp, offset: latest ?? first)
+    }
+
+    /// Unix seconds of FIT time `timestamp`, a device-relative one anchored by `offset`.
+    static func unixSeconds(of timestamp: UInt32, offset: Int64?) -> Int64? {
         if let absolute = FITDecoder.unixSeconds(fromFIT: timestamp) { return absolute }
-        guard let first = correlations.first else { return nil }
-        let inForce = correlations.last { $0.firstRecord <= recordIndex } ?? first
-        return Int64(timestamp) + inForce.offset + FITDecoder.epochOffset
+        return offset.map { Int64(timestamp) + $0 + FITDecoder.epochOffset }
     }
 }

@@ -114,9 +114,9 @@ public struct RecordingImport {
         replay(recording, name: name, numbering: .records) { progress?($0.bytesRead) }
     }
 
-    private mutating func replay(_ recording: FITRecording, name: String) {
+    private mutating func replay(_ recording: FITRecording<FileByteSource>, name: String) {
         if let damage = recording.damage { messages("\(name): \(damage); storing what was read before it") }
-        replay(recording.entries.makeIterator(), name: name, numbering: .none) { _ in }
+        replay(recording, name: name, numbering: .none) { _ in }
     }
 
     /// Takes every entry of `recording`, calling `afterEach` with it after each (for progress).

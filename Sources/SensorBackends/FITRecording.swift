@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import ByteSources
 import FITDecoding
 import SensorDecoding
 import Timestamps
@@ -8,76 +9,85 @@ import Timestamps
 /// authorize → store path as live data. RR intervals from `hrv` messages ride on the record
 /// frames whose second they fall in; `device_info` (the heart-rate strap's, else the
 /// recording device's) becomes Device Information reads.
-public struct FITRecording {
-    /// The frames and problems of the file, in order.
-    public let entries: [RecordingEntry]
+///
+/// The file is read in two passes, in bounded memory whatever its size: the first checks it
+/// (damage and CRC) and learns the device and the first time, the second hands out the
+/// frames as it reads the records, and the RR intervals from a second window on the file.
+public struct FITRecording<Source: ByteSource>: Sequence, IteratorProtocol {
     /// What was wrong with the file, when it was read despite damage.
     public let damage: String?
+    /// The entries before the records: an unusable part, the connection, the device's
+    /// information; handed out from `nextPreamble` on.
+    private var preamble: [RecordingEntry] = []
+    private var nextPreamble = 0
+    /// The records, once the preamble is out; nil when none has a time.
+    private var records: FITHeartRateRecords<Source>?
+    private var beats: FITRRIntervals<Source>
+    /// The next beat not yet placed, and where the beats placed so far end (Unix seconds).
+    private var pendingBeat: Double?
+    private var beatEnd: Double = 0
+    private let device: SensorID
 
-    /// Reads `path`. A damaged file is an error that says what could be read, unless
-    /// `acceptingDamage`, when what was read before the damage is used.
-    public init(path: String, acceptingDamage: Bool = false) throws(RecordingError) {
-        try self.init(bytes: RecordingFile.bytes(ofPath: path), name: path, acceptingDamage: acceptingDamage)
-    }
-
-    /// Reads the FIT file open as `descriptor`, whole, from offset 0 (with pread: its offset
-    /// does not move, and the caller still owns and closes it). `name` stands for the file in
-    /// messages. Damage is treated as by `init(path:acceptingDamage:)`.
-    public init(descriptor: Int32, name: String, acceptingDamage: Bool = false) throws(RecordingError) {
-        try self.init(bytes: RecordingFile.bytes(ofDescriptor: descriptor, name: name), name: name, acceptingDamage: acceptingDamage)
-    }
-
-    /// Decodes the bytes of a FIT file; `name` stands for it in messages.
-    public init(bytes: [UInt8], name: String, acceptingDamage: Bool = false) throws(RecordingError) {
-        let activity: FITActivity
+    /// Reads the FIT file in `source`; `name` stands for it in messages. A damaged file is an
+    /// error that says what could be read, unless `acceptingDamage`, when what was read
+    /// before the damage is used.
+    public init(source: Source, name: String, acceptingDamage: Bool = false) throws(RecordingError) {
+        let summary: FITHeartRateSummary
         do {
-            activity = try FITDecoder.decodeActivityPartially(bytes)
+            summary = try FITHeartRateSummary(scanning: source)
+            records = try FITHeartRateRecords(source, summary: summary)
+            beats = try FITRRIntervals(source)
         } catch {
             throw .damaged(path: name, reason: "\(error)")
         }
-        if let damage = activity.damage, !acceptingDamage {
+        if let damage = summary.damage, !acceptingDamage {
             throw .damaged(
                 path: name,
-                reason: "\(damage); \(activity.records.count) heart-rate records were read before it (store them with --accept-damaged)")
+                reason: "\(damage); \(summary.recordCount) heart-rate records were read before it (store them with --accept-damaged)")
         }
-        damage = activity.damage.map { "\($0)" }
-        entries = Self.entries(of: activity)
+        damage = summary.damage.map { "\($0)" }
+        let sensor = summary.strap ?? summary.recorder
+        device = SensorID((sensor?.serialNumber ?? summary.creatorSerial).map { "fit-\($0)" } ?? "fit")
+        if summary.unanchoredCount > 0 {
+            preamble.append(.unusable(reason: "\(summary.unanchoredCount) heart-rate records have device-relative times and the file gives no absolute time for them; they are not stored"))
+        }
+        guard let firstSeconds = summary.firstUnixSeconds else {
+            records = nil
+            return
+        }
+        let first = Timestamp(microsecondsSinceEpoch: firstSeconds * 1_000_000)
+        preamble.append(.frame(frame(.connected, at: first), line: 0))
+        for (field, text) in Self.deviceInformation(sensor) {
+            preamble.append(.frame(frame(.read, field.characteristic, Array(text.utf8), at: first), line: 0))
+        }
+        // Beats are placed from the first record on; each record frame carries the beats
+        // that ended since the previous one.
+        beatEnd = first.secondsSinceEpoch
+        pendingBeat = beats.next()
     }
 
-    private static func entries(of activity: FITActivity) -> [RecordingEntry] {
-        let strap = activity.devices.first { $0.deviceType == 120 } ?? activity.devices.first { $0.deviceIndex == 0 }
-        let serial = strap?.serialNumber ?? activity.creatorSerial
-        let device = SensorID(serial.map { "fit-\($0)" } ?? "fit")
-        let timed = activity.records.compactMap { record in record.unixSeconds.map { (Timestamp(microsecondsSinceEpoch: $0 * 1_000_000), record) } }
-        var entries: [RecordingEntry] = []
-        let unanchored = activity.records.count - timed.count
-        if unanchored > 0 {
-            entries.append(.unusable(reason: "\(unanchored) heart-rate records have device-relative times and the file gives no absolute time for them; they are not stored"))
+    public mutating func next() -> RecordingEntry? {
+        if nextPreamble < preamble.count {
+            defer { nextPreamble += 1 }
+            return preamble[nextPreamble]
         }
-        guard let first = timed.first?.0 else { return entries }
-        func frame(_ kind: FrameKind, _ characteristic: CharacteristicID? = nil, _ value: [UInt8] = [], at time: Timestamp) -> SensorFrame {
-            SensorFrame(time: time, transport: .fit, device: device, kind: kind, characteristic: characteristic, value: value)
-        }
-        entries.append(.frame(frame(.connected, at: first), line: 0))
-        for (field, text) in deviceInformation(strap) {
-            entries.append(.frame(frame(.read, field.characteristic, Array(text.utf8), at: first), line: 0))
-        }
-        // Beats placed from the first record on; each record frame carries the beats that
-        // ended since the previous one.
-        var beatEnd = first.secondsSinceEpoch
-        var beats = activity.rrIntervals.makeIterator()
-        var pending = beats.next()
-        for (time, record) in timed {
+        while let record = records?.next() {
+            guard let seconds = record.unixSeconds else { continue }
+            let time = Timestamp(microsecondsSinceEpoch: seconds * 1_000_000)
             var intervals: [UInt16] = []
-            while let interval = pending, beatEnd + interval <= time.secondsSinceEpoch {
+            while let interval = pendingBeat, beatEnd + interval <= time.secondsSinceEpoch {
                 beatEnd += interval
                 if interval > 0, interval < 64 { intervals.append(UInt16((interval * 1024).rounded())) }
-                pending = beats.next()
+                pendingBeat = beats.next()
             }
             let measurement = HeartRateMeasurement(heartRate: UInt16(record.heartRate), rrIntervals: intervals)
-            entries.append(.frame(frame(.notify, .heartRateMeasurement, measurement.encoded(), at: time), line: 0))
+            return .frame(frame(.notify, .heartRateMeasurement, measurement.encoded(), at: time), line: 0)
         }
-        return entries
+        return nil
+    }
+
+    private func frame(_ kind: FrameKind, _ characteristic: CharacteristicID? = nil, _ value: [UInt8] = [], at time: Timestamp) -> SensorFrame {
+        SensorFrame(time: time, transport: .fit, device: device, kind: kind, characteristic: characteristic, value: value)
     }
 
     private static func deviceInformation(_ device: FITActivity.Device?) -> [(DeviceInformationField, String)] {
@@ -90,6 +100,27 @@ public struct FITRecording {
         if let software = device.softwareVersion { fields.append((.softwareRevision, String(software))) }
         if let hardware = device.hardwareVersion { fields.append((.hardwareRevision, String(hardware))) }
         return fields
+    }
+}
+
+extension FITRecording where Source == FileByteSource {
+    /// Reads the FIT file at `path`, a window at a time. Damage is treated as by
+    /// `init(source:name:acceptingDamage:)`.
+    public init(path: String, acceptingDamage: Bool = false) throws(RecordingError) {
+        try self.init(source: FileByteSource(path: path), name: path, acceptingDamage: acceptingDamage)
+    }
+
+    /// Reads the FIT file open as `descriptor` (with pread: its offset does not move, and the
+    /// caller still owns and closes it). `name` stands for the file in messages.
+    public init(descriptor: Int32, name: String, acceptingDamage: Bool = false) throws(RecordingError) {
+        try self.init(source: FileByteSource(descriptor: descriptor, name: name), name: name, acceptingDamage: acceptingDamage)
+    }
+}
+
+extension FITRecording where Source == [UInt8] {
+    /// Decodes the bytes of a FIT file held in memory; `name` stands for it in messages.
+    public init(bytes: [UInt8], name: String, acceptingDamage: Bool = false) throws(RecordingError) {
+        try self.init(source: bytes, name: name, acceptingDamage: acceptingDamage)
     }
 }
 

@@ -66,7 +66,7 @@ public enum RecordingSource {
     {
         switch try TraceRecording.kind(of: path) {
         case .trace: AnySequence(try TraceRecording(path: path))
-        case .fit: AnySequence(try FITRecording(path: path).entries)
+        case .fit: AnySequence(try FITRecording(path: path))
         case .btsnoop: AnySequence(try BTSnoopRecording(path: path, options: captureOptions))
         }
     }

@@ -60,7 +60,8 @@ struct FITFixtureTests {
         ])
     func messageCounts(name: String, count: Int) throws {
         var seen = 0
-        _ = try FITMessageWalk.walk(try Fixtures.bytes(name)) { _ in seen += 1 }
+        var walk = try FITMessageWalk(try Fixtures.bytes(name))
+        while walk.next() != nil { seen += 1 }
         #expect(seen == count)
     }
 

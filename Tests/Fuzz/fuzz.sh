@@ -4,7 +4,8 @@
 #
 #   Tests/Fuzz/fuzz.sh [--seconds N | --runs N] [TARGET...]      (default: every target, 60 s each)
 #
-# The modules are built by SwiftPM in .build/fuzz with -sanitize=fuzzer,address (one flag:
+# The modules are built optimized (as OSS-Fuzz builds: five times the executions of a
+# debug build) by SwiftPM in .build/fuzz with -sanitize=fuzzer,address (one flag:
 # SwiftPM's --sanitize fuzzer --sanitize address would keep only the last, and lose the
 # coverage), archived, and each target is linked against the archive with swiftc, since an
 # executable target's own main would replace libFuzzer's. Corpora grow in .build/fuzz/corpus;
@@ -31,14 +32,14 @@ fi
 
 # The modules every target may import, built once with coverage and AddressSanitizer.
 for module in SensorBackends HealthWire CLISupport HRMConfiguration SeriesCoding; do
-    swift build --scratch-path "$build" -Xswiftc -sanitize=fuzzer,address --target "$module" >"$build.log" 2>&1 \
+    swift build -c release --scratch-path "$build" -Xswiftc -sanitize=fuzzer,address -Xswiftc -g --target "$module" >"$build.log" 2>&1 \
         || { cat "$build.log" >&2; exit 1; }
 done
 # Every library module's objects (no executable's, no test suite's) in one archive: the
 # linker takes only what a target needs.
 archive=$build/libhrmd-fuzz.a
 rm -f "$archive"
-find "$build/debug/" -name '*.o' -path '*.build/*' \
+find "$build/release/" -name '*.o' -path '*.build/*' \
     ! -path '*Tests.build/*' ! -path '*-tool.build/*' \
     ! -path '*/hrmd.build/*' ! -path '*/hrmctl.build/*' ! -path '*/hrmbench.build/*' \
     ! -path '*/hotplug-probe.build/*' ! -path '*/capture-writer.build/*' -print0 \
@@ -67,7 +68,7 @@ seeds_for() {
 
 # The C modules the Swift modules import (system libraries, SwiftPM's C targets, GRDB's SQLite).
 module_maps=()
-for map in Sources/C*/module.modulemap "$build"/debug/*.build/module.modulemap \
+for map in Sources/C*/module.modulemap "$build"/release/*.build/module.modulemap \
     "$build"/checkouts/swift-system/Sources/CSystem/include/module.modulemap \
     "$build"/checkouts/GRDB.swift/Sources/GRDBSQLite/module.modulemap; do
     [ -f "$map" ] && module_maps+=(-Xcc -fmodule-map-file="$map")
@@ -79,7 +80,7 @@ for target in "${targets[@]}"; do
     source=Tests/Fuzz/Targets/$target.swift
     [ -f "$source" ] || { echo "fuzz.sh: no target $target" >&2; exit 64; }
     binary=$build/bin/fuzz-$target
-    swiftc -sanitize=fuzzer,address -parse-as-library -g -I "$build/debug/Modules" "${module_maps[@]}" "$source" "$archive" \
+    swiftc -O -sanitize=fuzzer,address -parse-as-library -g -I "$build/release/Modules" "${module_maps[@]}" "$source" "$archive" \
         -lsystemd -ludev -lsqlite3 -o "$binary" 2> >(grep -v 'Cannot export local symbol\|mktemp' >&2)
     corpus=$build/corpus/$target
     seeds_for "$target" "$corpus"

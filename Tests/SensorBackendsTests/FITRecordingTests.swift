@@ -33,7 +33,7 @@ struct FITRecordingTests {
         let (directory, path) = try write(activity())
         _ = directory
         #expect(try TraceRecording.kind(of: path) == .fit)
-        let entries = try FITRecording(path: path).entries
+        let entries = Array(try FITRecording(path: path))
         let frames = entries.compactMap { entry -> SensorFrame? in
             if case .frame(let frame, _) = entry { return frame }
             return nil
@@ -54,7 +54,7 @@ struct FITRecordingTests {
     func relativeTimes() throws {
         let (directory, path) = try write(activity(relative: true))
         _ = directory
-        let entries = try FITRecording(path: path).entries
+        let entries = Array(try FITRecording(path: path))
         #expect(entries.count == 1)
         guard case .unusable(let reason) = entries.first else {
             Issue.record("expected an unusable entry")
@@ -75,6 +75,66 @@ struct FITRecordingTests {
         }
         let accepted = try FITRecording(path: path, acceptingDamage: true)
         #expect(accepted.damage != nil)
-        #expect(accepted.entries.contains { if case .frame(let frame, _) = $0 { frame.kind == .notify } else { false } })
+        #expect(Array(accepted).contains { if case .frame(let frame, _) = $0 { frame.kind == .notify } else { false } })
+    }
+}
+
+@Suite("Recording files read a window at a time")
+struct FileByteSourceTests {
+    /// A day-long ride: 100,000 records (about 600 KB, several windows), with an hrv
+    /// message every ten records and a strap's device_info at the end.
+    func longActivity() -> [UInt8] {
+        var builder = FITBuilder()
+        builder.define(local: 1, global: 20, fields: [.timestamp, .uint8(3)])
+        builder.define(local: 2, global: 78, fields: [.uint16(0, count: 3)])
+        for second in 0..<100_000 {
+            builder.data(local: 1, le32(1_100_000_000 + UInt32(second)) + [UInt8(60 + second % 100)])
+            if second % 10 == 9 { builder.data(local: 2, le16(3000) + le16(3400) + le16(3600)) }
+        }
+        builder.define(local: 0, global: 23, fields: [.uint8(0), .uint8(1), .uint32z(3)])
+        builder.data(local: 0, [1, 120] + le32(777))
+        return builder.file()
+    }
+
+    func frames(_ recording: some Sequence<RecordingEntry>) -> [SensorFrame] {
+        recording.compactMap { if case .frame(let frame, _) = $0 { frame } else { nil } }
+    }
+
+    @Test("a FIT file many windows long gives the same frames from its path, a descriptor and memory")
+    func longFIT() throws {
+        let bytes = longActivity()
+        #expect(bytes.count > 2 * 256 * 1024)
+        let directory = try TemporaryDirectory()
+        let path = directory.file("day.fit")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let inMemory = frames(try FITRecording(bytes: bytes, name: "day.fit"))
+        #expect(inMemory.count == 100_001)
+        #expect(inMemory.first?.device.rawValue == "fit-777")
+        #expect(frames(try FITRecording(path: path)) == inMemory)
+        let descriptor = open(path, O_RDONLY)
+        defer { close(descriptor) }
+        #expect(frames(try FITRecording(descriptor: descriptor, name: "day.fit")) == inMemory)
+        #expect(lseek(descriptor, 0, SEEK_CUR) == 0, "the caller's offset does not move")
+    }
+
+    @Test("reads across windows, past the end, and of a file cut shorter after it was opened")
+    func windows() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("bytes")
+        let bytes = (0..<700_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        var source = try FileByteSource(path: path)
+        #expect(source.count == bytes.count)
+        #expect(Array(try source.bytes(at: 0, length: 10)) == Array(bytes[0..<10]))
+        #expect(Array(try source.bytes(at: 262_140, length: 10)) == Array(bytes[262_140..<262_150]), "across a window's end")
+        #expect(Array(try source.bytes(at: 5, length: 3)) == Array(bytes[5..<8]), "back before the window")
+        #expect(Array(try source.bytes(at: 100_000, length: 300_000)) == Array(bytes[100_000..<400_000]), "more than a window")
+        #expect(Array(try source.bytes(at: 699_995, length: 10)) == Array(bytes[699_995...]), "fewer at the end")
+        #expect(try source.bytes(at: 800_000, length: 10).isEmpty)
+        var copy = source
+        #expect(truncate(path, 500_000) == 0)
+        #expect(Array(try copy.bytes(at: 499_990, length: 100)) == Array(bytes[499_990..<500_000]), "ends where the file now ends")
+        #expect(throws: RecordingError.self) { try FileByteSource(path: directory.file("missing")) }
+        #expect(throws: RecordingError.self) { try FileByteSource(path: directory.path) }
     }
 }

@@ -8,7 +8,7 @@ public func fuzzFIT(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     _ = try? FITDecoder.decodeActivity(bytes)
     if let recording = try? FITRecording(bytes: bytes, name: "fuzz.fit", acceptingDamage: true) {
-        _ = recording.entries.count
+        _ = Array(recording).count
     }
     return 0
 }

@@ -84,7 +84,7 @@ let package = Package(
         .target(name: "SDBus", dependencies: ["CSystemd", "CSDBusVTable"]),
         // Pure: Bluetooth host-interface wire formats: addresses, HCI events and commands,
         // advertising data, ACL/L2CAP reassembly, ATT PDUs, btsnoop captures.
-        .target(name: "BluetoothWire"),
+        .target(name: "BluetoothWire", dependencies: ["ByteSources"]),
         // libbluetooth (BlueZ's libbluetooth-dev): HCI and L2CAP sockets, straight to the kernel.
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         // BLE chest straps without bluetoothd: LE scanning on an HCI socket, an ATT client over L2CAP.

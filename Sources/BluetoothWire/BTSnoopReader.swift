@@ -1,3 +1,5 @@
+import ByteSources
+
 /// Why bytes are not a btsnoop capture this reader can read.
 public enum BTSnoopError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The file does not start with `btsnoop\0`.
@@ -7,6 +9,8 @@ public enum BTSnoopError: Error, Hashable, Sendable, CustomStringConvertible {
     case unsupportedVersion(UInt32)
     /// A datalink other than 1001, 1002 and 2001 (BCSP, H5, the BlueZ simulator…).
     case unsupportedDatalink(UInt32)
+    /// The header could not be read (an I/O error, with its errno).
+    case unreadable(ByteSourceError)
 
     public var description: String {
         switch self {
@@ -15,6 +19,7 @@ public enum BTSnoopError: Error, Hashable, Sendable, CustomStringConvertible {
         case .unsupportedVersion(let version): "btsnoop version \(version) is not supported (only version 1)"
         case .unsupportedDatalink(let datalink):
             "btsnoop datalink \(datalink) is not supported (1001 HCI, 1002 HCI UART and 2001 Linux monitor are)"
+        case .unreadable(let error): "the btsnoop header cannot be read: \(error)"
         }
     }
 }
@@ -37,6 +42,8 @@ public struct BTSnoopDamage: Error, Hashable, Sendable, CustomStringConvertible 
         case shortMonitorRecord(opcode: UInt16, needed: Int, got: Int)
         /// A time before the Unix epoch (a zeroed or damaged time field).
         case timeBeforeUnixEpoch(captureTime: Int64)
+        /// The capture could not be read on (an I/O error, with its errno).
+        case unreadable(ByteSourceError)
     }
 
     public var record: Int
@@ -50,7 +57,7 @@ public struct BTSnoopDamage: Error, Hashable, Sendable, CustomStringConvertible 
     /// Whether no record after this one can be read.
     public var endsCapture: Bool {
         switch problem {
-        case .truncatedHeader, .truncatedData, .corruptLength: true
+        case .truncatedHeader, .truncatedData, .corruptLength, .unreadable: true
         case .emptyPacket, .unknownPacketType, .shortMonitorRecord, .timeBeforeUnixEpoch: false
         }
     }
@@ -72,6 +79,7 @@ extension BTSnoopDamage.Problem: CustomStringConvertible {
         case .shortMonitorRecord(let opcode, let needed, let got):
             "too short for monitor opcode \(opcode): \(needed) bytes needed, \(got) present"
         case .timeBeforeUnixEpoch(let time): "a time before 1970 (\(time) µs since year 0)"
+        case .unreadable(let error): "cannot be read: \(error)"
         }
     }
 }
@@ -82,55 +90,67 @@ public enum BTSnoopItem: Hashable, Sendable {
     case damaged(BTSnoopDamage)
 }
 
-/// Reads the records of a btsnoop capture held in memory, in order, normalising the three
+/// Reads the records of a btsnoop capture front to back, in order, normalising the three
 /// datalinks into `BTSnoopPacket`s with Unix times. A damaged record is reported with its
 /// number; reading goes on after damage confined to one record and ends after damage that
-/// hides where the next record starts (a truncated record or a corrupt length).
-public struct BTSnoopReader: Sequence, IteratorProtocol {
+/// hides where the next record starts (a truncated record or a corrupt length). The capture
+/// comes from a byte source: in memory, or a window onto a file of any size.
+public struct BTSnoopReader<Source: ByteSource>: Sequence, IteratorProtocol {
     public let datalink: BTSnoopDatalink
-    private let bytes: [UInt8]
+    private var source: Source
     /// Bytes of the capture read so far.
     public private(set) var offset = BTSnoop.headerLength
     private var number = 0
     private var ended = false
 
-    /// Checks the header of `bytes`.
-    public init(_ bytes: [UInt8]) throws(BTSnoopError) {
-        guard bytes.count >= BTSnoop.magic.count, bytes.starts(with: BTSnoop.magic) else {
-            throw bytes.count < BTSnoop.magic.count && BTSnoop.magic.starts(with: bytes) ? .truncatedHeader(got: bytes.count) : .notBTSnoop
+    /// Checks the header of `source`.
+    public init(_ source: Source) throws(BTSnoopError) {
+        var source = source
+        let header: ArraySlice<UInt8>
+        do {
+            header = try source.bytes(at: 0, length: BTSnoop.headerLength)
+        } catch {
+            throw .unreadable(error)
         }
-        guard bytes.count >= BTSnoop.headerLength else { throw .truncatedHeader(got: bytes.count) }
-        let version = bytes.bigEndianUInt32(at: 8)
+        guard header.count >= BTSnoop.magic.count, header.starts(with: BTSnoop.magic) else {
+            throw header.count < BTSnoop.magic.count && BTSnoop.magic.starts(with: header) ? .truncatedHeader(got: header.count) : .notBTSnoop
+        }
+        guard header.count >= BTSnoop.headerLength else { throw .truncatedHeader(got: header.count) }
+        let version = header.bigEndianUInt32(at: header.startIndex + 8)
         guard version == BTSnoop.version else { throw .unsupportedVersion(version) }
-        let datalinkCode = bytes.bigEndianUInt32(at: 12)
+        let datalinkCode = header.bigEndianUInt32(at: header.startIndex + 12)
         guard let datalink = BTSnoopDatalink(rawValue: datalinkCode) else { throw .unsupportedDatalink(datalinkCode) }
         self.datalink = datalink
-        self.bytes = bytes
-    }
-
-    /// Whether `prefix` (the first bytes of a file) starts like a btsnoop capture.
-    public static func looksLikeCapture(_ prefix: some Collection<UInt8>) -> Bool {
-        prefix.starts(with: BTSnoop.magic)
+        self.source = source
     }
 
     public mutating func next() -> BTSnoopItem? {
-        guard !ended, offset < bytes.count else { return nil }
+        guard !ended, offset < source.count else { return nil }
         number += 1
-        let available = bytes.count - offset
-        guard available >= BTSnoop.recordHeaderLength else { return end(.truncatedHeader(got: available)) }
-        let original = Int(bytes.bigEndianUInt32(at: offset))
-        let included = Int(bytes.bigEndianUInt32(at: offset + 4))
-        let flags = bytes.bigEndianUInt32(at: offset + 8)
-        let drops = bytes.bigEndianUInt32(at: offset + 12)
-        let captureTime = Int64(bitPattern: bytes.bigEndianUInt64(at: offset + 16))
+        do {
+            return try readRecord()
+        } catch {
+            return end(.unreadable(error))
+        }
+    }
+
+    private mutating func readRecord() throws(ByteSourceError) -> BTSnoopItem {
+        let header = try source.bytes(at: offset, length: BTSnoop.recordHeaderLength)
+        guard header.count == BTSnoop.recordHeaderLength else { return end(.truncatedHeader(got: header.count)) }
+        let base = header.startIndex
+        let original = Int(header.bigEndianUInt32(at: base))
+        let included = Int(header.bigEndianUInt32(at: base + 4))
+        let flags = header.bigEndianUInt32(at: base + 8)
+        let drops = header.bigEndianUInt32(at: base + 12)
+        let captureTime = Int64(bitPattern: header.bigEndianUInt64(at: base + 16))
         guard included <= original, included <= BTSnoop.maximumPacketLength else {
             return end(.corruptLength(included: included, original: original))
         }
         let start = offset + BTSnoop.recordHeaderLength
-        guard bytes.count - start >= included else { return end(.truncatedData(included: included, got: bytes.count - start)) }
+        let data = try source.bytes(at: start, length: included)
+        guard data.count == included else { return end(.truncatedData(included: included, got: data.count)) }
         offset = start + included
         guard captureTime >= BTSnoop.unixEpoch else { return .damaged(BTSnoopDamage(record: number, problem: .timeBeforeUnixEpoch(captureTime: captureTime))) }
-        let data = bytes[start..<offset]
         let packet: (controller: UInt16?, BTSnoopPacket)
         do throws(BTSnoopDamage.Problem) {
             packet = try normalise(data, flags: flags)
@@ -144,7 +164,7 @@ public struct BTSnoopReader: Sequence, IteratorProtocol {
 
     private mutating func end(_ problem: BTSnoopDamage.Problem) -> BTSnoopItem {
         ended = true
-        offset = bytes.count
+        offset = source.count
         return .damaged(BTSnoopDamage(record: number, problem: problem))
     }
 
@@ -197,15 +217,26 @@ public struct BTSnoopReader: Sequence, IteratorProtocol {
     }
 }
 
-extension Array where Element == UInt8 {
+extension BTSnoop {
+    /// Whether `prefix` (the first bytes of a file) starts like a btsnoop capture.
+    public static func looksLikeCapture(_ prefix: some Collection<UInt8>) -> Bool {
+        prefix.starts(with: magic)
+    }
+}
+
+extension RandomAccessCollection where Element == UInt8, Index == Int {
+    /// The big-endian integer at index `offset`.
     func bigEndianUInt32(at offset: Int) -> UInt32 {
         self[offset..<offset + 4].reduce(0) { $0 << 8 | UInt32($1) }
     }
 
+    /// The big-endian integer at index `offset`.
     func bigEndianUInt64(at offset: Int) -> UInt64 {
         self[offset..<offset + 8].reduce(0) { $0 << 8 | UInt64($1) }
     }
+}
 
+extension Array where Element == UInt8 {
     mutating func appendBigEndian(_ value: UInt32) {
         for shift in stride(from: 24, through: 0, by: -8) { append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
     }

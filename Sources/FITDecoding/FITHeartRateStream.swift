@@ -75,6 +75,9 @@ public struct FITHeartRateRecords<Source: ByteSource>: Sequence, IteratorProtoco
     private var walk: FITMessageWalk<Source>
     private var anchors: FITTimeAnchors
 
+    /// Bytes of the source read so far.
+    public var bytesRead: Int { walk.bytesRead }
+
     /// The records of `source`, whose first pass gave `summary`.
     public init(_ source: Source, summary: FITHeartRateSummary) throws(FITError) {
         walk = try FITMessageWalk(source)

@@ -30,6 +30,9 @@ struct FITMessageWalk<Source: ByteSource> {
     private(set) var damage: FITError?
     private var ended = false
 
+    /// Bytes of the source read so far.
+    var bytesRead: Int { offset }
+
     /// A walk of `source`. Throws only when it does not start with a valid FIT header.
     init(_ source: Source) throws(FITError) {
         var source = source

@@ -50,7 +50,7 @@ final class RecordingImporter: Sendable {
                 store: store, settings: IngestSettings(source: source, maxBatch: 10_000),
                 options: RecordingImport.Options(
                     speed: request.speed, acceptDamaged: request.acceptDamaged,
-                    capture: BTSnoopRecording.Options(measurementHandle: request.measurementHandle)),
+                    capture: BTSnoopOptions(measurementHandle: request.measurementHandle)),
                 logger: logger,
                 messages: { line in
                     messages.withLock { messages in

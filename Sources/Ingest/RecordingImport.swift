@@ -26,9 +26,9 @@ public struct RecordingImport {
         public var acceptDamaged: Bool
         /// How btsnoop captures are read (the Heart Rate Measurement handle they lack
         /// discovery of).
-        public var capture: BTSnoopRecording.Options
+        public var capture: BTSnoopOptions
 
-        public init(speed: Double? = nil, acceptDamaged: Bool = false, capture: BTSnoopRecording.Options = .init()) {
+        public init(speed: Double? = nil, acceptDamaged: Bool = false, capture: BTSnoopOptions = .init()) {
             self.speed = speed
             self.acceptDamaged = acceptDamaged
             self.capture = capture
@@ -59,7 +59,7 @@ public struct RecordingImport {
     }
 
     /// Replays the recording at `path`; `name` (the path when nil) stands for it in messages.
-    /// `progress` hears the bytes read so far as a trace or capture is read.
+    /// `progress` hears the bytes read so far as the recording is read.
     ///
     /// Throws when the file cannot be read at all, is not a recording, or is a damaged FIT
     /// file (unless damage is accepted); what earlier recordings gave is still pending then:
@@ -70,7 +70,7 @@ public struct RecordingImport {
         let name = name ?? path
         switch try TraceRecording.kind(of: path) {
         case .trace: try replay(TraceRecording(path: path), name: name, progress: progress)
-        case .fit: try replay(FITRecording(path: path, acceptingDamage: options.acceptDamaged), name: name)
+        case .fit: try replay(FITRecording(path: path, acceptingDamage: options.acceptDamaged), name: name, progress: progress)
         case .btsnoop: try replay(BTSnoopRecording(path: path, options: options.capture), name: name, progress: progress)
         }
     }
@@ -81,7 +81,7 @@ public struct RecordingImport {
     public mutating func replay(descriptor: Int32, name: String) throws(RecordingError) {
         switch try TraceRecording.kind(ofDescriptor: descriptor, name: name) {
         case .trace: try replay(TraceRecording(descriptor: descriptor, name: name), name: name, progress: nil)
-        case .fit: try replay(FITRecording(descriptor: descriptor, name: name, acceptingDamage: options.acceptDamaged), name: name)
+        case .fit: try replay(FITRecording(descriptor: descriptor, name: name, acceptingDamage: options.acceptDamaged), name: name, progress: nil)
         case .btsnoop: try replay(BTSnoopRecording(descriptor: descriptor, name: name, options: options.capture), name: name, progress: nil)
         }
     }
@@ -110,13 +110,13 @@ public struct RecordingImport {
         replay(recording, name: name, numbering: .lines) { progress?($0.bytesRead) }
     }
 
-    private mutating func replay(_ recording: BTSnoopRecording, name: String, progress: ((Int) -> Void)?) {
+    private mutating func replay(_ recording: BTSnoopRecording<FileByteSource>, name: String, progress: ((Int) -> Void)?) {
         replay(recording, name: name, numbering: .records) { progress?($0.bytesRead) }
     }
 
-    private mutating func replay(_ recording: FITRecording<FileByteSource>, name: String) {
+    private mutating func replay(_ recording: FITRecording<FileByteSource>, name: String, progress: ((Int) -> Void)?) {
         if let damage = recording.damage { messages("\(name): \(damage); storing what was read before it") }
-        replay(recording, name: name, numbering: .none) { _ in }
+        replay(recording, name: name, numbering: .none) { progress?($0.bytesRead) }
     }
 
     /// Takes every entry of `recording`, calling `afterEach` with it after each (for progress).

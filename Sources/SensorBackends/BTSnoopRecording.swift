@@ -1,4 +1,5 @@
 import BluetoothWire
+import ByteSources
 import SensorDecoding
 import Timestamps
 
@@ -15,22 +16,93 @@ import Timestamps
 /// notice says. A link open before the capture began has no known peer address: its device
 /// is named `hci-conn-0x0040` (`hci1-conn-0x0040` on controller 1 of a monitor capture), which
 /// a notice says too. Records that cannot be read or followed are bad records, by number.
-public struct BTSnoopRecording: Sequence, IteratorProtocol {
+///
+/// The capture is read in two passes, in bounded memory whatever its size: the first learns
+/// what each link shows by its end (whether it carries heart rate, what its undiscovered
+/// handles are), the second hands out each frame as its record comes. `bytesRead` follows
+/// the second.
+public struct BTSnoopRecording<Source: ByteSource>: Sequence, IteratorProtocol {
     /// How to read a capture.
-    public struct Options: Sendable, Hashable {
-        /// The ATT handle of the Heart Rate Measurement characteristic, for captures without
-        /// its discovery; it applies to every link and wins over discovery.
-        public var measurementHandle: UInt16?
+    public typealias Options = BTSnoopOptions
 
-        public init(measurementHandle: UInt16? = nil) {
-            self.measurementHandle = measurementHandle
+    private var walk: CaptureWalk<Source>
+
+    /// Reads the capture in `source`; `name` stands for it in messages.
+    public init(source: Source, name: String, options: Options = Options()) throws(RecordingError) {
+        let reader: BTSnoopReader<Source>
+        do {
+            reader = try BTSnoopReader(source)
+        } catch {
+            throw .damaged(path: name, reason: error.description)
         }
+        var learning = CaptureWalk(reader: reader, options: options, foresight: nil)
+        while learning.next() != nil {}
+        walk = CaptureWalk(reader: reader, options: options, foresight: learning.learned)
     }
 
-    private var reader: BTSnoopReader
-    private let options: Options
+    /// Bytes of the capture read so far (for progress).
+    public var bytesRead: Int { walk.bytesRead }
+
+    /// The datalink of the capture.
+    public var datalink: BTSnoopDatalink { walk.datalink }
+
+    public mutating func next() -> RecordingEntry? { walk.next() }
+}
+
+extension BTSnoopRecording where Source == FileByteSource {
+    /// Reads the capture at `path`, a window at a time.
+    public init(path: String, options: Options = Options()) throws(RecordingError) {
+        try self.init(source: FileByteSource(path: path), name: path, options: options)
+    }
+
+    /// Reads the capture open as `descriptor` (its offset does not move, and the caller still
+    /// owns and closes it). `name` stands for the file in messages.
+    public init(descriptor: Int32, name: String, options: Options = Options()) throws(RecordingError) {
+        try self.init(source: FileByteSource(descriptor: descriptor, name: name), name: name, options: options)
+    }
+}
+
+extension BTSnoopRecording where Source == [UInt8] {
+    /// Reads the capture held in `bytes`; `name` stands for it in messages.
+    public init(bytes: [UInt8], name: String, options: Options = Options()) throws(RecordingError) {
+        try self.init(source: bytes, name: name, options: options)
+    }
+}
+
+/// How to read a capture.
+public struct BTSnoopOptions: Sendable, Hashable {
+    /// The ATT handle of the Heart Rate Measurement characteristic, for captures without
+    /// its discovery; it applies to every link and wins over discovery.
+    public var measurementHandle: UInt16?
+
+    public init(measurementHandle: UInt16? = nil) {
+        self.measurementHandle = measurementHandle
+    }
+}
+
+extension LinkID {
+    /// The device a capture's link is stored under when the capture does not give its peer's
+    /// address: `hci-conn-0x0040` (`hci1-conn-0x0040` on controller 1 of a monitor capture).
+    public var unannouncedDevice: SensorID {
+        let connection = "conn-" + hexCode(handle)
+        return SensorID(controller.map { "hci\($0)-\(connection)" } ?? "hci-\(connection)")
+    }
+}
+
+/// One pass over a capture: records followed into links, links into entries. The first pass
+/// (no foresight) hands out no frame and learns each link's `LinkForesight`, by the order the
+/// links appear; the second delivers with what the first learned.
+struct CaptureWalk<Source: ByteSource> {
+    private var reader: BTSnoopReader<Source>
+    private let options: BTSnoopOptions
+    /// What the first pass learned, by link in order of appearance; nil in the first pass.
+    private let foresight: [CapturedLink.LinkForesight]?
+    /// What this pass learned (the first pass's product).
+    private(set) var learned: [CapturedLink.LinkForesight] = []
     private var follower = HCILinkFollower()
-    private var links: [LinkID: CapturedLink] = [:]
+    /// The open links, with their number in order of appearance.
+    private var links: [LinkID: (number: Int, link: CapturedLink)] = [:]
+    private var linksOpened = 0
     /// Entries ready to be returned, from `nextReady` on.
     private var ready: [RecordingEntry] = []
     private var nextReady = 0
@@ -39,34 +111,16 @@ public struct BTSnoopRecording: Sequence, IteratorProtocol {
     private var drops: UInt32 = 0
     private var measurements = 0
 
-    /// Reads the capture at `path`.
-    public init(path: String, options: Options = Options()) throws(RecordingError) {
-        try self.init(bytes: RecordingFile.bytes(ofPath: path), name: path, options: options)
-    }
-
-    /// Reads the capture open as `descriptor`, whole, from offset 0 (its offset does not move,
-    /// and the caller still owns and closes it). `name` stands for the file in messages.
-    public init(descriptor: Int32, name: String, options: Options = Options()) throws(RecordingError) {
-        try self.init(bytes: RecordingFile.bytes(ofDescriptor: descriptor, name: name), name: name, options: options)
-    }
-
-    /// Reads the capture in `bytes`; `name` stands for it in messages.
-    public init(bytes: [UInt8], name: String, options: Options = Options()) throws(RecordingError) {
-        do {
-            reader = try BTSnoopReader(bytes)
-        } catch {
-            throw .damaged(path: name, reason: error.description)
-        }
+    init(reader: BTSnoopReader<Source>, options: BTSnoopOptions, foresight: [CapturedLink.LinkForesight]?) {
+        self.reader = reader
         self.options = options
+        self.foresight = foresight
     }
 
-    /// Bytes of the capture read so far (for progress).
-    public var bytesRead: Int { reader.offset }
+    var bytesRead: Int { reader.offset }
+    var datalink: BTSnoopDatalink { reader.datalink }
 
-    /// The datalink of the capture.
-    public var datalink: BTSnoopDatalink { reader.datalink }
-
-    public mutating func next() -> RecordingEntry? {
+    mutating func next() -> RecordingEntry? {
         while nextReady == ready.count {
             ready.removeAll(keepingCapacity: true)
             nextReady = 0
@@ -81,12 +135,6 @@ public struct BTSnoopRecording: Sequence, IteratorProtocol {
         }
         defer { nextReady += 1 }
         return ready[nextReady]
-    }
-
-    /// The device name of a link whose peer address the capture does not give.
-    public static func device(ofUnannounced link: LinkID) -> SensorID {
-        let handle = "conn-" + hexCode(link.handle)
-        return SensorID(link.controller.map { "hci\($0)-\(handle)" } ?? "hci-\(handle)")
     }
 
     private mutating func take(_ item: BTSnoopItem) {
@@ -110,23 +158,34 @@ public struct BTSnoopRecording: Sequence, IteratorProtocol {
         switch event {
         case .connected(let id, let complete):
             close(id, disconnection: nil)
-            var link = CapturedLink(
-                id: id, device: SensorID(complete.peer.description), announced: true, measurementHandle: options.measurementHandle)
-            link.connected(at: time, record: record.number, into: &ready)
-            links[id] = link
+            open(id, device: SensorID(complete.peer.description), announced: true)
+            links[id]!.link.connected(at: time, record: record.number, into: &ready)
         case .disconnected(let id, _):
             close(id, disconnection: (time, record.number))
         case .att(let id, let pdu, let sender):
-            links[id, default: CapturedLink(
-                id: id, device: Self.device(ofUnannounced: id), announced: false, measurementHandle: options.measurementHandle)
-            ].take(pdu, from: sender, at: time, record: record.number, into: &ready)
+            if links[id] == nil { open(id, device: id.unannouncedDevice, announced: false) }
+            links[id]!.link.take(pdu, from: sender, at: time, record: record.number, into: &ready)
         }
     }
 
+    private mutating func open(_ id: LinkID, device: SensorID, announced: Bool) {
+        let number = linksOpened
+        linksOpened += 1
+        let pass: CapturedLink.Pass = foresight.map { .delivering(number < $0.count ? $0[number] : .init()) } ?? .learning
+        let link = CapturedLink(id: id, device: device, announced: announced, measurementHandle: options.measurementHandle, pass: pass)
+        link.opened(into: &ready)
+        links[id] = (number, link)
+    }
+
     private mutating func close(_ id: LinkID, disconnection: (time: Timestamp, record: Int)?) {
-        guard var link = links.removeValue(forKey: id) else { return }
+        guard let (number, open) = links.removeValue(forKey: id) else { return }
+        var link = open
         link.close(disconnection: disconnection, into: &ready)
         measurements += link.measurementCount
+        if foresight == nil {
+            if learned.count <= number { learned += Array(repeating: .init(), count: number + 1 - learned.count) }
+            learned[number] = link.foresight
+        }
     }
 
     /// The capture ended: settles the links still open and says what the capture lacked.

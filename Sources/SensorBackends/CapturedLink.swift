@@ -8,44 +8,86 @@ import Timestamps
 /// its frames go out in capture order: `connected`, reads of the location, battery and device
 /// information, notifications of 0x2A37, 0x2A38 and 0x2A19, `disconnected`. The frames of a
 /// link that never shows one (another kind of device) are dropped.
+///
+/// A capture is read twice so that nothing waits in memory for what the link shows later:
+/// the first pass (`learning`) drops every frame and learns what the link will show (whether
+/// it carries heart rate, and the role each undiscovered handle takes later); the second
+/// (`delivering`) hands out each frame as its record comes, with that foresight.
 struct CapturedLink {
-    let id: LinkID
-    let device: SensorID
-    /// Whether the capture holds the connection's start.
-    let announced: Bool
-    /// The handle named as the Heart Rate Measurement's, overriding discovery.
-    private let measurementHandle: UInt16?
-    private var observer = GATTObserver()
-    /// Whether the link has shown a Heart Rate Measurement characteristic.
-    private(set) var carriesHeartRate = false
-    /// Heart Rate Measurement notifications delivered.
-    private(set) var measurementCount = 0
-    /// Frames waiting for the link to show heart rate, with their record numbers.
-    private var held: [(record: Int, entry: RecordingEntry)] = []
-    /// Notifications of handles no discovery has named yet.
-    private var unresolved: [ServerHandle: [HeldNotification]] = [:]
-    private var toldConflict = false
+    /// Which of the two passes over the capture this is.
+    enum Pass {
+        case learning
+        case delivering(LinkForesight)
+    }
+
+    /// What the first pass learned of a link, for the second.
+    struct LinkForesight {
+        /// Whether the link shows heart rate before it closes.
+        var carriesHeartRate = false
+        /// The roles handles took when discovery (or the guess at the link's close) named them,
+        /// in order: a handle's notifications before its n-th naming take the n-th role.
+        var laterRoles: [ServerHandle: [Role]] = [:]
+    }
 
     /// What a handle's values are to the pipeline.
-    private enum Role: Equatable {
+    enum Role: Equatable {
         case measurement
         case characteristic(CharacteristicID)
         case unknown
         case ignored
     }
 
-    init(id: LinkID, device: SensorID, announced: Bool, measurementHandle: UInt16?) {
+    /// The notifications of a handle no discovery has named yet: as many as the guess needs.
+    private struct Unnamed {
+        var count = 0
+        /// Whether every one decodes as a Heart Rate Measurement (`MeasurementHandleGuess`).
+        var allMeasurements = true
+    }
+
+    let id: LinkID
+    let device: SensorID
+    /// Whether the capture holds the connection's start.
+    let announced: Bool
+    /// The handle named as the Heart Rate Measurement's, overriding discovery.
+    private let measurementHandle: UInt16?
+    private let pass: Pass
+    private var observer = GATTObserver()
+    /// Whether the link has shown a Heart Rate Measurement characteristic so far.
+    private(set) var carriesHeartRate = false
+    /// Heart Rate Measurement notifications delivered.
+    private(set) var measurementCount = 0
+    /// Notifications of handles no discovery has named yet.
+    private var unnamed: [ServerHandle: Unnamed] = [:]
+    /// How many times each handle has been named so far (the second pass's place in
+    /// `LinkForesight.laterRoles`).
+    private var namings: [ServerHandle: Int] = [:]
+    /// What the first pass learns.
+    private(set) var foresight = LinkForesight()
+    private var toldConflict = false
+
+    init(id: LinkID, device: SensorID, announced: Bool, measurementHandle: UInt16?, pass: Pass) {
         self.id = id
         self.device = device
         self.announced = announced
         self.measurementHandle = measurementHandle
+        self.pass = pass
+    }
+
+    /// Whether frames go out: in the second pass, for a link that carries heart rate.
+    private var delivers: Bool {
+        if case .delivering(let foresight) = pass { foresight.carriesHeartRate } else { false }
+    }
+
+    /// Says what the link's device is named when the capture lacks its start (second pass).
+    func opened(into out: inout [RecordingEntry]) {
+        if delivers, !announced { out.append(unannouncedNotice) }
     }
 
     /// The link and its device, for messages.
     var name: String { "\(id) (\(device))" }
 
     mutating func connected(at time: Timestamp, record: Int, into out: inout [RecordingEntry]) {
-        emit(frame(.connected, at: time, record: record), record: record, into: &out)
+        emit(frame(.connected, at: time, record: record), into: &out)
     }
 
     /// Takes one ATT PDU `sender` sent, captured at `time` in record `record`.
@@ -57,17 +99,21 @@ struct CapturedLink {
             let role = role(of: key)
             if handle == measurementHandle { tellConflict(key, into: &out) }
             if role == .unknown {
-                unresolved[key, default: []].append(HeldNotification(record: record, time: time, value: value))
+                unnamed[key, default: Unnamed()].count += 1
+                if unnamed[key]!.allMeasurements, !MeasurementHandleGuess.isMeasurement(value) { unnamed[key]!.allMeasurements = false }
+                if case .delivering(let foresight) = pass, let roles = foresight.laterRoles[key], namings[key, default: 0] < roles.count {
+                    deliver(CapturedNotification(record: record, time: time, value: value), as: roles[namings[key, default: 0]], into: &out)
+                }
                 return
             }
-            deliver(HeldNotification(record: record, time: time, value: value), as: role, into: &out)
-            if role == .measurement, !carriesHeartRate { becomeHeartRate(into: &out) }
+            deliver(CapturedNotification(record: record, time: time, value: value), as: role, into: &out)
+            if role == .measurement, !carriesHeartRate { becomeHeartRate() }
         case .read(let entries, let server):
             for entry in entries {
                 guard case .characteristic(let characteristic) = role(of: ServerHandle(server: server, handle: entry.handle)),
                       Self.readable.contains(characteristic) || DeviceInformationField(characteristic) != nil
                 else { continue }
-                emit(frame(.read, characteristic, entry.value, at: time, record: record), record: record, into: &out)
+                emit(frame(.read, characteristic, entry.value, at: time, record: record), into: &out)
             }
             resolve(into: &out)
         case .learned:
@@ -76,34 +122,32 @@ struct CapturedLink {
     }
 
     /// The link closed (`disconnection`, its time and record) or the capture ended (nil):
-    /// settles the notifications of handles no discovery named, guessing which carries heart
-    /// rate when nothing else says.
+    /// settles the handles no discovery named, guessing which carries heart rate when nothing
+    /// else says.
     mutating func close(disconnection: (time: Timestamp, record: Int)?, into out: inout [RecordingEntry]) {
-        if !carriesHeartRate, measurementHandle == nil, !unresolved.isEmpty {
-            let counts = unresolved.mapValues(\.count)
-            switch MeasurementHandleGuess(unresolved) {
+        if !carriesHeartRate, measurementHandle == nil, !unnamed.isEmpty {
+            switch MeasurementHandleGuess(unnamed.mapValues(\.allMeasurements)) {
             case .one(let key):
                 out.append(.notice(
-                    "\(name): the capture holds no GATT discovery of handle \(key.description); its \(counts[key] ?? 0) notifications "
+                    "\(name): the capture holds no GATT discovery of handle \(key.description); its \(unnamed[key]?.count ?? 0) notifications "
                         + "all decode as heart-rate measurements (0x2A37), so they are stored as such; name the handle with --handle to choose"))
-                for notification in unresolved[key] ?? [] { deliver(notification, as: .measurement, into: &out) }
-                becomeHeartRate(into: &out)
+                named(key, as: .measurement)
+                becomeHeartRate()
             case .several(let keys):
                 out.append(.unusable(
                     reason: "\(name): the capture holds no GATT discovery, and the notifications of several handles could be heart-rate "
-                        + "measurements (\(keys.map { "\($0.description): \(counts[$0] ?? 0)" }.joined(separator: ", "))); none is "
+                        + "measurements (\(keys.map { "\($0.description): \(unnamed[$0]?.count ?? 0)" }.joined(separator: ", "))); none is "
                         + "stored: name the Heart Rate Measurement handle with --handle"))
             case .none:
                 out.append(.notice(
                     "\(name): no GATT discovery in the capture, and the notifications of "
-                        + "\(counts.keys.sorted().map(\.description).joined(separator: ", ")) are not heart-rate measurements; nothing from it is stored"))
+                        + "\(unnamed.keys.sorted().map(\.description).joined(separator: ", ")) are not heart-rate measurements; nothing from it is stored"))
             }
         }
-        unresolved = [:]
+        unnamed = [:]
         if carriesHeartRate, let disconnection {
-            out.append(frame(.disconnected, at: disconnection.time, record: disconnection.record))
+            emit(frame(.disconnected, at: disconnection.time, record: disconnection.record), into: &out)
         }
-        held = []
     }
 
     // MARK: Roles and delivery
@@ -124,7 +168,7 @@ struct CapturedLink {
         return measurementHandle == nil ? .measurement : .ignored
     }
 
-    private mutating func deliver(_ notification: HeldNotification, as role: Role, into out: inout [RecordingEntry]) {
+    private mutating func deliver(_ notification: CapturedNotification, as role: Role, into out: inout [RecordingEntry]) {
         let characteristic: CharacteristicID
         switch role {
         case .measurement:
@@ -135,37 +179,41 @@ struct CapturedLink {
         default:
             return
         }
-        let entry = frame(.notify, characteristic, notification.value, at: notification.time, record: notification.record)
-        emit(entry, record: notification.record, into: &out)
+        emit(frame(.notify, characteristic, notification.value, at: notification.time, record: notification.record), into: &out)
     }
 
-    /// Delivers the waiting notifications of handles discovery has now named, and opens the
-    /// link when a server shows a Heart Rate Measurement characteristic.
+    /// Settles the handles discovery has now named, and opens the link when a server shows
+    /// a Heart Rate Measurement characteristic.
     private mutating func resolve(into out: inout [RecordingEntry]) {
-        for (key, notifications) in unresolved {
+        for key in unnamed.keys {
             let role = role(of: key)
             guard role != .unknown else { continue }
-            unresolved[key] = nil
-            for notification in notifications { deliver(notification, as: role, into: &out) }
+            unnamed[key] = nil
+            named(key, as: role)
         }
         guard !carriesHeartRate, measurementHandle == nil else { return }
-        if observer.servers.values.contains(where: { !$0.valueHandles(of: .heartRateMeasurement).isEmpty }) { becomeHeartRate(into: &out) }
+        if observer.servers.values.contains(where: { !$0.valueHandles(of: .heartRateMeasurement).isEmpty }) { becomeHeartRate() }
     }
 
-    /// From now on frames go out as they come; the held ones go first, in capture order.
-    private mutating func becomeHeartRate(into out: inout [RecordingEntry]) {
+    /// `key`, unnamed until now, takes `role`: the first pass notes it for the second.
+    private mutating func named(_ key: ServerHandle, as role: Role) {
+        if case .learning = pass { foresight.laterRoles[key, default: []].append(role) }
+        namings[key, default: 0] += 1
+    }
+
+    /// The link shows heart rate from now on.
+    private mutating func becomeHeartRate() {
         carriesHeartRate = true
-        if !announced {
-            out.append(.notice(
-                "\(id) was open before the capture began, so its peer's address is unknown; its samples are stored under the device \(device)"))
-        }
-        let ordered = held.enumerated().sorted { ($0.element.record, $0.offset) < ($1.element.record, $1.offset) }
-        out += ordered.map(\.element.entry)
-        held = []
+        foresight.carriesHeartRate = true
     }
 
-    private mutating func emit(_ entry: RecordingEntry, record: Int, into out: inout [RecordingEntry]) {
-        if carriesHeartRate { out.append(entry) } else { held.append((record, entry)) }
+    private var unannouncedNotice: RecordingEntry {
+        .notice("\(id) was open before the capture began, so its peer's address is unknown; its samples are stored under the device \(device)")
+    }
+
+    /// Hands out a frame in the second pass, for a link that carries heart rate.
+    private func emit(_ entry: RecordingEntry, into out: inout [RecordingEntry]) {
+        if delivers { out.append(entry) }
     }
 
     private mutating func tellConflict(_ key: ServerHandle, into out: inout [RecordingEntry]) {

@@ -66,6 +66,9 @@ public struct FITRecording<Source: ByteSource>: Sequence, IteratorProtocol {
         pendingBeat = beats.next()
     }
 
+    /// Bytes of the file the second pass has read (for progress).
+    public var bytesRead: Int { records?.bytesRead ?? 0 }
+
     public mutating func next() -> RecordingEntry? {
         if nextPreamble < preamble.count {
             defer { nextPreamble += 1 }

@@ -73,8 +73,8 @@ final class LineReader {
         try readFile(path, limit: count)
     }
 
-    /// The bytes of the file at `path` (at most `limit`).
-    static func readFile(_ path: String, limit: Int = .max) throws(Failure) -> [UInt8] {
+    /// The first bytes of the file at `path` (at most `limit`).
+    private static func readFile(_ path: String, limit: Int) throws(Failure) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(path: path, errno: errno) }
         defer { close(fd) }
@@ -87,9 +87,9 @@ final class LineReader {
         try readAll(descriptor: descriptor, name: name, limit: count)
     }
 
-    /// The bytes of the file open as `descriptor` from offset 0 (at most `limit`), read with
-    /// pread so its offset does not move. `name` stands for the path in errors.
-    static func readAll(descriptor: Int32, name: String, limit: Int = .max) throws(Failure) -> [UInt8] {
+    /// The first bytes of the file open as `descriptor` (at most `limit`), read with pread so
+    /// its offset does not move. `name` stands for the path in errors.
+    private static func readAll(descriptor: Int32, name: String, limit: Int) throws(Failure) -> [UInt8] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: min(limit, 65_536))
         while bytes.count < limit {

@@ -17,8 +17,8 @@ struct ServerHandle: Hashable, Comparable {
     }
 }
 
-/// A notification of a handle whose characteristic is not known yet, waiting in capture order.
-struct HeldNotification {
+/// A notification on a captured link, with the record it came in.
+struct CapturedNotification {
     var record: Int
     var time: Timestamp
     var value: [UInt8]
@@ -33,8 +33,10 @@ enum MeasurementHandleGuess: Equatable {
     case several([ServerHandle])
     case none
 
-    init(_ notifications: [ServerHandle: [HeldNotification]]) {
-        let candidates = notifications.filter { _, held in held.allSatisfy { Self.isMeasurement($0.value) } }.keys.sorted()
+    /// The guess among handles with notifications, given whether every notification of each
+    /// decodes as a measurement (`isMeasurement`).
+    init(_ allMeasurements: [ServerHandle: Bool]) {
+        let candidates = allMeasurements.filter(\.value).keys.sorted()
         switch candidates.count {
         case 0: self = .none
         case 1: self = .one(candidates[0])

@@ -45,28 +45,6 @@ public enum RecordingError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// Whole recording files (FIT files and captures are read whole), with errors as recording errors.
-enum RecordingFile {
-    /// The bytes of the file at `path`.
-    static func bytes(ofPath path: String) throws(RecordingError) -> [UInt8] {
-        do {
-            return try LineReader.readFile(path)
-        } catch {
-            throw .unreadable(path: path, reason: error.description, missing: error.errno == ENOENT)
-        }
-    }
-
-    /// The bytes of the file open as `descriptor`, from offset 0 (with pread: its offset does
-    /// not move). `name` stands for the file in messages.
-    static func bytes(ofDescriptor descriptor: Int32, name: String) throws(RecordingError) -> [UInt8] {
-        do {
-            return try LineReader.readAll(descriptor: descriptor, name: name)
-        } catch {
-            throw .unreadable(path: name, reason: error.description, missing: false)
-        }
-    }
-}
-
 /// Reads an hrmd trace as a sequence of entries: the header is checked, each later line is a
 /// frame or a bad line with its number; unknown kinds pass through for the pipeline to ignore.
 public struct TraceRecording: Sequence, IteratorProtocol {
@@ -154,7 +132,7 @@ public struct TraceRecording: Sequence, IteratorProtocol {
         }
         if TraceLine.looksLikeTrace(prefix) { return .trace }
         if prefix.count >= 12, Array(prefix[8..<12]) == Array(".FIT".utf8) { return .fit }
-        if BTSnoopReader.looksLikeCapture(prefix) { return .btsnoop }
+        if BTSnoop.looksLikeCapture(prefix) { return .btsnoop }
         throw .unknownFormat(path: name)
     }
 }

@@ -10,11 +10,11 @@ public struct ReplaySensor: SensorBackend {
     public let path: String
     public let speed: Double
     /// How a btsnoop capture is read (the Heart Rate Measurement handle it lacks discovery of).
-    public let captureOptions: BTSnoopRecording.Options
+    public let captureOptions: BTSnoopOptions
     private let logger: Logger
 
     /// `speed` 1 plays in real time, 10 ten times faster; `.infinity` as fast as possible.
-    public init(path: String, speed: Double = 1, captureOptions: BTSnoopRecording.Options = .init(), logger: Logger) {
+    public init(path: String, speed: Double = 1, captureOptions: BTSnoopOptions = .init(), logger: Logger) {
         self.path = path
         self.speed = speed
         self.captureOptions = captureOptions
@@ -61,7 +61,7 @@ public struct ReplaySensor: SensorBackend {
 /// Opens a recording of any kind the project reads, told apart by content.
 public enum RecordingSource {
     /// The entries of the recording at `path`; `captureOptions` apply to a btsnoop capture.
-    public static func entries(of path: String, captureOptions: BTSnoopRecording.Options = .init()) throws(RecordingError)
+    public static func entries(of path: String, captureOptions: BTSnoopOptions = .init()) throws(RecordingError)
         -> AnySequence<RecordingEntry>
     {
         switch try TraceRecording.kind(of: path) {

@@ -33,6 +33,7 @@ struct ReplayBenchmark {
         let capture = try writeCapture(values)
         guard let traceRun = try await bestReplay(of: trace, label: "trace") else { return }
         report("hrmctl replay (best of 3)", "\(format(traceRun.seconds)) s", "\(format(Double(count) / traceRun.seconds / 1000, 0))k frames/s; \(traceRun.summary)")
+        report("  its peak resident memory", "\(format(Double(traceRun.memory.peakKB) / 1024, 1)) MB", "goal < 64 MB for any file")
         if let bulkSaveSeconds {
             report("ratio replay / store bulk save", "\(format(traceRun.seconds / bulkSaveSeconds))×", "goal ≤ 1.5×")
         }
@@ -40,7 +41,9 @@ struct ReplayBenchmark {
         report(
             "hrmctl replay of a btsnoop capture (best of 3)", "\(format(captureRun.seconds)) s",
             "\(format(Double(count) / captureRun.seconds / 1000, 0))k notifications/s; \(captureRun.summary)")
+        report("  its peak resident memory", "\(format(Double(captureRun.memory.peakKB) / 1024, 1)) MB", "goal < 64 MB for any file")
         report("ratio btsnoop / trace replay", "\(format(captureRun.seconds / traceRun.seconds))×", "the same notifications into the store")
+        try await replayLongFIT()
         print("")
     }
 
@@ -72,16 +75,22 @@ struct ReplayBenchmark {
         return path
     }
 
-    /// The fastest of three replays of `file` into a fresh store, and its summary line.
-    private func bestReplay(of file: String, label: String) async throws -> (seconds: Double, summary: String)? {
+    /// The fastest of `rounds` replays of `file` into a fresh store, the highest peak of
+    /// resident memory, and the summary line.
+    private func bestReplay(of file: String, label: String, rounds: Int = 3) async throws
+        -> (seconds: Double, summary: String, memory: MemoryPeak)?
+    {
         var elapsed = Double.infinity
         var summary = ""
-        for round in 1...3 {
+        var memory = MemoryPeak()
+        for round in 1...rounds {
             let store = scratch.file("replay-\(label)-\(round).sqlite")
             let grant = try ChildProcess(BuiltProducts.hrmctl, ["auth", "grant", "hrmd", "heart-rate", "--store", store], outputDirectory: scratch.directory.path)
             _ = try await grant.wait(timeout: .seconds(30))
             let begin = ContinuousClock.now
             let replay = try ChildProcess(BuiltProducts.hrmctl, ["replay", "--store", store, file], outputDirectory: scratch.directory.path)
+            let peak = try await MemoryPeak.watch(replay)
+            if peak.peakKB > memory.peakKB { memory = peak }
             let termination = try await replay.wait(timeout: .seconds(900))
             elapsed = min(elapsed, seconds(ContinuousClock.now - begin))
             guard termination == .exited(0) else {
@@ -90,6 +99,31 @@ struct ReplayBenchmark {
             }
             summary = replay.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        return (elapsed, summary)
+        return (elapsed, summary, memory)
+    }
+
+    /// `hrmctl replay` of a 90-day FIT file, a heart rate a second (7.8M records, 47 MB):
+    /// its peak resident memory, bounded whatever the file's size, and its time.
+    private func replayLongFIT() async throws {
+        let days = 90
+        var builder = FITBuilder()
+        builder.define(local: 0, global: 0, fields: [.enumeration(0), .uint16(1), .uint32z(3)])
+        builder.data(local: 0, [4] + le16(1) + le32(3_999_000_111))  // an activity by a Garmin device
+        builder.define(local: 1, global: 20, fields: [.timestamp, .uint8(3)])
+        var random = BenchRandom(state: 90)
+        let firstFITTime = UInt32(Self.start.microsecondsSinceEpoch / 1_000_000 - 631_065_600)
+        for second in 0..<(days * 86_400) {
+            builder.data(local: 1, le32(firstFITTime + UInt32(second)) + [UInt8(random.next(in: 50...180))])
+        }
+        let path = scratch.file("90-days.fit")
+        let bytes = builder.file()
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        guard let run = try await bestReplay(of: path, label: "fit", rounds: 1) else { return }
+        report(
+            "hrmctl replay of a \(days)-day FIT file (\(format(Double(bytes.count) / 1_000_000, 1)) MB, \(days * 86_400) records)",
+            "\(format(run.seconds)) s", run.summary)
+        report(
+            "  its peak resident memory", "\(format(Double(run.memory.peakKB) / 1024, 1)) MB",
+            "anonymous \(format(Double(run.memory.anonymousKB) / 1024, 1)) MB, file-backed \(format(Double(run.memory.fileBackedKB) / 1024, 1)) MB; goal < 64 MB for any file")
     }
 }

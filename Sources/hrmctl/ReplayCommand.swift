@@ -92,7 +92,7 @@ struct ReplayCommand: ParsableCommand {
             var recordings = RecordingImport(
                 store: store, settings: IngestSettings(source: HealthSource(name: "hrmd", version: HRMVersion.current), maxBatch: 10_000),
                 options: RecordingImport.Options(
-                    speed: realtime ? 1 : speed, acceptDamaged: acceptDamaged, capture: BTSnoopRecording.Options(measurementHandle: handle)),
+                    speed: realtime ? 1 : speed, acceptDamaged: acceptDamaged, capture: BTSnoopOptions(measurementHandle: handle)),
                 logger: logger
             ) { message in
                 progress.line?.clear()

@@ -57,7 +57,7 @@ enum SensorFactory {
                 guard FileManager.default.fileExists(atPath: path) else {
                     throw CommandFailure("recording \(path) does not exist", status: .noInput)
                 }
-                let captureOptions = BTSnoopRecording.Options(measurementHandle: measurementHandle)
+                let captureOptions = BTSnoopOptions(measurementHandle: measurementHandle)
                 do {
                     _ = try RecordingSource.entries(of: path, captureOptions: captureOptions)
                 } catch {

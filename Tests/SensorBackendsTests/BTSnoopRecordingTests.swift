@@ -69,7 +69,7 @@ struct BTSnoopRecordingTests {
         let capture = StrapCapture.lateStart(datalink: .uart)
         let session = capture.build()
         let read = try ReadCapture(session.bytes)
-        let device = BTSnoopRecording.device(ofUnannounced: LinkID(handle: 0x40))
+        let device = LinkID(handle: 0x40).unannouncedDevice
         #expect(device == "hci-conn-0x0040")
         // The battery notification (one byte) is no heart-rate measurement: it is not taken.
         var expected = Self.expectedFrames(session, device: device)
@@ -315,5 +315,41 @@ struct BTSnoopRecordingTests {
             guard case RecordingError.damaged(let path, let reason) = error else { return false }
             return path == "h5.log" && reason.contains("datalink 1004")
         }
+    }
+
+    @Test("nothing waits for a link's end: an undiscovered strap's notifications come as their records come, in order")
+    func deliveredAsRead() throws {
+        var capture = StrapCapture.lateStart(datalink: .uart)
+        capture.notificationCount = 200
+        let bytes = capture.capture()
+        var recording = try BTSnoopRecording(bytes: bytes, name: "capture")
+        var firstNotification: Int?
+        var records: [Int] = []
+        while let entry = recording.next() {
+            guard case .frame(let frame, let record) = entry, frame.kind == .notify else { continue }
+            if firstNotification == nil { firstNotification = recording.bytesRead }
+            records.append(record)
+        }
+        #expect(records.count == 200)
+        #expect(records == records.sorted())
+        #expect(try #require(firstNotification) < bytes.count / 10, "the first notification came after \(firstNotification!) of \(bytes.count) bytes")
+    }
+
+    @Test("a capture many windows long gives the same entries from its path as from memory")
+    func longCapture() throws {
+        var capture = StrapCapture(datalink: .monitor)
+        capture.includesDiscovery = false
+        capture.notificationCount = 20_000
+        let bytes = capture.capture()
+        #expect(bytes.count > 3 * 256 * 1024)
+        let directory = try TemporaryDirectory()
+        let path = directory.file("long.btsnoop")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let fromMemory = try ReadCapture(bytes)
+        let fromFile = Array(try BTSnoopRecording(path: path))
+        let frames = fromFile.compactMap { if case .frame(let frame, _) = $0 { frame } else { nil } }
+        #expect(frames.count == fromMemory.frames.count)
+        #expect(frames == fromMemory.frames)
+        #expect(frames.filter { $0.kind == .notify }.count == 20_000)
     }
 }

@@ -6,7 +6,7 @@ import SensorBackends
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzBTSnoop(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    for options in [BTSnoopRecording.Options(), BTSnoopRecording.Options(measurementHandle: 0x0010)] {
+    for options in [BTSnoopOptions(), BTSnoopOptions(measurementHandle: 0x0010)] {
         guard var recording = try? BTSnoopRecording(bytes: bytes, name: "fuzz.btsnoop", options: options) else { continue }
         while recording.next() != nil {}
     }

@@ -98,7 +98,7 @@ public struct FileStoreAccess: StoreAccess {
             case .unknownType, .incompatibleUnit: throw CommandFailure("\(error)", status: .usage)
             case .missing: throw CommandFailure("\(error)", status: .noInput)
             case .permissionDenied: throw CommandFailure("\(error)", status: .permissionDenied)
-            case .damaged, .damagedSeries: throw CommandFailure("\(error)", status: .dataError)
+            case .damaged, .damagedSeries, .foreignWriteAheadLog: throw CommandFailure("\(error)", status: .dataError)
             default: throw CommandFailure("\(error)", status: .failure)
             }
         }

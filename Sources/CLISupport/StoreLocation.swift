@@ -44,7 +44,7 @@ public struct StoreLocation: Sendable, Equatable {
                 throw CommandFailure("\(error)\(hint)", status: isExplicit ? .permissionDenied : .unavailable)
             case .cannotOpen where !isExplicit:
                 throw CommandFailure("\(error)\(hint)", status: .unavailable)
-            case .damaged:
+            case .damaged, .foreignWriteAheadLog:
                 throw CommandFailure("\(error)", status: .dataError)
             default:
                 throw CommandFailure("\(error)", status: .failure)

@@ -52,6 +52,7 @@ public final class HealthStore: Sendable {
             if mode == .readOnly {
                 if let store = try openForReading(path: path, configuration: configuration) { return store }
             }
+            if exists { try StoreIdentity.checkBeforeWriting(path: path, configuration: configuration) }
             do {
                 let pool = try DatabasePool(path: path, configuration: configuration)
                 return try HealthStore(writer: pool, path: path, upgradeProgress: upgradeProgress)
@@ -91,7 +92,7 @@ public final class HealthStore: Sendable {
     }
 
     /// `path` as an SQLite URI naming the file immutable.
-    private static func immutableURI(_ path: String) -> String {
+    static func immutableURI(_ path: String) -> String {
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "?#%")

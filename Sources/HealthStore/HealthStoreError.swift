@@ -28,6 +28,9 @@ public enum HealthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
     /// SQLite found the file damaged (a page of garbage, a truncated file, a WAL of another
     /// file); nothing was written to it.
     case damaged(path: String, reason: String)
+    /// The file is a store, but its write-ahead log (`PATH-wal`) is another database's:
+    /// SQLite would read it into the store. Nothing was written.
+    case foreignWriteAheadLog(path: String)
 
     public var description: String {
         switch self {
@@ -47,6 +50,9 @@ public enum HealthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
         case .damaged(let path, let reason):
             "the store \(path) is damaged (\(reason)); keep a copy, stop hrmd, and recover what it holds with"
                 + " 'sqlite3 \(path) .recover | sqlite3 recovered.sqlite'"
+        case .foreignWriteAheadLog(let path):
+            "the store \(path) is damaged: its write-ahead log \(path)-wal is another database's, which SQLite would merge into it;"
+                + " nothing was written; move the log away ('mv \(path)-wal \(path)-wal.foreign') to read the store as last checkpointed"
         }
     }
 }

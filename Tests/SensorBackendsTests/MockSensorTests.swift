@@ -12,8 +12,8 @@ struct MockSensorTests {
         simulator.emitsRRIntervals = settings.emitsRRIntervals
         if let chance = settings.contactLossProbability { simulator.contactLossProbability = chance }
         var heart = HeartSimulator(settings: simulator)
-        return (1...count).map { tick in
-            let reading = heart.reading(at: Double(tick) / settings.hz)
+        return (0..<count).map { index in
+            let reading = heart.reading(at: Double(index + 1) / settings.hz)
             return HeartRateMeasurement(
                 heartRate: reading.heartRate, sensorContact: reading.contactDetected ? .detected : .notDetected,
                 energyExpended: reading.energyExpendedKJ, rrIntervals: settings.emitsRRIntervals ? reading.rrIntervals : []

@@ -120,8 +120,8 @@ struct ReplayBenchmark {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         guard let run = try await bestReplay(of: path, label: "fit", rounds: 1) else { return }
         report(
-            "hrmctl replay of a \(days)-day FIT file (\(format(Double(bytes.count) / 1_000_000, 1)) MB, \(days * 86_400) records)",
-            "\(format(run.seconds)) s", run.summary)
+            "hrmctl replay of a \(days)-day FIT file", "\(format(run.seconds)) s",
+            "\(format(Double(bytes.count) / 1_000_000, 1)) MB, \(days * 86_400) records; \(run.summary)")
         report(
             "  its peak resident memory", "\(format(Double(run.memory.peakKB) / 1024, 1)) MB",
             "anonymous \(format(Double(run.memory.anonymousKB) / 1024, 1)) MB, file-backed \(format(Double(run.memory.fileBackedKB) / 1024, 1)) MB; goal < 64 MB for any file")

@@ -28,7 +28,11 @@ public enum TraceLine {
             ("kind", .string(frame.kind.name)),
         ]
         if let characteristic = frame.characteristic { members.append(("characteristic", .string(characteristic.description))) }
-        if !frame.value.isEmpty || frame.characteristic != nil { members.append(("value", .string(HexBytes.string(frame.value)))) }
+        // A data frame carries its value, even an empty one (the decoder requires it).
+        let isData = frame.kind == .notify || frame.kind == .read
+        if isData || !frame.value.isEmpty || frame.characteristic != nil {
+            members.append(("value", .string(HexBytes.string(frame.value))))
+        }
         return JSONValue.object(members).serialized
     }
 

@@ -14,7 +14,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-build=.build/fuzz
+build=${FUZZ_BUILD:-.build/fuzz}
 limit=(-max_total_time=60)
 targets=()
 while [ $# -gt 0 ]; do

@@ -25,6 +25,14 @@ struct TraceLineTests {
         #expect(unknown.kind == .other("paired"))
     }
 
+    @Test("a data frame with an empty value and no characteristic round-trips (found by fuzzing)")
+    func emptyDataFrame() throws {
+        for kind in [FrameKind.read, .notify] {
+            let frame = SensorFrame(time: time, transport: .mock, device: "mock-1", kind: kind)
+            #expect(try TraceLine.decode(TraceLine.encode(frame)) == frame)
+        }
+    }
+
     @Test("the header is checked")
     func header() throws {
         try TraceLine.decodeHeader(TraceLine.header(details: [("host", "gym")]))

@@ -73,6 +73,8 @@ let package = Package(
         ),
         // libudev: device enumeration and the hot-plug monitor.
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        // glibc's malloc extensions (malloc_trim, for hrmd's long runs).
+        .systemLibrary(name: "CMalloc"),
         // ANT sticks and serial sensors found through udev, at start-up and when plugged in.
         .target(
             name: "DeviceDiscovery",
@@ -135,6 +137,7 @@ let package = Package(
             dependencies: [
                 "CLISupport", "HRMConfiguration", "Ingest", "SensorBackends", "SensorDecoding", "HealthStore", "Timestamps",
                 "SystemdSupport", "DeviceDiscovery", "BlueZBackend", "HCIBackend", "BluetoothWire", "HealthService", "HealthWire",
+                "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -179,7 +182,9 @@ let package = Package(
         // Prints what udev discovery sees; the umockdev tests drive it.
         .executableTarget(name: "hotplug-probe", dependencies: ["DeviceDiscovery"], path: "Tests/HotplugProbe"),
         // Child processes and temporary directories for end-to-end tests and benchmarks.
-        .target(name: "TestSupport", dependencies: ["FITDecoding", "ANTDecoding", "BluetoothWire"], path: "Tests/Support"),
+        .target(
+            name: "TestSupport", dependencies: ["FITDecoding", "ANTDecoding", "BluetoothWire", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tests/Support"),
         // Writes the btsnoop captures the tests build, for Wireshark to check (Tests/captures).
         .executableTarget(name: "capture-writer", dependencies: ["TestSupport", "BluetoothWire"], path: "Tests/CaptureWriter"),
 

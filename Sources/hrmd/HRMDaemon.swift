@@ -227,6 +227,7 @@ struct HRMDaemon: AsyncParsableCommand {
         let notifier = ServiceNotifier()
         let reporter = StatusReporter(notifier: notifier)
         reporter.setSensorCount(plans.count)
+        let trimmer = HeapTrimmer()
         let pipeline = IngestPipeline(
             store: healthStore,
             settings: IngestSettings(
@@ -234,7 +235,10 @@ struct HRMDaemon: AsyncParsableCommand {
                 flushInterval: .milliseconds(Int(configuration.flushInterval * 1000)),
                 locationOverrides: Self.locations(configuration)),
             logger: logger,
-            onTick: { reporter.tick($0) })
+            onTick: { counters in
+                reporter.tick(counters)
+                trimmer.tick()
+            })
         let sink = FrameSink(
             { [inbox = pipeline.inbox, recorder] frame in
                 inbox.submit(frame)

@@ -26,20 +26,9 @@ struct DamagedStoreEndToEndTests {
     /// What makes the store at `path` damaged.
     func damage(_ path: String, _ damage: Damage, in directory: TemporaryDirectory) throws {
         switch damage {
-        case .garbagePage:
-            let page = try #require(try DatabaseQueue(path: path).read { db in
-                try Int.fetchOne(db, sql: "SELECT pageno FROM dbstat WHERE name = 'series' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1")
-            })
-            let handle = try #require(FileHandle(forUpdatingAtPath: path))
-            try handle.seek(toOffset: UInt64(page - 1) * 4096)
-            try handle.write(contentsOf: Data(repeating: 0xDE, count: 4096))
-            try handle.close()
-        case .truncated:
-            let handle = try #require(FileHandle(forUpdatingAtPath: path))
-            try handle.truncate(atOffset: 3 * 4096)
-            try handle.close()
-        case .foreignLog:
-            try ForeignLog.write(beside: path, in: directory)
+        case .garbagePage: try StoreDamage.garbagePage(in: path)
+        case .truncated: try StoreDamage.truncate(path, keepingPages: 3)
+        case .foreignLog: try StoreDamage.foreignLog(beside: path, in: directory.path)
         }
     }
 
@@ -70,7 +59,7 @@ struct DamagedStoreEndToEndTests {
         let harness = try Harness()
         try await storeWithSamples(harness)
         let stored = try StoreFile.heartRateCount(harness.store)
-        try ForeignLog.write(beside: harness.store, in: harness.directory)
+        try StoreDamage.foreignLog(beside: harness.store, in: harness.directory.path)
         #expect(try await harness.hrmctl(["samples"]).exitCode == 65)
         try FileManager.default.moveItem(atPath: harness.store + "-wal", toPath: harness.store + "-wal.foreign")
         let read = try await harness.hrmctl(["samples", "--output", "json"])
@@ -92,27 +81,5 @@ struct DamagedStoreEndToEndTests {
         #expect(try await daemon.wait(timeout: .seconds(30)) != .exited(0))
         #expect(daemon.standardError.contains("not an hrmd store"), "\(daemon.standardError)")
         #expect(FileManager.default.contents(atPath: harness.store) == before)
-    }
-}
-
-/// A write-ahead log of another SQLite database, put beside a store as its `-wal` file (a
-/// backup restored without its log, a copy made while another database was open).
-enum ForeignLog {
-    static func write(beside path: String, in directory: TemporaryDirectory) throws {
-        let other = directory.file("other-\(UUID().uuidString).sqlite")
-        let pool = try DatabasePool(path: other)
-        try pool.write { db in
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
-            try db.execute(sql: "CREATE TABLE notes (text TEXT)")
-            for _ in 0..<100 { try db.execute(sql: "INSERT INTO notes VALUES (?)", arguments: [String(repeating: "n", count: 100)]) }
-        }
-        let log = try #require(FileManager.default.contents(atPath: other + "-wal"))
-        #expect(log.count > 4096)
-        // Everything committed to the store goes into its file first, so that only the log is foreign.
-        try DatabaseQueue(path: path).writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
-        try? FileManager.default.removeItem(atPath: path + "-wal")
-        try? FileManager.default.removeItem(atPath: path + "-shm")
-        try log.write(to: URL(fileURLWithPath: path + "-wal"))
-        try pool.close()
     }
 }

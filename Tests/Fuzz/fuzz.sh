@@ -10,7 +10,8 @@
 # coverage), archived, and each target is linked against the archive with swiftc, since an
 # executable target's own main would replace libFuzzer's. Corpora grow in .build/fuzz/corpus;
 # a crash leaves its input in .build/fuzz/crashes and fails the run (exit 1). Prints one line
-# per target: executions, coverage (edges), corpus size, time.
+# per target: executions, coverage (edges), corpus size, time. FUZZ_BUILD names another build
+# directory (a smoke run beside a long campaign).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -21,7 +22,7 @@ while [ $# -gt 0 ]; do
     case $1 in
         --seconds) limit=(-max_total_time="$2"); shift 2 ;;
         --runs) limit=(-runs="$2"); shift 2 ;;
-        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "fuzz.sh: unknown option $1" >&2; exit 64 ;;
         *) targets+=("$1"); shift ;;
     esac

@@ -30,9 +30,10 @@ public struct StoreLocation: Sendable, Equatable {
 
     /// Opens the store, turning every failure into a one-line `CommandFailure` with the exit
     /// status of CONTRACT.md; when the default system store cannot be used, it names the flag.
-    public func open(_ mode: HealthStore.OpenMode) throws(CommandFailure) -> HealthStore {
+    public func open(_ mode: HealthStore.OpenMode, pageCacheKiB: Int? = nil) throws(CommandFailure) -> HealthStore {
         do {
-            return try HealthStore.open(path: path, mode: mode, upgradeProgress: UpgradeReport(path: path).progress)
+            return try HealthStore.open(
+                path: path, mode: mode, pageCacheKiB: pageCacheKiB, upgradeProgress: UpgradeReport(path: path).progress)
         } catch {
             let hint = isExplicit ? "" : "; name a store with --store PATH or HRMD_STORE"
             switch error {

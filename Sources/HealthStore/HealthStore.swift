@@ -34,11 +34,18 @@ public final class HealthStore: Sendable {
     /// How far the upgrade of an older store has come: samples converted, samples in all.
     public typealias UpgradeProgress = @Sendable (_ done: Int, _ total: Int) -> Void
 
+    /// SQLite's page cache for each connection of a process that keeps the store open for
+    /// months (hrmd): appends and recent reads touch a few pages, and a bounded cache stops
+    /// the resident memory from growing with the file (SQLite's default is 2 MiB a
+    /// connection, filled as the file grows).
+    public static let longRunningPageCacheKiB = 256
+
     /// Opens (and, if asked, creates) the store at `path`, upgrading an older schema in place;
     /// `upgradeProgress` hears how the conversion of an older store's samples goes.
-    public static func open(path: String, mode: OpenMode, upgradeProgress: UpgradeProgress? = nil) throws(HealthStoreError)
-        -> HealthStore
-    {
+    /// `pageCacheKiB` bounds SQLite's page cache of each connection (nil: SQLite's default).
+    public static func open(
+        path: String, mode: OpenMode, pageCacheKiB: Int? = nil, upgradeProgress: UpgradeProgress? = nil
+    ) throws(HealthStoreError) -> HealthStore {
         let exists = FileManager.default.fileExists(atPath: path)
         if !exists {
             guard mode == .createIfMissing else { throw .missing(path: path) }
@@ -48,6 +55,9 @@ public final class HealthStore: Sendable {
         configuration.busyMode = .timeout(10)
         configuration.foreignKeysEnabled = true
         configuration.label = "HealthStore"
+        if let pageCacheKiB {
+            configuration.prepareDatabase { try $0.execute(sql: "PRAGMA cache_size = -\(pageCacheKiB)") }
+        }
         do {
             if mode == .readOnly {
                 if let store = try openForReading(path: path, configuration: configuration) { return store }

@@ -220,7 +220,7 @@ struct HRMDaemon: AsyncParsableCommand {
             // The store service's files belong to the service alone (CONTRACT.md).
             umask(0o077)
         }
-        let healthStore = try location.open(.createIfMissing)
+        let healthStore = try location.open(.createIfMissing, pageCacheKiB: HealthStore.longRunningPageCacheKiB)
         if serving { StorePrivacy.tighten(storePath: location.path, logger: logger) }
         logger.info("store \(location.path)")
 

@@ -69,9 +69,9 @@ public struct RecordingImport {
     ) throws(RecordingError) {
         let name = name ?? path
         switch try TraceRecording.kind(of: path) {
-        case .trace: try replay(TraceRecording(path: path), name: name, progress: progress)
-        case .fit: try replay(FITRecording(path: path, acceptingDamage: options.acceptDamaged), name: name, progress: progress)
-        case .btsnoop: try replay(BTSnoopRecording(path: path, options: options.capture), name: name, progress: progress)
+        case .trace: replay(try TraceRecording(path: path), name: name, numbering: .lines, progress: progress)
+        case .fit: replay(try FITRecording(path: path, acceptingDamage: options.acceptDamaged), name: name, progress: progress)
+        case .btsnoop: replay(try BTSnoopRecording(path: path, options: options.capture), name: name, numbering: .records, progress: progress)
         }
     }
 
@@ -80,9 +80,12 @@ public struct RecordingImport {
     /// it in messages.
     public mutating func replay(descriptor: Int32, name: String) throws(RecordingError) {
         switch try TraceRecording.kind(ofDescriptor: descriptor, name: name) {
-        case .trace: try replay(TraceRecording(descriptor: descriptor, name: name), name: name, progress: nil)
-        case .fit: try replay(FITRecording(descriptor: descriptor, name: name, acceptingDamage: options.acceptDamaged), name: name, progress: nil)
-        case .btsnoop: try replay(BTSnoopRecording(descriptor: descriptor, name: name, options: options.capture), name: name, progress: nil)
+        case .trace:
+            replay(try TraceRecording(descriptor: descriptor, name: name), name: name, numbering: .lines, progress: nil)
+        case .fit:
+            replay(try FITRecording(descriptor: descriptor, name: name, acceptingDamage: options.acceptDamaged), name: name, progress: nil)
+        case .btsnoop:
+            replay(try BTSnoopRecording(descriptor: descriptor, name: name, options: options.capture), name: name, numbering: .records, progress: nil)
         }
     }
 
@@ -106,29 +109,22 @@ public struct RecordingImport {
         return summary
     }
 
-    private mutating func replay(_ recording: TraceRecording, name: String, progress: ((Int) -> Void)?) {
-        replay(recording, name: name, numbering: .lines) { progress?($0.bytesRead) }
-    }
-
-    private mutating func replay(_ recording: BTSnoopRecording<FileByteSource>, name: String, progress: ((Int) -> Void)?) {
-        replay(recording, name: name, numbering: .records) { progress?($0.bytesRead) }
-    }
-
+    /// A FIT file: the damage accepted is told first.
     private mutating func replay(_ recording: FITRecording<FileByteSource>, name: String, progress: ((Int) -> Void)?) {
         if let damage = recording.damage { messages("\(name): \(damage); storing what was read before it") }
-        replay(recording, name: name, numbering: .none) { progress?($0.bytesRead) }
+        replay(recording, name: name, numbering: .none, progress: progress)
     }
 
-    /// Takes every entry of `recording`, calling `afterEach` with it after each (for progress).
-    private mutating func replay<Recording: IteratorProtocol<RecordingEntry>>(
-        _ recording: Recording, name: String, numbering: BadLineTeller.Numbering, afterEach: (Recording) -> Void
+    /// Takes every entry of `recording`; `progress` hears how far it has read after each.
+    private mutating func replay(
+        _ recording: some RecordingReader, name: String, numbering: BadLineTeller.Numbering, progress: ((Int) -> Void)?
     ) {
         var recording = recording
         var told = BadLineTeller(name: name, numbering: numbering, messages: messages)
         var pace = ReplayPace(speed: options.speed)
         while let entry = recording.next() {
             take(entry, pace: &pace, told: &told)
-            afterEach(recording)
+            progress?(recording.bytesRead)
         }
         told.finish()
         badLines += told.lines

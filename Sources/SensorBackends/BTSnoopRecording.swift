@@ -21,7 +21,7 @@ import Timestamps
 /// what each link shows by its end (whether it carries heart rate, what its undiscovered
 /// handles are), the second hands out each frame as its record comes. `bytesRead` follows
 /// the second.
-public struct BTSnoopRecording<Source: ByteSource>: Sequence, IteratorProtocol {
+public struct BTSnoopRecording<Source: ByteSource>: Sequence, RecordingReader {
     /// How to read a capture.
     public typealias Options = BTSnoopOptions
 

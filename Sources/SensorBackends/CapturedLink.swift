@@ -37,11 +37,17 @@ struct CapturedLink {
         case ignored
     }
 
-    /// The notifications of a handle no discovery has named yet: as many as the guess needs.
+    /// The notifications of a handle no discovery has named yet: as much of them as the guess
+    /// needs.
     private struct Unnamed {
         var count = 0
         /// Whether every one decodes as a Heart Rate Measurement (`MeasurementHandleGuess`).
         var allMeasurements = true
+
+        mutating func take(_ value: [UInt8]) {
+            count += 1
+            if allMeasurements, !MeasurementHandleGuess.isMeasurement(value) { allMeasurements = false }
+        }
     }
 
     let id: LinkID
@@ -99,10 +105,9 @@ struct CapturedLink {
             let role = role(of: key)
             if handle == measurementHandle { tellConflict(key, into: &out) }
             if role == .unknown {
-                unnamed[key, default: Unnamed()].count += 1
-                if unnamed[key]!.allMeasurements, !MeasurementHandleGuess.isMeasurement(value) { unnamed[key]!.allMeasurements = false }
-                if case .delivering(let foresight) = pass, let roles = foresight.laterRoles[key], namings[key, default: 0] < roles.count {
-                    deliver(CapturedNotification(record: record, time: time, value: value), as: roles[namings[key, default: 0]], into: &out)
+                unnamed[key, default: Unnamed()].take(value)
+                if let later = laterRole(of: key) {
+                    deliver(CapturedNotification(record: record, time: time, value: value), as: later, into: &out)
                 }
                 return
             }
@@ -193,6 +198,14 @@ struct CapturedLink {
         }
         guard !carriesHeartRate, measurementHandle == nil else { return }
         if observer.servers.values.contains(where: { !$0.valueHandles(of: .heartRateMeasurement).isEmpty }) { becomeHeartRate() }
+    }
+
+    /// The role the first pass saw `key` take at the end of its present stretch unnamed
+    /// (second pass); nil when nothing named it (its notifications are then not used).
+    private func laterRole(of key: ServerHandle) -> Role? {
+        guard case .delivering(let foresight) = pass, let roles = foresight.laterRoles[key] else { return nil }
+        let naming = namings[key, default: 0]
+        return naming < roles.count ? roles[naming] : nil
     }
 
     /// `key`, unnamed until now, takes `role`: the first pass notes it for the second.

@@ -13,7 +13,7 @@ import Timestamps
 /// The file is read in two passes, in bounded memory whatever its size: the first checks it
 /// (damage and CRC) and learns the device and the first time, the second hands out the
 /// frames as it reads the records, and the RR intervals from a second window on the file.
-public struct FITRecording<Source: ByteSource>: Sequence, IteratorProtocol {
+public struct FITRecording<Source: ByteSource>: Sequence, RecordingReader {
     /// What was wrong with the file, when it was read despite damage.
     public let damage: String?
     /// The entries before the records: an unusable part, the connection, the device's

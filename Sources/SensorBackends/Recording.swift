@@ -19,6 +19,12 @@ public enum RecordingEntry: Sendable {
     case notice(String)
 }
 
+/// A recording read front to back: its entries in order, and how far into its file it is.
+public protocol RecordingReader: IteratorProtocol<RecordingEntry> {
+    /// Bytes of the file read so far (for progress).
+    var bytesRead: Int { get }
+}
+
 /// What a recording file holds, told apart by content.
 public enum RecordingKind: Sendable, Equatable {
     case trace
@@ -47,7 +53,7 @@ public enum RecordingError: Error, Sendable, CustomStringConvertible {
 
 /// Reads an hrmd trace as a sequence of entries: the header is checked, each later line is a
 /// frame or a bad line with its number; unknown kinds pass through for the pipeline to ignore.
-public struct TraceRecording: Sequence, IteratorProtocol {
+public struct TraceRecording: Sequence, RecordingReader {
     private let reader: LineReader
     private var decoder = TraceDecoder()
     private var failed = false

@@ -74,7 +74,7 @@ struct ChunkPlacement {
     private func place(_ run: ArraySlice<Accepted>, in group: SeriesGroup, budget: ChunkBudget, _ cache: inout WriteCache.Contents, _ db: Database) throws {
         let shape = shapes[run[run.startIndex].shape]
         // Taken out of the cache before it grows, so that its arrays grow in place.
-        if shape.sync == nil, cache.openChunk(of: group)?.takes(run.lazy.map(\.start), shape: shape) == true,
+        if shape.sync == nil, cache.openChunk(of: group)?.takes(run.lazy.map { $0.start }, shape: shape) == true,
            var open = cache.takeOpenChunk(of: group)
         {
             let extended = Extended(

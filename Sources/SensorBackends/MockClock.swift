@@ -115,7 +115,7 @@ final class MockClock: @unchecked Sendable {
         while !registrations.isEmpty {
             let now = Self.now()
             for registration in registrations.values where registration.entry.due <= now { registration.entry.fire() }
-            guard let earliest = registrations.values.lazy.map(\.entry.due).min(), earliest > now else { continue }
+            guard let earliest = registrations.values.lazy.map({ $0.entry.due }).min(), earliest > now else { continue }
             let wake = earliest + tolerance
             var deadline = timespec(tv_sec: Int(wake / 1_000_000_000), tv_nsec: Int(wake % 1_000_000_000))
             _ = pthread_cond_timedwait(changed, lock, &deadline)

@@ -208,7 +208,7 @@ let package = Package(
             name: "SensorBackendsTests",
             dependencies: [
                 "SensorBackends", "SensorDecoding", "TraceFormat", "Timestamps", "TestSupport", "FITDecoding", "ANTDecoding", "SerialPort",
-                "BluetoothWire",
+                "BluetoothWire", "ByteSources",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -216,7 +216,7 @@ let package = Package(
             name: "SystemdSupportTests",
             dependencies: ["SystemdSupport", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "FITDecodingTests", dependencies: ["FITDecoding", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "FITDecodingTests", dependencies: ["ByteSources", "FITDecoding", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "JSONLinesTests", dependencies: ["JSONLines"]),
         .testTarget(name: "SeriesCodingTests", dependencies: ["SeriesCoding", "TestSupport"]),
         .testTarget(

@@ -95,16 +95,21 @@ public enum BTSnoopItem: Hashable, Sendable {
 /// number; reading goes on after damage confined to one record and ends after damage that
 /// hides where the next record starts (a truncated record or a corrupt length). The capture
 /// comes from a byte source: in memory, or a window onto a file of any size.
-public struct BTSnoopReader<Source: ByteSource>: Sequence, IteratorProtocol {
+public struct BTSnoopReader: Sequence, IteratorProtocol {
     public let datalink: BTSnoopDatalink
-    private var source: Source
+    private var source: ByteSource
     /// Bytes of the capture read so far.
     public private(set) var offset = BTSnoop.headerLength
     private var number = 0
     private var ended = false
 
+    /// Checks the header of the capture held in `bytes`.
+    public init(_ bytes: [UInt8]) throws(BTSnoopError) {
+        try self.init(ByteSource(bytes))
+    }
+
     /// Checks the header of `source`.
-    public init(_ source: Source) throws(BTSnoopError) {
+    public init(_ source: ByteSource) throws(BTSnoopError) {
         var source = source
         let header: ArraySlice<UInt8>
         do {

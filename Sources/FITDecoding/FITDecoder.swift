@@ -30,7 +30,7 @@ public enum FITDecoder {
     /// message before the damage counts; for a file CRC mismatch (found at the end) that is
     /// every message, though the file's bytes are suspect.
     public static func decodeActivityPartially(_ bytes: [UInt8]) throws(FITError) -> FITActivity {
-        var walk = try FITMessageWalk(bytes)
+        var walk = try FITMessageWalk(ByteSource(bytes))
         var collector = FITActivityCollector()
         while let message = walk.next() { collector.add(message) }
         return collector.finish(damage: walk.damage)

@@ -24,12 +24,12 @@ public struct FITFileHeader: Sendable, Equatable {
     /// Throws `notAFITFile` when there is no ".FIT" header there, `truncated` when the
     /// bytes end inside it, and `headerCRCMismatch` when its CRC does not match.
     public init(_ bytes: [UInt8], at offset: Int = 0) throws(FITError) {
-        var source = bytes
+        var source = ByteSource(bytes)
         try self.init(from: &source, at: offset)
     }
 
     /// Reads and checks the header that starts at `offset` in `source`, as `init(_:at:)` does.
-    init<Source: ByteSource>(from source: inout Source, at offset: Int) throws(FITError) {
+    init(from source: inout ByteSource, at offset: Int) throws(FITError) {
         guard offset >= 0 else { throw .notAFITFile }
         let fixed = try FITSourceRead.bytes(of: &source, at: offset, length: Self.minimumSize)
         guard fixed.count == Self.minimumSize else { throw .notAFITFile }
@@ -68,9 +68,7 @@ struct FITFileLayout {
 
 /// Reads of a byte source, with a failed read as FIT damage.
 enum FITSourceRead {
-    static func bytes<Source: ByteSource>(of source: inout Source, at offset: Int, length: Int) throws(FITError)
-        -> ArraySlice<UInt8>
-    {
+    static func bytes(of source: inout ByteSource, at offset: Int, length: Int) throws(FITError) -> ArraySlice<UInt8> {
         do {
             return try source.bytes(at: offset, length: length)
         } catch {

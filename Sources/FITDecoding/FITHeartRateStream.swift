@@ -24,7 +24,7 @@ public struct FITHeartRateSummary: Sendable, Equatable {
     var firstCorrelation: Int64?
 
     /// Reads `source` through. Throws only when it does not start with a valid FIT header.
-    public init<Source: ByteSource>(scanning source: Source) throws(FITError) {
+    public init(scanning source: ByteSource) throws(FITError) {
         var walk = try FITMessageWalk(source)
         var anchors = FITTimeAnchors()
         var sawFileID = false
@@ -71,15 +71,15 @@ public struct FITHeartRateSummary: Sendable, Equatable {
 /// The heart-rate records of a FIT file, in file order, each with its Unix time (nil when
 /// it is device-relative and the file gives no anchor), read front to back from `source`
 /// (a second pass, after `FITHeartRateSummary`). Stops where the file is damaged.
-public struct FITHeartRateRecords<Source: ByteSource>: Sequence, IteratorProtocol {
-    private var walk: FITMessageWalk<Source>
+public struct FITHeartRateRecords: Sequence, IteratorProtocol {
+    private var walk: FITMessageWalk
     private var anchors: FITTimeAnchors
 
     /// Bytes of the source read so far.
     public var bytesRead: Int { walk.bytesRead }
 
     /// The records of `source`, whose first pass gave `summary`.
-    public init(_ source: Source, summary: FITHeartRateSummary) throws(FITError) {
+    public init(_ source: ByteSource, summary: FITHeartRateSummary) throws(FITError) {
         walk = try FITMessageWalk(source)
         anchors = FITTimeAnchors(first: summary.firstCorrelation)
     }
@@ -104,13 +104,13 @@ public struct FITHeartRateRecords<Source: ByteSource>: Sequence, IteratorProtoco
 
 /// The RR intervals of a FIT file's `hrv` messages, in seconds and file order (invalid
 /// entries dropped), read front to back from `source`. Stops where the file is damaged.
-public struct FITRRIntervals<Source: ByteSource>: Sequence, IteratorProtocol {
-    private var walk: FITMessageWalk<Source>
+public struct FITRRIntervals: Sequence, IteratorProtocol {
+    private var walk: FITMessageWalk
     /// The intervals of the message being handed out, from `nextInterval` on.
     private var intervals: [Double] = []
     private var nextInterval = 0
 
-    public init(_ source: Source) throws(FITError) {
+    public init(_ source: ByteSource) throws(FITError) {
         walk = try FITMessageWalk(source)
     }
 

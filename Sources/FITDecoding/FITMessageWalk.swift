@@ -10,8 +10,8 @@ import ByteSources
 /// The walk ends at the end of the source or at the first damage, which `damage` then holds:
 /// messages before it have been handed out (all of them, for a CRC mismatch, which is only
 /// known at the end).
-struct FITMessageWalk<Source: ByteSource> {
-    private var source: Source
+struct FITMessageWalk {
+    private var source: ByteSource
     /// The file being read.
     private var layout: FITFileLayout
     /// Where the next record starts.
@@ -34,7 +34,7 @@ struct FITMessageWalk<Source: ByteSource> {
     var bytesRead: Int { offset }
 
     /// A walk of `source`. Throws only when it does not start with a valid FIT header.
-    init(_ source: Source) throws(FITError) {
+    init(_ source: ByteSource) throws(FITError) {
         var source = source
         let header = try FITFileHeader(from: &source, at: 0)
         self.source = source

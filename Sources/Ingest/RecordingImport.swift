@@ -110,7 +110,7 @@ public struct RecordingImport {
     }
 
     /// A FIT file: the damage accepted is told first.
-    private mutating func replay(_ recording: FITRecording<FileByteSource>, name: String, progress: ((Int) -> Void)?) {
+    private mutating func replay(_ recording: FITRecording, name: String, progress: ((Int) -> Void)?) {
         if let damage = recording.damage { messages("\(name): \(damage); storing what was read before it") }
         replay(recording, name: name, numbering: .none, progress: progress)
     }

@@ -21,15 +21,15 @@ import Timestamps
 /// what each link shows by its end (whether it carries heart rate, what its undiscovered
 /// handles are), the second hands out each frame as its record comes. `bytesRead` follows
 /// the second.
-public struct BTSnoopRecording<Source: ByteSource>: Sequence, RecordingReader {
+public struct BTSnoopRecording: Sequence, RecordingReader {
     /// How to read a capture.
     public typealias Options = BTSnoopOptions
 
-    private var walk: CaptureWalk<Source>
+    private var walk: CaptureWalk
 
     /// Reads the capture in `source`; `name` stands for it in messages.
-    public init(source: Source, name: String, options: Options = Options()) throws(RecordingError) {
-        let reader: BTSnoopReader<Source>
+    public init(source: ByteSource, name: String, options: Options = Options()) throws(RecordingError) {
+        let reader: BTSnoopReader
         do {
             reader = try BTSnoopReader(source)
         } catch {
@@ -49,23 +49,21 @@ public struct BTSnoopRecording<Source: ByteSource>: Sequence, RecordingReader {
     public mutating func next() -> RecordingEntry? { walk.next() }
 }
 
-extension BTSnoopRecording where Source == FileByteSource {
+extension BTSnoopRecording {
     /// Reads the capture at `path`, a window at a time.
     public init(path: String, options: Options = Options()) throws(RecordingError) {
-        try self.init(source: FileByteSource(path: path), name: path, options: options)
+        try self.init(source: FileBytes.open(path: path), name: path, options: options)
     }
 
     /// Reads the capture open as `descriptor` (its offset does not move, and the caller still
     /// owns and closes it). `name` stands for the file in messages.
     public init(descriptor: Int32, name: String, options: Options = Options()) throws(RecordingError) {
-        try self.init(source: FileByteSource(descriptor: descriptor, name: name), name: name, options: options)
+        try self.init(source: FileBytes.open(descriptor: descriptor, name: name), name: name, options: options)
     }
-}
 
-extension BTSnoopRecording where Source == [UInt8] {
     /// Reads the capture held in `bytes`; `name` stands for it in messages.
     public init(bytes: [UInt8], name: String, options: Options = Options()) throws(RecordingError) {
-        try self.init(source: bytes, name: name, options: options)
+        try self.init(source: ByteSource(bytes), name: name, options: options)
     }
 }
 
@@ -92,8 +90,8 @@ extension LinkID {
 /// One pass over a capture: records followed into links, links into entries. The first pass
 /// (no foresight) hands out no frame and learns each link's `LinkForesight`, by the order the
 /// links appear; the second delivers with what the first learned.
-struct CaptureWalk<Source: ByteSource> {
-    private var reader: BTSnoopReader<Source>
+struct CaptureWalk {
+    private var reader: BTSnoopReader
     private let options: BTSnoopOptions
     /// What the first pass learned, by link in order of appearance; nil in the first pass.
     private let foresight: [CapturedLink.LinkForesight]?
@@ -111,7 +109,7 @@ struct CaptureWalk<Source: ByteSource> {
     private var drops: UInt32 = 0
     private var measurements = 0
 
-    init(reader: BTSnoopReader<Source>, options: BTSnoopOptions, foresight: [CapturedLink.LinkForesight]?) {
+    init(reader: BTSnoopReader, options: BTSnoopOptions, foresight: [CapturedLink.LinkForesight]?) {
         self.reader = reader
         self.options = options
         self.foresight = foresight

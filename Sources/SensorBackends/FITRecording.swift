@@ -13,7 +13,7 @@ import Timestamps
 /// The file is read in two passes, in bounded memory whatever its size: the first checks it
 /// (damage and CRC) and learns the device and the first time, the second hands out the
 /// frames as it reads the records, and the RR intervals from a second window on the file.
-public struct FITRecording<Source: ByteSource>: Sequence, RecordingReader {
+public struct FITRecording: Sequence, RecordingReader {
     /// What was wrong with the file, when it was read despite damage.
     public let damage: String?
     /// The entries before the records: an unusable part, the connection, the device's
@@ -21,8 +21,8 @@ public struct FITRecording<Source: ByteSource>: Sequence, RecordingReader {
     private var preamble: [RecordingEntry] = []
     private var nextPreamble = 0
     /// The records, once the preamble is out; nil when none has a time.
-    private var records: FITHeartRateRecords<Source>?
-    private var beats: FITRRIntervals<Source>
+    private var records: FITHeartRateRecords?
+    private var beats: FITRRIntervals
     /// The next beat not yet placed, and where the beats placed so far end (Unix seconds).
     private var pendingBeat: Double?
     private var beatEnd: Double = 0
@@ -31,7 +31,7 @@ public struct FITRecording<Source: ByteSource>: Sequence, RecordingReader {
     /// Reads the FIT file in `source`; `name` stands for it in messages. A damaged file is an
     /// error that says what could be read, unless `acceptingDamage`, when what was read
     /// before the damage is used.
-    public init(source: Source, name: String, acceptingDamage: Bool = false) throws(RecordingError) {
+    public init(source: ByteSource, name: String, acceptingDamage: Bool = false) throws(RecordingError) {
         let summary: FITHeartRateSummary
         do {
             summary = try FITHeartRateSummary(scanning: source)
@@ -106,24 +106,22 @@ public struct FITRecording<Source: ByteSource>: Sequence, RecordingReader {
     }
 }
 
-extension FITRecording where Source == FileByteSource {
+extension FITRecording {
     /// Reads the FIT file at `path`, a window at a time. Damage is treated as by
     /// `init(source:name:acceptingDamage:)`.
     public init(path: String, acceptingDamage: Bool = false) throws(RecordingError) {
-        try self.init(source: FileByteSource(path: path), name: path, acceptingDamage: acceptingDamage)
+        try self.init(source: FileBytes.open(path: path), name: path, acceptingDamage: acceptingDamage)
     }
 
     /// Reads the FIT file open as `descriptor` (with pread: its offset does not move, and the
     /// caller still owns and closes it). `name` stands for the file in messages.
     public init(descriptor: Int32, name: String, acceptingDamage: Bool = false) throws(RecordingError) {
-        try self.init(source: FileByteSource(descriptor: descriptor, name: name), name: name, acceptingDamage: acceptingDamage)
+        try self.init(source: FileBytes.open(descriptor: descriptor, name: name), name: name, acceptingDamage: acceptingDamage)
     }
-}
 
-extension FITRecording where Source == [UInt8] {
     /// Decodes the bytes of a FIT file held in memory; `name` stands for it in messages.
     public init(bytes: [UInt8], name: String, acceptingDamage: Bool = false) throws(RecordingError) {
-        try self.init(source: bytes, name: name, acceptingDamage: acceptingDamage)
+        try self.init(source: ByteSource(bytes), name: name, acceptingDamage: acceptingDamage)
     }
 }
 

@@ -1,3 +1,4 @@
+import ByteSources
 @testable import FITDecoding
 import Testing
 
@@ -60,7 +61,7 @@ struct FITFixtureTests {
         ])
     func messageCounts(name: String, count: Int) throws {
         var seen = 0
-        var walk = try FITMessageWalk(try Fixtures.bytes(name))
+        var walk = try FITMessageWalk(ByteSource(try Fixtures.bytes(name)))
         while walk.next() != nil { seen += 1 }
         #expect(seen == count)
     }

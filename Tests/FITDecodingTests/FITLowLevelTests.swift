@@ -35,10 +35,10 @@ struct FITLowLevelTests {
 
     @Test("compressed time offsets: the first time at or after the last whose low five bits match")
     func expand() {
-        #expect(FITMessageWalk<[UInt8]>.expand(offset: 5, after: 64) == 69)
-        #expect(FITMessageWalk<[UInt8]>.expand(offset: 0, after: 64) == 64)
-        #expect(FITMessageWalk<[UInt8]>.expand(offset: 3, after: 94) == 99)  // 94 = 64 + 30: rolled over
-        #expect(FITMessageWalk<[UInt8]>.expand(offset: 31, after: 95) == 95)
-        #expect(FITMessageWalk<[UInt8]>.expand(offset: 0, after: .max) == 0, "wraps as the SDK's 32-bit arithmetic does")
+        #expect(FITMessageWalk.expand(offset: 5, after: 64) == 69)
+        #expect(FITMessageWalk.expand(offset: 0, after: 64) == 64)
+        #expect(FITMessageWalk.expand(offset: 3, after: 94) == 99)  // 94 = 64 + 30: rolled over
+        #expect(FITMessageWalk.expand(offset: 31, after: 95) == 95)
+        #expect(FITMessageWalk.expand(offset: 0, after: .max) == 0, "wraps as the SDK's 32-bit arithmetic does")
     }
 }

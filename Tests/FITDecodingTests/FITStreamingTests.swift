@@ -11,29 +11,28 @@ struct FITStreamingTests {
     let start: UInt32 = 1_100_000_000
     let recordFields: [Field] = [.timestamp, .uint8(3)]
 
-    /// Bytes served as a file's window would be: each read a fresh array (its indices its
-    /// own), and every read that starts before the previous one's start counted.
-    struct ForwardOnlyBytes: ByteSource {
-        let bytes: [UInt8]
-        var lastStart = 0
-        var backwardReads = 0
-        var count: Int { bytes.count }
+    /// Where the reads of a source began, in order.
+    final class Reads: @unchecked Sendable {
+        var offsets: [Int] = []
+        /// Reads that began before the one before them.
+        var backward: Int { zip(offsets, offsets.dropFirst()).filter { $1 < $0 }.count }
+    }
 
-        init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-        mutating func bytes(at offset: Int, length: Int) -> ArraySlice<UInt8> {
-            if offset < lastStart { backwardReads += 1 }
-            lastStart = offset
-            return ArraySlice(Array(bytes.bytes(at: offset, length: length)))
+    /// `bytes` served as a file's window would be: a small window from each read on, its
+    /// reads noted in `reads`.
+    func windowed(_ bytes: [UInt8], reads: Reads = Reads()) -> ByteSource {
+        ByteSource(count: bytes.count) { offset, length in
+            reads.offsets.append(offset)
+            return Array(bytes[offset..<min(bytes.count, offset + max(length, 64))])
         }
     }
 
     /// Streams `bytes` and checks the result against `FITDecoder.decodeActivityPartially`.
     func checkStreamed(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) throws {
         let whole = try FITDecoder.decodeActivityPartially(bytes)
-        let summary = try FITHeartRateSummary(scanning: ForwardOnlyBytes(bytes))
-        let records = Array(try FITHeartRateRecords(ForwardOnlyBytes(bytes), summary: summary))
-        let intervals = Array(try FITRRIntervals(ForwardOnlyBytes(bytes)))
+        let summary = try FITHeartRateSummary(scanning: windowed(bytes))
+        let records = Array(try FITHeartRateRecords(windowed(bytes), summary: summary))
+        let intervals = Array(try FITRRIntervals(windowed(bytes)))
         #expect(records == whole.records, sourceLocation: sourceLocation)
         #expect(intervals == whole.rrIntervals, sourceLocation: sourceLocation)
         #expect(summary.recordCount == whole.records.count, sourceLocation: sourceLocation)
@@ -68,7 +67,7 @@ struct FITStreamingTests {
         builder.data(local: 2, le16(820) + le16(0xFFFF))
         let bytes = builder.file()
         try checkStreamed(bytes)
-        let summary = try FITHeartRateSummary(scanning: bytes)
+        let summary = try FITHeartRateSummary(scanning: ByteSource(bytes))
         #expect(summary.firstUnixSeconds == Int64(start - 100) + FITDecoder.epochOffset)
         #expect(summary.unanchoredCount == 0)
     }
@@ -82,7 +81,7 @@ struct FITStreamingTests {
         builder.data(local: 0, le32(901) + [62])
         let bytes = builder.file()
         try checkStreamed(bytes)
-        let summary = try FITHeartRateSummary(scanning: bytes)
+        let summary = try FITHeartRateSummary(scanning: ByteSource(bytes))
         #expect(summary.unanchoredCount == 2)
         #expect(summary.firstUnixSeconds == Int64(start) + FITDecoder.epochOffset)
     }
@@ -106,33 +105,24 @@ struct FITStreamingTests {
     @Test("every pass reads its source front to back")
     func forwardOnly() throws {
         let bytes = try Fixtures.bytes("garmin-fenix-5-bike.fit")
-        /// Checks each read as it is made.
-        struct Recorder: ByteSource {
-            var inner: ForwardOnlyBytes
-            var count: Int { inner.count }
-            mutating func bytes(at offset: Int, length: Int) -> ArraySlice<UInt8> {
-                let slice = inner.bytes(at: offset, length: length)
-                #expect(inner.backwardReads == 0, "a read at \(offset) went back before \(inner.lastStart)")
-                return slice
-            }
+        let scan = Reads(), records = Reads(), intervals = Reads()
+        let summary = try FITHeartRateSummary(scanning: windowed(bytes, reads: scan))
+        #expect(Array(try FITHeartRateRecords(windowed(bytes, reads: records), summary: summary)).count == summary.recordCount)
+        _ = Array(try FITRRIntervals(windowed(bytes, reads: intervals)))
+        for reads in [scan, records, intervals] {
+            #expect(reads.offsets.count > 10)
+            #expect(reads.backward == 0, "\(reads.offsets.prefix(20))")
         }
-        let summary = try FITHeartRateSummary(scanning: Recorder(inner: ForwardOnlyBytes(bytes)))
-        #expect(Array(try FITHeartRateRecords(Recorder(inner: ForwardOnlyBytes(bytes)), summary: summary)).count == summary.recordCount)
-        _ = Array(try FITRRIntervals(Recorder(inner: ForwardOnlyBytes(bytes))))
     }
 
     @Test("a source that fails to read is damage that names the errno's text")
     func unreadable() throws {
-        struct FailingBytes: ByteSource {
-            let bytes: [UInt8]
-            var count: Int { bytes.count }
-            func bytes(at offset: Int, length: Int) throws(ByteSourceError) -> ArraySlice<UInt8> {
-                guard offset < 40 else { throw ByteSourceError(offset: offset, errno: 5, reason: "Input/output error") }
-                return bytes.bytes(at: offset, length: length)
-            }
-        }
         let bytes = try Fixtures.bytes("garmin-edge-820-bike.fit")
-        let summary = try FITHeartRateSummary(scanning: FailingBytes(bytes: bytes))
+        let failing = ByteSource(count: bytes.count) { offset, length throws(ByteSourceError) in
+            guard offset < 40 else { throw ByteSourceError(offset: offset, errno: 5, reason: "Input/output error") }
+            return Array(bytes[offset..<min(bytes.count, offset + length)])
+        }
+        let summary = try FITHeartRateSummary(scanning: failing)
         guard case .unreadable(let error)? = summary.damage else {
             Issue.record("expected a read error, got \(String(describing: summary.damage))")
             return

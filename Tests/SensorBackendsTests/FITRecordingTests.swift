@@ -1,3 +1,4 @@
+import ByteSources
 import Foundation
 import SensorBackends
 import SensorDecoding
@@ -80,7 +81,7 @@ struct FITRecordingTests {
 }
 
 @Suite("Recording files read a window at a time")
-struct FileByteSourceTests {
+struct FileBytesTests {
     /// A day-long ride: 100,000 records (about 600 KB, several windows), with an hrv
     /// message every ten records and a strap's device_info at the end.
     func longActivity() -> [UInt8] {
@@ -123,7 +124,7 @@ struct FileByteSourceTests {
         let path = directory.file("bytes")
         let bytes = (0..<700_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        var source = try FileByteSource(path: path)
+        var source = try FileBytes.open(path: path)
         #expect(source.count == bytes.count)
         #expect(Array(try source.bytes(at: 0, length: 10)) == Array(bytes[0..<10]))
         #expect(Array(try source.bytes(at: 262_140, length: 10)) == Array(bytes[262_140..<262_150]), "across a window's end")
@@ -134,7 +135,7 @@ struct FileByteSourceTests {
         var copy = source
         #expect(truncate(path, 500_000) == 0)
         #expect(Array(try copy.bytes(at: 499_990, length: 100)) == Array(bytes[499_990..<500_000]), "ends where the file now ends")
-        #expect(throws: RecordingError.self) { try FileByteSource(path: directory.file("missing")) }
-        #expect(throws: RecordingError.self) { try FileByteSource(path: directory.path) }
+        #expect(throws: RecordingError.self) { try FileBytes.open(path: directory.file("missing")) }
+        #expect(throws: RecordingError.self) { try FileBytes.open(path: directory.path) }
     }
 }

@@ -1,7 +1,6 @@
 import BluetoothWire
 import ByteSources
 import SensorDecoding
-import Timestamps
 
 /// A btsnoop capture of the Bluetooth host interface as a recording (datalinks 1001, 1002 as
 /// Android writes `btsnoop_hci.log`, and 2001 as `btmon -w` writes): the LE links are followed

@@ -11,7 +11,7 @@ import ByteSources
 /// file cut shorter meanwhile ends where it now ends.
 public enum FileBytes {
     /// Bytes a window holds at least.
-    static let windowSize = 256 * 1024
+    public static let windowSize = 256 * 1024
 
     /// The open file, closed when the last source using it goes.
     private final class OpenFile: @unchecked Sendable {
@@ -19,10 +19,10 @@ public enum FileBytes {
         init(_ descriptor: Int32) { self.descriptor = descriptor }
         deinit { close(descriptor) }
 
-        /// At least `length` bytes from `offset` (a window's worth when that is more), fewer
-        /// only where the file ends.
-        func read(at offset: Int, length: Int, count: Int) throws(ByteSourceError) -> [UInt8] {
-            let size = min(max(length, FileBytes.windowSize), max(count - offset, 0))
+        /// At least `length` bytes from `offset` (`window` when that is more), fewer only
+        /// where the file ends.
+        func read(at offset: Int, length: Int, window: Int, count: Int) throws(ByteSourceError) -> [UInt8] {
+            let size = min(max(length, window), max(count - offset, 0))
             var bytes = [UInt8](repeating: 0, count: size)
             var filled = 0
             while filled < size {
@@ -42,22 +42,22 @@ public enum FileBytes {
         }
     }
 
-    /// The file at `path`.
-    public static func open(path: String) throws(RecordingError) -> ByteSource {
+    /// The file at `path`, read `windowSize` bytes at a time.
+    public static func open(path: String, windowSize: Int = windowSize) throws(RecordingError) -> ByteSource {
         let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure(path, errno) }
-        return try source(owning: descriptor, name: path)
+        return try source(owning: descriptor, name: path, windowSize: windowSize)
     }
 
     /// The file open as `descriptor` (a regular file), read through a duplicate of it: the
     /// caller still owns and closes `descriptor`. `name` stands for the file in messages.
-    public static func open(descriptor: Int32, name: String) throws(RecordingError) -> ByteSource {
+    public static func open(descriptor: Int32, name: String, windowSize: Int = windowSize) throws(RecordingError) -> ByteSource {
         let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0 else { throw failure(name, errno) }
-        return try source(owning: copy, name: name)
+        return try source(owning: copy, name: name, windowSize: windowSize)
     }
 
-    private static func source(owning descriptor: Int32, name: String) throws(RecordingError) -> ByteSource {
+    private static func source(owning descriptor: Int32, name: String, windowSize: Int) throws(RecordingError) -> ByteSource {
         let file = OpenFile(descriptor)
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw failure(name, errno) }
@@ -66,7 +66,7 @@ public enum FileBytes {
         }
         let count = Int(status.st_size)
         return ByteSource(count: count) { (offset, length) throws(ByteSourceError) in
-            try file.read(at: offset, length: length, count: count)
+            try file.read(at: offset, length: length, window: windowSize, count: count)
         }
     }
 

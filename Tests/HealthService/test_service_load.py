@@ -131,8 +131,9 @@ class ServiceLoadTests(harness.ServiceTestCase):
         directory = harness.tempfile.mkdtemp(prefix="hrmd-old-")
         old = os.path.join(directory, "old.sqlite")
         try:
-            with sqlite3.connect(old) as db:
-                db.execute("CREATE TABLE placeholder (x)")
+            hrmctl = os.path.join(os.path.dirname(harness.hrmd_binary()), "hrmctl")
+            subprocess.run([hrmctl, "auth", "grant", "hrmd", "heart-rate", "--store", old],
+                           stdin=subprocess.DEVNULL, capture_output=True, timeout=30, check=True)
             os.chmod(old, 0o660)
             hrmd = harness.Hrmd(self.bus, extra_arguments=())
             try:

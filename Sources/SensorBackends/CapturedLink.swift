@@ -67,8 +67,8 @@ struct CapturedLink {
     /// How many times each handle has been named so far (the second pass's place in
     /// `LinkForesight.laterRoles`).
     private var namings: [ServerHandle: Int] = [:]
-    /// What the first pass learns.
-    private(set) var foresight = LinkForesight()
+    /// The roles unnamed handles took, in order (what the first pass learns).
+    private var laterRoles: [ServerHandle: [Role]] = [:]
     private var toldConflict = false
 
     init(id: LinkID, device: SensorID, announced: Bool, measurementHandle: UInt16?, pass: Pass) {
@@ -78,6 +78,9 @@ struct CapturedLink {
         self.measurementHandle = measurementHandle
         self.pass = pass
     }
+
+    /// What the first pass learned of this link so far.
+    var foresight: LinkForesight { LinkForesight(carriesHeartRate: carriesHeartRate, laterRoles: laterRoles) }
 
     /// Whether frames go out: in the second pass, for a link that carries heart rate.
     private var delivers: Bool {
@@ -210,14 +213,13 @@ struct CapturedLink {
 
     /// `key`, unnamed until now, takes `role`: the first pass notes it for the second.
     private mutating func named(_ key: ServerHandle, as role: Role) {
-        if case .learning = pass { foresight.laterRoles[key, default: []].append(role) }
+        if case .learning = pass { laterRoles[key, default: []].append(role) }
         namings[key, default: 0] += 1
     }
 
     /// The link shows heart rate from now on.
     private mutating func becomeHeartRate() {
         carriesHeartRate = true
-        foresight.carriesHeartRate = true
     }
 
     private var unannouncedNotice: RecordingEntry {

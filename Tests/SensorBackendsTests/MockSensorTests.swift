@@ -34,11 +34,12 @@ struct MockSensorTests {
         ]
         let collector = FrameCollector()
         let wanted = 12
+        // A hang bound, not a timing one: a loaded test pool can hold the waiting task for seconds.
         await withThrowingTaskGroup(of: Void.self) { group in
             for mock in settings.map(MockSensor.init) {
                 group.addTask { try await mock.run(into: collector.sink) }
             }
-            let arrived = await collector.wait { frames in
+            let arrived = await collector.wait(limit: .seconds(60)) { frames in
                 settings.allSatisfy { measurements(of: $0.id, in: frames).count >= wanted }
             }
             #expect(arrived, "\(collector.frames.count) frames")

@@ -77,11 +77,9 @@ struct ChunkPlacement {
         if shape.sync == nil, cache.openChunk(of: group)?.takes(run.lazy.map { $0.start }, shape: shape) == true,
            var open = cache.takeOpenChunk(of: group)
         {
-            let extended = Extended(
-                id: open.id, firstStart: open.points.starts[0], firstGap: open.points.precededByGap[0], unchangedPrefix: open.points.count)
+            let extended = Extended(id: open.id, firstStart: open.first.start, firstGap: open.first.precededByGap, unchangedPrefix: open.count)
             for sample in run {
-                let last = (open.points.starts[open.points.count - 1], open.points.values[open.points.count - 1])
-                let gap = shape.span == .beat && !ChunkShape.Span.adjacentBeats(last, (sample.start, sample.value))
+                let gap = shape.span == .beat && !ChunkShape.Span.adjacentBeats(open.last, (sample.start, sample.value))
                 open.append(start: sample.start, value: sample.value, anchor: sample.anchor, precededByGap: gap)
             }
             let chunk = open.encoded()

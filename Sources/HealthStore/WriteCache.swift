@@ -112,18 +112,21 @@ struct SeriesGroup: Hashable, Sendable {
 }
 
 /// A group's open chunk (the one new samples of the hour go into) as a save wrote it: its
-/// row, its samples, and the encoders of its blobs, which carry each flush's new samples on.
+/// row and the encoders of its blobs, which hold its samples and carry each flush's new ones
+/// on. The samples are kept there only (a live daemon holds one open chunk per strap and
+/// type, up to `SeriesBlobs.maximumCount` samples each).
 struct OpenChunk: Sendable {
     let id: Int64
     let key: SeriesKey
     let hour: Int64
     let shape: ChunkShape
-    private(set) var points: SeriesPoints
     private(set) var summary: SeriesSummary
     let tick: Int64
     private var firstAnchor: Int64
     private var lastAnchor: Int64
+    /// The starts (in ticks) and values.
     private var pointsEncoder = QuantitySeriesEncoder()
+    /// The anchors and gap flags.
     private var anchorsEncoder = HeartbeatSeriesEncoder()
 
     /// The chunk of row `id` of `group` holding `points` (at least one).
@@ -132,7 +135,6 @@ struct OpenChunk: Sendable {
         key = group.key
         hour = group.hour
         self.shape = shape
-        self.points = points
         summary = points.summary
         tick = SeriesBlobs.tick(for: points.starts)
         firstAnchor = points.anchors.min() ?? 0
@@ -145,17 +147,35 @@ struct OpenChunk: Sendable {
         }
     }
 
+    /// How many samples it holds (at least one).
+    var count: Int { pointsEncoder.count }
+
+    /// Its first sample's start and gap flag.
+    var first: (start: Int64, precededByGap: Bool) { (pointsEncoder.times[0] * tick, anchorsEncoder.precededByGap[0]) }
+
+    /// Its last sample's start and value.
+    var last: (start: Int64, value: Double) { (pointsEncoder.times[count - 1] * tick, pointsEncoder.values[count - 1]) }
+
+    /// Its samples.
+    var points: SeriesPoints {
+        var points = SeriesPoints()
+        points.starts = pointsEncoder.times.map { $0 * tick }
+        points.values = pointsEncoder.values
+        points.anchors = anchorsEncoder.offsets
+        points.precededByGap = anchorsEncoder.precededByGap
+        return points
+    }
+
     /// Whether samples of `shape` starting at `starts` (in increasing order) can be added
     /// after the others: the chunk has that shape and room for them, and they start after
     /// its samples, in whole numbers of its ticks.
     func takes(_ starts: some Collection<Int64>, shape: ChunkShape) -> Bool {
-        guard shape == self.shape, points.count + starts.count <= SeriesBlobs.maximumCount, let first = starts.first else { return false }
-        return first > points.starts[points.count - 1] && starts.allSatisfy { $0 % tick == 0 }
+        guard shape == self.shape, count + starts.count <= SeriesBlobs.maximumCount, let first = starts.first else { return false }
+        return first > last.start && starts.allSatisfy { $0 % tick == 0 }
     }
 
     /// Adds a sample after the others (`takes` says it may be).
     mutating func append(start: Int64, value: Double, anchor: Int64, precededByGap: Bool) {
-        points.append(start: start, value: value, anchor: anchor, precededByGap: precededByGap)
         summary.add(value)
         firstAnchor = min(firstAnchor, anchor)
         lastAnchor = max(lastAnchor, anchor)
@@ -167,7 +187,7 @@ struct OpenChunk: Sendable {
     /// (`QuantitySeriesEncoder.encodedAppending()`).
     mutating func encoded() -> EncodedChunk {
         EncodedChunk(
-            count: points.count, first: points.starts[0], last: points.starts[points.count - 1], summary: summary,
+            count: count, first: first.start, last: last.start, summary: summary,
             anchors: firstAnchor...lastAnchor, tick: tick, points: pointsEncoder.encodedAppending(),
             anchorsBlob: anchorsEncoder.encodedAppending())
     }

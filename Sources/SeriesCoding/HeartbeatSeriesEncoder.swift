@@ -19,8 +19,10 @@ public struct Heartbeat: Hashable, Sendable {
 /// wrote last on with `encodedAppending()` (a new gap in a chunk that lists its gaps, which
 /// changes the list before the offsets, makes it choose the codes anew).
 public struct HeartbeatSeriesEncoder: Sendable {
-    private var offsets: [Int64] = []
-    private var precededByGap: [Bool] = []
+    /// The beats' offsets, in the order appended.
+    public private(set) var offsets: [Int64] = []
+    /// The beats' gap flags, in the order appended.
+    public private(set) var precededByGap: [Bool] = []
     /// The chunk `encodedAppending()` wrote last, to carry on.
     private var appending: CarriedChunk<HeartbeatColumns>?
 

@@ -21,8 +21,10 @@ public struct QuantitySeriesPoint: Hashable, Sendable {
 /// little larger at most. Any times (equal, backwards, far apart) and any doubles round-trip
 /// exactly; a stored chunk is extended with `init(resuming:)`.
 public struct QuantitySeriesEncoder: Sendable {
-    private var times: [Int64] = []
-    private var values: [Double] = []
+    /// The points' times, in the order appended.
+    public private(set) var times: [Int64] = []
+    /// The points' values, in the order appended.
+    public private(set) var values: [Double] = []
     /// The chunk `encodedAppending()` wrote last, to carry on.
     private var appending: CarriedChunk<QuantityColumns>?
 

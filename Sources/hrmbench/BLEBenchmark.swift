@@ -5,7 +5,9 @@ import TestSupport
 /// private bus (StartNotify, then AcquireNotify; stopped with SIGTERM): heart-rate samples
 /// stored against notifications sent, CPU time per 1000 notifications, peak RSS and bytes
 /// written to storage per sample stored; and, in the same run, the peer: a minimal bleak
-/// logger storing the same notifications into SQLite (`bench/run_ble_bench.sh`).
+/// logger storing the same notifications into SQLite (`bench/run_ble_bench.sh`); and the
+/// floor under both, a C program on sd-bus that only receives and counts the notifications
+/// (`bench/run_floor_bench.sh`), on each notify path.
 struct BLEBenchmark {
     let scratch: BenchScratch
     let straps = 20
@@ -26,7 +28,9 @@ struct BLEBenchmark {
         print("ble: \(straps) fake straps × \(hz) Hz for \(seconds) s through the fake bluetoothd")
         var hrmdCPU: Double?
         var hrmdWritten: Double?
+        var floors: [Bool: Floor] = [:]
         for acquire in [false, true] {
+            floors[acquire] = try await floor(acquire: acquire)
             let mode = acquire ? "AcquireNotify" : "StartNotify"
             guard let run = try await runDaemon(acquire: acquire) else { continue }
             report("hrmd \(mode): sent / heart-rate stored", "\(run.sent) / \(run.stored)")
@@ -40,14 +44,27 @@ struct BLEBenchmark {
                     "write_bytes just before SIGTERM over the \(run.storedInAll) samples stored, all types")
                 if !acquire { hrmdWritten = perSample }
             }
+            if let floor = floors[acquire] {
+                report(
+                    "floor \(mode): CPU per 1000 notifications", "\(format(floor.cpuPerThousand, 1)) ms",
+                    "C on sd-bus, receiving only, \(floor.received) received; \(format(floor.recordingCPUPerThousand, 1)) ms once subscribed")
+                report("ratio hrmd / floor CPU (\(mode))", "\(format(perThousand / floor.cpuPerThousand, 2))×")
+            }
             if !acquire { hrmdCPU = perThousand }
         }
         if let peer = try await bleakPeer() {
             report("peer: bleak StartNotify: received / rows", "\(peer.received) / \(peer.rows)")
-            report("peer: bleak CPU per 1000 notifications", "\(format(peer.cpuPerThousand, 1)) ms")
+            report(
+                "peer: bleak CPU per 1000 notifications", "\(format(peer.cpuPerThousand, 1)) ms",
+                "\(format(peer.recordingCPUPerThousand, 1)) ms once subscribed")
             report("peer: bleak logger peak RSS", "\(format(peer.peakMiB, 1)) MB")
             if let hrmdCPU {
                 report("ratio hrmd / bleak CPU (StartNotify)", "\(format(hrmdCPU / peer.cpuPerThousand, 3))", "goal ≤ 0.1")
+            }
+            if let floor = floors[false] {
+                report(
+                    "ratio floor / bleak CPU (StartNotify)", "\(format(floor.cpuPerThousand / peer.cpuPerThousand, 3))",
+                    "the least any BlueZ client spends, against the goal's 0.1")
             }
             if let written = peer.writtenBytes, peer.rows > 0 {
                 let perRow = Double(written) / Double(peer.rows)
@@ -94,30 +111,57 @@ struct BLEBenchmark {
         var received: Int
         var rows: Int
         var cpuPerThousand: Double
+        var recordingCPUPerThousand: Double
         var peakMiB: Double
         var writtenBytes: Int?
     }
 
-    private func bleakPeer() async throws -> Peer? {
+    private struct Floor {
+        var received: Int
+        var cpuPerThousand: Double
+        var recordingCPUPerThousand: Double
+    }
+
+    /// The floor on one notify path, or nil (reported) when it could not be measured.
+    private func floor(acquire: Bool) async throws -> Floor? {
+        let summary = try await runScript(
+            "bench/run_floor_bench.sh", output: "ble-floor-\(acquire ? "acquire" : "start")", extra: ["ACQUIRE": acquire ? "1" : "0"],
+            what: "floor")
+        guard let summary else { return nil }
+        return Floor(
+            received: summary["notifications_received"] as? Int ?? 0, cpuPerThousand: summary["cpu_ms_per_1000_notifications"] as? Double ?? 0,
+            recordingCPUPerThousand: summary["cpu_recording_ms_per_1000_notifications"] as? Double ?? 0)
+    }
+
+    /// Runs one of the bench scripts with this benchmark's straps, rate and length, and reads
+    /// the summary.json it leaves; nil (reported) when it failed.
+    private func runScript(_ path: String, output: String, extra: [String: String] = [:], what: String) async throws -> [String: Any]? {
         let repository = ((#filePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("../..")
-        let out = scratch.file("ble-peer")
+        let out = scratch.file(output)
         var environment = ProcessInfo.processInfo.environment
         environment["BENCH_OUT"] = out
         environment["STRAPS"] = "\(straps)"
         environment["HZ"] = "\(hz)"
         environment["SECONDS_TO_RUN"] = "\(seconds)"
-        let script = (repository as NSString).appendingPathComponent("bench/run_ble_bench.sh")
+        environment.merge(extra) { $1 }
+        let script = (repository as NSString).appendingPathComponent(path)
         let child = try ChildProcess("/bin/bash", [script], environment: environment, outputDirectory: scratch.directory.path)
         guard try await child.wait(timeout: .seconds(Double(seconds) + 300)) == .exited(0),
             let data = FileManager.default.contents(atPath: out + "/summary.json"),
             let summary = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         else {
-            report("peer: bleak logger", "not measured", "\(child.standardError.suffix(300))")
+            report(what, "not measured", "\(child.standardError.suffix(300))")
             return nil
         }
+        return summary
+    }
+
+    private func bleakPeer() async throws -> Peer? {
+        guard let summary = try await runScript("bench/run_ble_bench.sh", output: "ble-peer", what: "peer: bleak logger") else { return nil }
         return Peer(
             received: summary["notifications_received"] as? Int ?? 0, rows: summary["rows"] as? Int ?? 0,
-            cpuPerThousand: summary["cpu_ms_per_1000_notifications"] as? Double ?? 0, peakMiB: summary["peak_rss_mib"] as? Double ?? 0,
+            cpuPerThousand: summary["cpu_ms_per_1000_notifications"] as? Double ?? 0,
+            recordingCPUPerThousand: summary["cpu_recording_ms_per_1000_notifications"] as? Double ?? 0, peakMiB: summary["peak_rss_mib"] as? Double ?? 0,
             writtenBytes: summary["write_bytes"] as? Int)
     }
 }

@@ -51,6 +51,8 @@ static void check(int r, const char *what) {
 
 /* PropertiesChanged of a characteristic: the new Value's bytes, read and counted. */
 static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+    (void)userdata;
+    (void)error;
     const char *interface;
     if (sd_bus_message_read(m, "s", &interface) < 0 || strcmp(interface, "org.bluez.GattCharacteristic1") != 0)
         return 0;

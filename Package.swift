@@ -187,6 +187,13 @@ let package = Package(
             path: "Tests/Support"),
         // Writes the btsnoop captures the tests build, for Wireshark to check (Tests/captures).
         .executableTarget(name: "capture-writer", dependencies: ["TestSupport", "BluetoothWire"], path: "Tests/CaptureWriter"),
+        // The floor under hrmctl's one-hour command in `hrmbench read`: the sqlite3 shell's job
+        // on hrmctl's stack (bench/stack-floor), linked as hrmctl is.
+        .executableTarget(
+            name: "stack-floor",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "bench/stack-floor",
+            linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(configuration: .release))]),
 
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
         .testTarget(name: "HealthUnitsTests", dependencies: ["HealthUnits"]),

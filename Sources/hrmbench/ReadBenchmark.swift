@@ -6,7 +6,9 @@ import Timestamps
 /// Reading a week of 1 Hz heart rate (604,800 samples) back: one hour in process through
 /// `HealthStore.samples` against Python's sqlite3 module on the plain indexed table; one hour
 /// and the whole week through `hrmctl` (JSON, and the CSV export) against the sqlite3 shell's
-/// `-json` on the plain table, whole processes timed in A/B pairs, output to /dev/null.
+/// `-json` on the plain table, whole processes timed in A/B pairs, output to /dev/null; and,
+/// for the hour, the floor under hrmctl: the shell's own job done on hrmctl's stack
+/// (`bench/stack-floor`), against the shell in the same way.
 struct ReadBenchmark {
     let scratch: BenchScratch
     /// The week, when the size benchmark made it.
@@ -80,13 +82,11 @@ struct ReadBenchmark {
                 "samples", "--output", "json", "--since", RFC3339.string(from: since), "--until", RFC3339.string(from: until),
                 "--store", files.store,
             ])
-        let shell = BenchCommand(
-            executable: "/usr/bin/sqlite3",
-            arguments: [
-                "-json", files.plain,
-                "SELECT t, bpm FROM hr WHERE t >= \(since.microsecondsSinceEpoch) AND t < \(until.microsecondsSinceEpoch) ORDER BY t",
-            ])
-        for (command, name) in [(hrmctl, "hrmctl samples"), (shell, "sqlite3 -json")] {
+        let query = "SELECT t, bpm FROM hr WHERE t >= \(since.microsecondsSinceEpoch) AND t < \(until.microsecondsSinceEpoch) ORDER BY t"
+        let shell = BenchCommand(executable: "/usr/bin/sqlite3", arguments: ["-json", files.plain, query])
+        // The shell's own job on hrmctl's stack (bench/stack-floor): what the stack costs.
+        let floor = BenchCommand(executable: BuiltProducts.path(of: "stack-floor"), arguments: [files.plain, query])
+        for (command, name) in [(hrmctl, "hrmctl samples"), (shell, "sqlite3 -json"), (floor, "stack-floor")] {
             let child = try ChildProcess(command.executable, command.arguments, environment: command.environment, outputDirectory: scratch.directory.path)
             let lines = try await child.wait(timeout: .seconds(60)) == .exited(0) ? child.standardOutput.split(separator: "\n").count : 0
             guard lines == expected else {
@@ -98,5 +98,9 @@ struct ReadBenchmark {
             .reportFigures(
                 "hrmctl samples --output json, one hour", peer: "peer: sqlite3 -json, the same hour", ratio: "ratio hrmctl / sqlite3 -json",
                 goal: "goal ≤ 2×")
+        try await PairedTiming.measure(floor, named: "stack-floor", against: shell, named: "sqlite3 -json", pairs: hourPairs, in: scratch)?
+            .reportFigures(
+                "floor: the shell's query and JSON on hrmctl's stack", peer: "peer: sqlite3 -json, the same hour",
+                ratio: "ratio floor / sqlite3 -json", goal: "static Swift runtime, Foundation (GRDB's), GRDB, ArgumentParser; no hrmctl code")
     }
 }

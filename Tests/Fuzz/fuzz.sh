@@ -11,7 +11,8 @@
 # executable target's own main would replace libFuzzer's. Corpora grow in .build/fuzz/corpus;
 # a crash leaves its input in .build/fuzz/crashes and fails the run (exit 1). Prints one line
 # per target: executions, coverage (edges), corpus size, time. FUZZ_BUILD names another build
-# directory (a smoke run beside a long campaign).
+# directory (a smoke run beside a long campaign). A target's TARGET.options file beside its
+# source (OSS-Fuzz's convention) adds libFuzzer flags, one per line, # for comments.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -22,7 +23,7 @@ while [ $# -gt 0 ]; do
     case $1 in
         --seconds) limit=(-max_total_time="$2"); shift 2 ;;
         --runs) limit=(-runs="$2"); shift 2 ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "fuzz.sh: unknown option $1" >&2; exit 64 ;;
         *) targets+=("$1"); shift ;;
     esac
@@ -86,9 +87,13 @@ for target in "${targets[@]}"; do
     corpus=$build/corpus/$target
     seeds_for "$target" "$corpus"
     log=$build/$target.log
+    options=()
+    if [ -f "Tests/Fuzz/Targets/$target.options" ]; then
+        while read -r flag; do options+=("$flag"); done < <(grep -v '^[[:space:]]*\(#\|$\)' "Tests/Fuzz/Targets/$target.options")
+    fi
     start=$(date +%s)
     # Swift's own crash handler would stand in the sanitizer's way.
-    if SWIFT_BACKTRACE=enable=no "$binary" "$corpus" "${limit[@]}" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+    if SWIFT_BACKTRACE=enable=no "$binary" "$corpus" "${limit[@]}" "${options[@]}" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
         -artifact_prefix="$build/crashes/$target-" >"$log" 2>&1; then
         status=ok
     else

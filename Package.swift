@@ -189,9 +189,10 @@ let package = Package(
         .executableTarget(name: "capture-writer", dependencies: ["TestSupport", "BluetoothWire"], path: "Tests/CaptureWriter"),
         // The floor under hrmctl's one-hour command in `hrmbench read`: the sqlite3 shell's job
         // on hrmctl's stack (bench/stack-floor), linked as hrmctl is.
+        .target(name: "StackFloorDatabase", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], path: "bench/stack-floor-database"),
         .executableTarget(
             name: "stack-floor",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["StackFloorDatabase", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "bench/stack-floor",
             linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(configuration: .release))]),
 

@@ -7,6 +7,7 @@
 # stderr to ERRORS), waits until the fake is ready, and sets `address` (for
 # DBUS_SYSTEM_BUS_ADDRESS), `bus_pid` and `fake_pid`; the fake's commands go to descriptor 3
 # and its answers to SCRATCH/fake.out. `stop_fake_bluetoothd` (an EXIT trap) stops both.
+# `write_bench_scenario` writes the benchmarks' scenario of identical straps.
 bus_pid="" fake_pid=""
 
 start_fake_bluetoothd() {
@@ -24,6 +25,22 @@ start_fake_bluetoothd() {
     done
     echo "fake bluetoothd did not start" >&2
     return 1
+}
+
+# Writes the benchmarks' scenario to FILE: STRAPS trusted straps streaming at HZ while
+# subscribed, offering AcquireNotify when ACQUIRE is 1; prints their addresses.
+#
+#   write_bench_scenario FILE STRAPS HZ ACQUIRE
+write_bench_scenario() {
+    /usr/bin/python3 -c "
+import json, sys
+n, hz, acquire = int(sys.argv[2]), float(sys.argv[3]), sys.argv[4] == '1'
+addresses = ['C0:FF:EE:00:%02X:%02X' % (i // 256, i % 256) for i in range(n)]
+devices = [{'address': a, 'name': 'Bench strap %d' % i, 'trusted': True, 'auto_stream_hz': hz,
+            'notify_acquired': acquire}
+           for i, a in enumerate(addresses)]
+json.dump({'adapters': ['hci0'], 'devices': devices}, open(sys.argv[1], 'w'))
+print(' '.join(addresses))" "$@"
 }
 
 # Stops what start_fake_bluetoothd started, if anything.

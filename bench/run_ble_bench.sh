@@ -35,15 +35,7 @@ source bench/fake-bluetoothd.sh
 scratch=$(mktemp -d)
 trap 'stop_fake_bluetoothd; rm -rf "$scratch"' EXIT
 
-addresses=$(/usr/bin/python3 -c "
-import json, sys
-n, hz, acquire = int(sys.argv[1]), float(sys.argv[2]), sys.argv[4] == '1'
-addresses = ['C0:FF:EE:00:%02X:%02X' % (i // 256, i % 256) for i in range(n)]
-devices = [{'address': a, 'name': 'Bench strap %d' % i, 'trusted': True, 'auto_stream_hz': hz,
-            'notify_acquired': acquire}
-           for i, a in enumerate(addresses)]
-json.dump({'adapters': ['hci0'], 'devices': devices}, open(sys.argv[3], 'w'))
-print(' '.join(addresses))" "$straps" "$hz" "$scratch/scenario.json" "$acquire")
+addresses=$(write_bench_scenario "$scratch/scenario.json" "$straps" "$hz" "$acquire")
 
 start_fake_bluetoothd "$scratch" "$scratch/scenario.json" "$out/fake.err"
 

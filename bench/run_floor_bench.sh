@@ -24,12 +24,7 @@ trap 'stop_fake_bluetoothd; rm -rf "$scratch"' EXIT
 # shellcheck disable=SC2046
 cc -O2 -o "$scratch/floor_client" bench/floor_client.c $(pkg-config --cflags --libs libsystemd)
 
-/usr/bin/python3 -c "
-import json, sys
-n, hz, acquire = int(sys.argv[1]), float(sys.argv[2]), sys.argv[4] == '1'
-devices = [{'address': 'C0:FF:EE:00:%02X:%02X' % (i // 256, i % 256), 'name': 'Bench strap %d' % i, 'trusted': True,
-            'auto_stream_hz': hz, 'notify_acquired': acquire} for i in range(n)]
-json.dump({'adapters': ['hci0'], 'devices': devices}, open(sys.argv[3], 'w'))" "$straps" "$hz" "$scratch/scenario.json" "$acquire"
+write_bench_scenario "$scratch/scenario.json" "$straps" "$hz" "$acquire" > /dev/null
 
 start_fake_bluetoothd "$scratch" "$scratch/scenario.json" "$out/fake.err"
 

@@ -28,9 +28,10 @@ struct BLEBenchmark {
         print("ble: \(straps) fake straps × \(hz) Hz for \(seconds) s through the fake bluetoothd")
         var hrmdCPU: Double?
         var hrmdWritten: Double?
-        var floors: [Bool: Floor] = [:]
+        var startNotifyFloor: Floor?
         for acquire in [false, true] {
-            floors[acquire] = try await floor(acquire: acquire)
+            let floor = try await floor(acquire: acquire)
+            if !acquire { startNotifyFloor = floor }
             let mode = acquire ? "AcquireNotify" : "StartNotify"
             guard let run = try await runDaemon(acquire: acquire) else { continue }
             report("hrmd \(mode): sent / heart-rate stored", "\(run.sent) / \(run.stored)")
@@ -44,26 +45,26 @@ struct BLEBenchmark {
                     "write_bytes just before SIGTERM over the \(run.storedInAll) samples stored, all types")
                 if !acquire { hrmdWritten = perSample }
             }
-            if let floor = floors[acquire] {
+            if let floor {
                 report(
-                    "floor \(mode): CPU per 1000 notifications", "\(format(floor.cpuPerThousand, 1)) ms",
-                    "C on sd-bus, receiving only, \(floor.received) received; \(format(floor.recordingCPUPerThousand, 1)) ms once subscribed")
-                report("ratio hrmd / floor CPU (\(mode))", "\(format(perThousand / floor.cpuPerThousand, 2))×")
+                    "floor \(mode): CPU per 1000 notifications", "\(format(floor.cpu.whole, 1)) ms",
+                    "C on sd-bus, receiving only, \(floor.received) received; \(format(floor.cpu.recording, 1)) ms once subscribed")
+                report("ratio hrmd / floor CPU (\(mode))", "\(format(perThousand / floor.cpu.whole, 2))×")
             }
             if !acquire { hrmdCPU = perThousand }
         }
         if let peer = try await bleakPeer() {
             report("peer: bleak StartNotify: received / rows", "\(peer.received) / \(peer.rows)")
             report(
-                "peer: bleak CPU per 1000 notifications", "\(format(peer.cpuPerThousand, 1)) ms",
-                "\(format(peer.recordingCPUPerThousand, 1)) ms once subscribed")
+                "peer: bleak CPU per 1000 notifications", "\(format(peer.cpu.whole, 1)) ms",
+                "\(format(peer.cpu.recording, 1)) ms once subscribed")
             report("peer: bleak logger peak RSS", "\(format(peer.peakMiB, 1)) MB")
             if let hrmdCPU {
-                report("ratio hrmd / bleak CPU (StartNotify)", "\(format(hrmdCPU / peer.cpuPerThousand, 3))", "goal ≤ 0.1")
+                report("ratio hrmd / bleak CPU (StartNotify)", "\(format(hrmdCPU / peer.cpu.whole, 3))", "goal ≤ 0.1")
             }
-            if let floor = floors[false] {
+            if let floor = startNotifyFloor {
                 report(
-                    "ratio floor / bleak CPU (StartNotify)", "\(format(floor.cpuPerThousand / peer.cpuPerThousand, 3))",
+                    "ratio floor / bleak CPU (StartNotify)", "\(format(floor.cpu.whole / peer.cpu.whole, 3))",
                     "the least any BlueZ client spends, against the goal's 0.1")
             }
             if let written = peer.writtenBytes, peer.rows > 0 {
@@ -110,16 +111,27 @@ struct BLEBenchmark {
     private struct Peer {
         var received: Int
         var rows: Int
-        var cpuPerThousand: Double
-        var recordingCPUPerThousand: Double
+        var cpu: CPUPerThousand
         var peakMiB: Double
         var writtenBytes: Int?
     }
 
     private struct Floor {
         var received: Int
-        var cpuPerThousand: Double
-        var recordingCPUPerThousand: Double
+        var cpu: CPUPerThousand
+    }
+
+    /// A bench script's CPU time per 1000 notifications (its summary.json), ms.
+    private struct CPUPerThousand {
+        /// The whole process: start-up, connections, recording.
+        var whole: Double
+        /// Once every strap was subscribed.
+        var recording: Double
+
+        init(_ summary: [String: Any]) {
+            whole = summary["cpu_ms_per_1000_notifications"] as? Double ?? 0
+            recording = summary["cpu_recording_ms_per_1000_notifications"] as? Double ?? 0
+        }
     }
 
     /// The floor on one notify path, or nil (reported) when it could not be measured.
@@ -128,9 +140,7 @@ struct BLEBenchmark {
             "bench/run_floor_bench.sh", output: "ble-floor-\(acquire ? "acquire" : "start")", extra: ["ACQUIRE": acquire ? "1" : "0"],
             what: "floor")
         guard let summary else { return nil }
-        return Floor(
-            received: summary["notifications_received"] as? Int ?? 0, cpuPerThousand: summary["cpu_ms_per_1000_notifications"] as? Double ?? 0,
-            recordingCPUPerThousand: summary["cpu_recording_ms_per_1000_notifications"] as? Double ?? 0)
+        return Floor(received: summary["notifications_received"] as? Int ?? 0, cpu: CPUPerThousand(summary))
     }
 
     /// Runs one of the bench scripts with this benchmark's straps, rate and length, and reads
@@ -160,8 +170,7 @@ struct BLEBenchmark {
         guard let summary = try await runScript("bench/run_ble_bench.sh", output: "ble-peer", what: "peer: bleak logger") else { return nil }
         return Peer(
             received: summary["notifications_received"] as? Int ?? 0, rows: summary["rows"] as? Int ?? 0,
-            cpuPerThousand: summary["cpu_ms_per_1000_notifications"] as? Double ?? 0,
-            recordingCPUPerThousand: summary["cpu_recording_ms_per_1000_notifications"] as? Double ?? 0, peakMiB: summary["peak_rss_mib"] as? Double ?? 0,
+            cpu: CPUPerThousand(summary), peakMiB: summary["peak_rss_mib"] as? Double ?? 0,
             writtenBytes: summary["write_bytes"] as? Int)
     }
 }

@@ -17,17 +17,26 @@ struct CallArguments {
         return values[index]
     }
 
+    /// A string argument, at most `HealthBusLimits.stringArgumentBytes` long (no name,
+    /// identifier or zone the service knows is longer).
     mutating func string(_ what: String) throws(ServiceFailure) -> String {
         guard case .string(let text) = try next(what) else { throw .invalidArguments("\(what) must be a string") }
-        return text
+        return try Self.bounded(text, what)
     }
 
     mutating func strings(_ what: String) throws(ServiceFailure) -> [String] {
         guard let elements = try next(what).elements else { throw .invalidArguments("\(what) must be a string array") }
         return try elements.map { element throws(ServiceFailure) in
             guard case .string(let text) = element else { throw .invalidArguments("\(what) must be a string array") }
-            return text
+            return try Self.bounded(text, what)
         }
+    }
+
+    private static func bounded(_ text: String, _ what: String) throws(ServiceFailure) -> String {
+        guard text.utf8.count <= HealthBusLimits.stringArgumentBytes else {
+            throw .invalidArguments("\(what) \(text.quoted) is over \(HealthBusLimits.stringArgumentBytes) bytes")
+        }
+        return text
     }
 
     mutating func int64(_ what: String) throws(ServiceFailure) -> Int64 {

@@ -12,8 +12,10 @@ extension HealthRequests {
         }
         let shareTypes = try share.map { name throws(ServiceFailure) in try CallArguments.sampleType(named: name) }
         let readTypes = try read.map { name throws(ServiceFailure) in try CallArguments.sampleType(named: name) }
+        let quota = RequestQuota(
+            owner: AppName.source(user: caller.user, app: ""), perOwner: HealthBusLimits.applicationsPerUser, inAll: HealthBusLimits.sources)
         try await onStore { store throws(HealthStoreError) in
-            try store.requestAuthorization(source: source, toShare: shareTypes, toRead: readTypes)
+            try store.requestAuthorization(source: source, toShare: shareTypes, toRead: readTypes, quota: quota)
         }
         logger.info("\(source) asks to share [\(share.joined(separator: ", "))] and read [\(read.joined(separator: ", "))]")
         return []
@@ -40,7 +42,7 @@ extension HealthRequests {
             throw error.failure
         }
         guard Self.isSourceName(source) else {
-            throw .invalidArguments("bad source '\(source)': it is 'hrmd' or USER/APP with APP matching [a-z0-9][a-z0-9._-]{0,63}")
+            throw .invalidArguments("bad source \(source.quoted): it is 'hrmd' or USER/APP with APP matching [a-z0-9][a-z0-9._-]{0,63}")
         }
         try await authority.requireManager(caller, for: "SetAuthorization")
         try await onStore { store throws(HealthStoreError) in

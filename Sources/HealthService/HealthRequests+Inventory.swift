@@ -34,7 +34,7 @@ extension HealthRequests {
         if let speed = request.speed, !(speed > 0 && speed.isFinite) { throw .invalidArguments("speed must be a positive number") }
         try await authority.requireManager(caller, for: "Import")
         logger.notice("\(caller.user) imports \(request.name)")
-        let result = try await importer.run(request, from: file)
+        let result = try await importer.run(request, from: file, uid: caller.uid)
         return [result.summary.wireValue, .strings(result.messages)]
     }
 }

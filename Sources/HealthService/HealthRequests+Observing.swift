@@ -6,8 +6,8 @@ extension HealthRequests {
     func observe(_ caller: Caller, _ arguments: inout CallArguments) async throws(ServiceFailure) -> [DBusValue] {
         let source = try caller.source(app: try arguments.string("app"))
         let type = try arguments.sampleType()
-        let isManager = await authority.isManager(caller, interactive: false)
-        try observers.add(.init(busName: caller.busName, source: source, type: type, isManager: isManager))
+        let isManager = try await authority.isManager(caller, interactive: false)
+        try observers.add(.init(busName: caller.busName, uid: caller.uid, source: source, type: type, isManager: isManager))
         logger.debug("\(source) (\(caller.busName)) observes \(type.identifier)")
         return []
     }

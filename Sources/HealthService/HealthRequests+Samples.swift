@@ -27,7 +27,7 @@ extension HealthRequests {
         let type = try arguments.sampleType()
         let range = try arguments.range()
         let limit = try arguments.limit(maximum: HealthBusLimits.samplesPerQuery)
-        let query = SampleQuery(type: type, since: range.since, until: range.until, limit: limit, reader: await reader(for: caller, source: source))
+        let query = SampleQuery(type: type, since: range.since, until: range.until, limit: limit, reader: try await reader(for: caller, source: source))
         let samples = try await onStore { store throws(HealthStoreError) in try store.samples(query) }
         return [.array(element: "a{sv}", samples.map { SampleRecord($0).wireValue })]
     }
@@ -38,7 +38,7 @@ extension HealthRequests {
         let range = try arguments.range()
         let options = try arguments.dictionary("options")
         let output = try arguments.fileDescriptor("output")
-        var query = SampleQuery(type: type, since: range.since, until: range.until, reader: await reader(for: caller, source: source))
+        var query = SampleQuery(type: type, since: range.since, until: range.until, reader: try await reader(for: caller, source: source))
         do {
             query.source = try options.string("source")
             query.device = try options.string("device")
@@ -90,11 +90,11 @@ extension HealthRequests {
         }
         var timeZone = TimeZone(identifier: "UTC")!
         if let zoneName {
-            guard let named = TimeZone(identifier: zoneName) else { throw .invalidArguments("unknown time zone '\(zoneName)'") }
+            guard let named = TimeZone(identifier: zoneName) else { throw .invalidArguments("unknown time zone \(zoneName.quoted)") }
             timeZone = named
         }
         let bucket = name.bucket(timeZone: timeZone)
-        let reader = await reader(for: caller, source: source)
+        let reader = try await reader(for: caller, source: source)
         let buckets = try await onStore { store throws(HealthStoreError) in
             try store.statistics(of: type, by: bucket, since: range.since, until: range.until, reader: reader)
         }
@@ -104,7 +104,7 @@ extension HealthRequests {
     func heartRateVariability(_ caller: Caller, _ arguments: inout CallArguments) async throws(ServiceFailure) -> [DBusValue] {
         let source = try caller.source(app: try arguments.string("app"))
         let range = try arguments.range()
-        let query = SampleQuery(type: .rrInterval, since: range.since, until: range.until, reader: await reader(for: caller, source: source))
+        let query = SampleQuery(type: .rrInterval, since: range.since, until: range.until, reader: try await reader(for: caller, source: source))
         let variability = try await onStore { store throws(HealthStoreError) in
             try store.heartRateVariability(query)
         }
@@ -116,7 +116,7 @@ extension HealthRequests {
         let range = try arguments.range()
         let maximum = try arguments.double("maxHeartRate")
         guard (100...250).contains(maximum) else { throw .invalidArguments("maxHeartRate must be 100…250 count/min, not \(maximum)") }
-        let query = SampleQuery(type: .heartRate, since: range.since, until: range.until, reader: await reader(for: caller, source: source))
+        let query = SampleQuery(type: .heartRate, since: range.since, until: range.until, reader: try await reader(for: caller, source: source))
         let zones = try await onStore { store throws(HealthStoreError) -> [HeartRateZones.Zone] in
             let samples = try store.samples(query).map(\.sample)
             return samples.isEmpty ? [] : HeartRateZones(samples: samples, maximumHeartRate: maximum).zones
@@ -130,7 +130,7 @@ extension HealthRequests {
         let anchor = try arguments.uint64("anchor")
         let limit = try arguments.limit(maximum: HealthBusLimits.samplesPerQuery)
         guard anchor <= UInt64(Int64.max) else { throw .invalidArguments("anchor \(anchor) is out of range") }
-        let reader = await reader(for: caller, source: source)
+        let reader = try await reader(for: caller, source: source)
         let changes = try await onStore { store throws(HealthStoreError) in
             try store.changes(of: type, since: Int64(anchor), limit: limit, reader: reader)
         }

@@ -64,7 +64,7 @@ struct HealthRequests: Sendable {
 
     /// The reader a query runs as: nil (every source) for a manager, else the caller's
     /// source, which sees everything only with read authorization and otherwise its own.
-    func reader(for caller: Caller, source: String) async -> String? {
-        await authority.isManager(caller, interactive: false) ? nil : source
+    func reader(for caller: Caller, source: String) async throws(ServiceFailure) -> String? {
+        try await authority.isManager(caller, interactive: false) ? nil : source
     }
 }

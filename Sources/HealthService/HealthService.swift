@@ -33,9 +33,11 @@ public struct HealthService: Service {
     private let connect: @Sendable () throws(DBusError) -> DBusConnection
     private let logger: Logger
 
-    /// Calls answered at once; more wait in the bus loop's queue (up to
-    /// `HealthBusLimits.pendingCalls`, past which they are answered LimitsExceeded).
-    static let callsInFlight = 32
+    /// The bounds on callers the bus layer enforces before a call reaches a request.
+    static let callLimits = DBusCallLimits(
+        pendingCalls: HealthBusLimits.pendingCalls, callsPerUser: HealthBusLimits.callsPerUser,
+        arguments: DBusDecodeBudget(values: HealthBusLimits.argumentValues, stringBytes: HealthBusLimits.argumentStringBytes),
+        replyBytes: HealthBusLimits.replyBytes)
 
     /// - Parameters:
     ///   - importSource: the source imports are stored as (the daemon's recorder).
@@ -79,8 +81,7 @@ public struct HealthService: Service {
     /// Serves until graceful shutdown or until the connection closes.
     private func serve(on connection: DBusConnection) async throws {
         let calls = try await connection.exportObject(
-            path: HealthBus.path, interface: HealthInterface.description(version: version),
-            maximumPendingCalls: HealthBusLimits.pendingCalls)
+            path: HealthBus.path, interface: HealthInterface.description(version: version), limits: Self.callLimits)
         do {
             try await connection.requestName(HealthBus.name)
         } catch {
@@ -109,15 +110,12 @@ public struct HealthService: Service {
                     authority.forget(name)
                 }
             }
-            await withTaskGroup(of: Void.self) { answering in
-                var inFlight = 0
+            // Every call is answered on a task of its own as it comes: the bus layer already
+            // bounds how many calls each user has unanswered (HealthBusLimits.callsPerUser), so
+            // one user's slow calls never hold another user's behind them.
+            await withDiscardingTaskGroup { answering in
                 for await call in calls.cancelOnGracefulShutdown() {
-                    if inFlight >= Self.callsInFlight {
-                        await answering.next()
-                        inFlight -= 1
-                    }
                     answering.addTask { await requests.respond(to: call) }
-                    inFlight += 1
                 }
             }
             broadcaster.finish()

@@ -3,11 +3,14 @@ import HealthWire
 import Synchronization
 
 /// Who observes which type (HKObserverQuery): one observation per caller, source and type,
-/// until the caller unobserves or leaves the bus. Bounded per caller and in all, so a
-/// misbehaving client cannot grow the daemon's memory.
+/// until the caller unobserves or leaves the bus. Bounded per connection, per user and in all,
+/// so a misbehaving client cannot grow the daemon's memory, and one user cannot take the
+/// slots the others need (the bound in all is 16 users' worth).
 final class ObserverRegistry: Sendable {
     struct Observation: Sendable, Hashable {
         let busName: String
+        /// The uid of the connection: observations are bounded per user as well.
+        let uid: UInt32
         let source: String
         let type: SampleType
         /// A manager sees every source's changes, as its queries do.
@@ -37,6 +40,11 @@ final class ObserverRegistry: Sendable {
                 return ServiceFailure(
                     name: HealthBusError.limitsExceeded,
                     message: "one connection may observe at most \(HealthBusLimits.observationsPerCaller) (application, type) pairs")
+            }
+            if all.values.lazy.filter({ $0.uid == observation.uid }).count >= HealthBusLimits.observationsPerUser {
+                return ServiceFailure(
+                    name: HealthBusError.limitsExceeded,
+                    message: "uid \(observation.uid) has \(HealthBusLimits.observationsPerUser) observations, the most one user may have; unobserve some")
             }
             all[key] = observation
             return nil

@@ -22,7 +22,7 @@ final class RecordingImporter: Sendable {
     private let store: HealthStore
     private let source: HealthSource
     private let logger: Logger
-    private let running = Mutex(0)
+    private let running = Mutex<(total: Int, byUID: [UInt32: Int])>((0, [:]))
     private let workers: StoreWorkers
     static let concurrentImports = 2
 
@@ -33,16 +33,25 @@ final class RecordingImporter: Sendable {
         self.logger = logger
     }
 
-    func run(_ request: Request, from file: DBusFileDescriptor) async throws(ServiceFailure) -> (summary: RecordingImportSummary, messages: [String]) {
-        let admitted = running.withLock { count in
-            guard count < Self.concurrentImports else { return false }
-            count += 1
-            return true
+    func run(_ request: Request, from file: DBusFileDescriptor, uid: UInt32) async throws(ServiceFailure)
+        -> (summary: RecordingImportSummary, messages: [String])
+    {
+        let refusal: String? = running.withLock { running in
+            let own = running.byUID[uid, default: 0]
+            if own >= HealthBusLimits.importsPerUser { return "uid \(uid) already runs \(own) import(s), the most one user may" }
+            if running.total >= Self.concurrentImports { return "\(Self.concurrentImports) imports are already running" }
+            running.total += 1
+            running.byUID[uid] = own + 1
+            return nil
         }
-        guard admitted else {
-            throw ServiceFailure(name: HealthBusError.limitsExceeded, message: "\(Self.concurrentImports) imports are already running; try again when one ends")
+        if let refusal { throw ServiceFailure(name: HealthBusError.limitsExceeded, message: refusal + "; try again when one ends") }
+        defer {
+            running.withLock { running in
+                running.total -= 1
+                let own = running.byUID[uid, default: 1] - 1
+                running.byUID[uid] = own > 0 ? own : nil
+            }
         }
-        defer { running.withLock { $0 -= 1 } }
         let (store, source, logger) = (store, source, logger)
         return try await workers.run { () throws(ServiceFailure) -> (summary: RecordingImportSummary, messages: [String]) in
             let messages = Mutex<(lines: [String], dropped: Int)>(([], 0))

@@ -19,6 +19,8 @@ struct ServiceFailure: Error, Sendable, Hashable, CustomStringConvertible {
             return .invalidArguments(error.description)
         case .shareNotAuthorized:
             return ServiceFailure(name: HealthBusError.notAuthorized, message: error.description)
+        case .limitReached:
+            return ServiceFailure(name: HealthBusError.limitsExceeded, message: error.description)
         default:
             return ServiceFailure(name: HealthBusError.failed, message: error.description)
         }

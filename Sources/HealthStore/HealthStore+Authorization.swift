@@ -21,11 +21,40 @@ extension HealthStore {
     /// Records that `source` wants to share `toShare` and read `toRead` (HKHealthStore's
     /// requestAuthorization). Each becomes a pending request until the user answers; an answer
     /// already given is never changed, so a request grants nothing by itself.
-    public func requestAuthorization(source: String, toShare: [SampleType], toRead: [SampleType]) throws(HealthStoreError) {
+    ///
+    /// With a `quota`, a source that has no authorization record yet is refused
+    /// (`.limitReached`) when its owner, or the store, already has as many sources with
+    /// records as the quota allows; the check and the write are one transaction.
+    public func requestAuthorization(
+        source: String, toShare: [SampleType], toRead: [SampleType], quota: RequestQuota? = nil
+    ) throws(HealthStoreError) {
         try write { db in
+            if let quota { try Self.checkQuota(quota, for: source, db) }
             let sourceID = try Self.upsertSource(HealthSource(name: source), db)
             try Self.recordRequests(sourceID: sourceID, types: toShare, access: .share, db)
             try Self.recordRequests(sourceID: sourceID, types: toRead, access: .read, db)
+        }
+    }
+
+    private static func checkQuota(_ quota: RequestQuota, for source: String, _ db: Database) throws {
+        let known = try Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM authorization a JOIN source s ON s.id = a.sourceId WHERE s.name = ?)",
+            arguments: [source]) ?? false
+        guard !known else { return }
+        let owned = try Int.fetchOne(
+            db,
+            sql: """
+                SELECT COUNT(DISTINCT a.sourceId) FROM authorization a JOIN source s ON s.id = a.sourceId
+                WHERE substr(s.name, 1, ?) = ?
+                """,
+            arguments: [quota.owner.count, quota.owner]) ?? 0
+        if owned >= quota.perOwner {
+            throw HealthStoreError.limitReached(
+                "\(quota.owner.dropLast()) already has \(owned) applications with authorization records, the most one user may have; use one of those names")
+        }
+        let all = try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT sourceId) FROM authorization") ?? 0
+        if all >= quota.inAll {
+            throw HealthStoreError.limitReached("the store has \(all) sources with authorization records, the most it keeps")
         }
     }
 
@@ -181,4 +210,20 @@ extension AuthorizationAccess {
     var statusColumn: String { self == .share ? "shareStatus" : "readStatus" }
     /// The `authorization` column that says whether the source asked.
     var requestedColumn: String { self == .share ? "shareRequested" : "readRequested" }
+}
+
+/// How many sources with authorization records one owner (the sources whose names start with
+/// `owner`, such as `mary/`) and the whole store may have: what keeps a program that requests
+/// under ever new names from growing the store and the lists a manager reads.
+public struct RequestQuota: Sendable, Hashable {
+    /// The prefix of the owner's source names (`mary/`), compared by characters.
+    public var owner: String
+    public var perOwner: Int
+    public var inAll: Int
+
+    public init(owner: String, perOwner: Int, inAll: Int) {
+        self.owner = owner
+        self.perOwner = perOwner
+        self.inAll = inAll
+    }
 }

@@ -31,10 +31,14 @@ public enum HealthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The file is a store, but its write-ahead log (`PATH-wal`) is another database's:
     /// SQLite would read it into the store. Nothing was written.
     case foreignWriteAheadLog(path: String)
+    /// A bound on what one program or user may record was reached (the message names it);
+    /// nothing was written.
+    case limitReached(String)
 
     public var description: String {
         switch self {
         case .missing(let path): "no store at \(path)"
+        case .limitReached(let what): what
         case .cannotCreate(let path, let reason): "cannot create the store \(path): \(reason)"
         case .cannotOpen(let path, let reason): "cannot open the store \(path): \(reason)"
         case .permissionDenied(let path, let reason): "permission denied for the store \(path): \(reason)"

@@ -13,7 +13,7 @@ public enum AppName {
         }
         func lowercaseOrDigit(_ byte: UInt8) -> Bool { (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) }
         guard lowercaseOrDigit(first), bytes.allSatisfy({ lowercaseOrDigit($0) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D }) else {
-            throw WireError("bad application name '\(name)': it must match [a-z0-9][a-z0-9._-]{0,63}")
+            throw WireError("bad application name \(name.quoted): it must match [a-z0-9][a-z0-9._-]{0,63}")
         }
     }
 

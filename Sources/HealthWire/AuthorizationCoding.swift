@@ -15,7 +15,7 @@ extension AuthorizationAccessEntry {
               let statusName = fields[3].string
         else { throw WireError("an authorization entry is not \(Self.wireSignature)") }
         let type = try SampleType.parse(typeName)
-        guard let access = AuthorizationAccess(rawValue: accessName) else { throw WireError("unknown access '\(accessName)'") }
+        guard let access = AuthorizationAccess(rawValue: accessName) else { throw WireError("unknown access \(accessName.quoted)") }
         self.init(source: source, type: type, access: access, status: try AuthorizationStatus.parse(statusName))
     }
 }
@@ -24,7 +24,7 @@ extension AuthorizationStatus {
     /// The status a call names (`notDetermined`, `sharingDenied`, `sharingAuthorized`).
     public static func parse(_ name: String) throws(WireError) -> AuthorizationStatus {
         guard let status = AuthorizationStatus(name: name) else {
-            throw WireError("unknown status '\(name)' (known: \(allCases.map(\.description).joined(separator: ", ")))")
+            throw WireError("unknown status \(name.quoted) (known: \(allCases.map(\.description).joined(separator: ", ")))")
         }
         return status
     }
@@ -33,7 +33,7 @@ extension AuthorizationStatus {
 extension AuthorizationAccess {
     /// The access a call names (`share` or `read`).
     public static func parse(_ name: String) throws(WireError) -> AuthorizationAccess {
-        guard let access = AuthorizationAccess(rawValue: name) else { throw WireError("unknown access '\(name)' (known: share, read)") }
+        guard let access = AuthorizationAccess(rawValue: name) else { throw WireError("unknown access \(name.quoted) (known: share, read)") }
         return access
     }
 }

@@ -41,8 +41,31 @@ public enum HealthBusLimits {
     public static let observationsPerCaller = 32
     /// Observations in all.
     public static let observations = 4096
-    /// Calls received and not yet answered; more are answered LimitsExceeded at once.
+    /// Calls received and not yet taken by the service; more are answered LimitsExceeded at once.
     public static let pendingCalls = 512
+    /// Calls of one uid received and not yet answered, over all its connections; more are
+    /// answered LimitsExceeded at once, before their arguments are decoded.
+    public static let callsPerUser = 16
+    /// Values (each string, number, container and element counts one) one call's arguments
+    /// may hold; a call over it is answered LimitsExceeded without being decoded further.
+    public static let argumentValues = 400_000
+    /// Bytes of all strings in one call's arguments together.
+    public static let argumentStringBytes = 8 << 20
+    /// Bytes of one reply's body at most: a query whose answer would be larger is refused
+    /// with LimitsExceeded (ask for fewer samples, or use QuerySamplesToFile). The bus daemon
+    /// takes messages up to 32 MiB, and disconnects a sender of a larger one.
+    public static let replyBytes = 8 << 20
+    /// Bytes of one string argument (an application, type, source, bucket or time zone name)
+    /// at most; strings inside samples have their own bounds (SampleSubmission).
+    public static let stringArgumentBytes = 512
+    /// Observations of one uid over all its connections.
+    public static let observationsPerUser = 256
+    /// Application names one user may have authorization records for (requests or answers).
+    public static let applicationsPerUser = 64
+    /// Sources with authorization records in all: a bound on what `Authorizations` lists.
+    public static let sources = 8192
+    /// Imports one uid may run at once.
+    public static let importsPerUser = 1
     /// Message lines one Import returns (the count of bad lines is always complete).
     public static let importMessages = 100
     /// Types one RequestAuthorization names.

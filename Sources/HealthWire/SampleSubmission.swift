@@ -11,6 +11,8 @@ public enum SampleSubmission {
     /// Metadata keys besides the known ones a sample may carry, and their longest value.
     public static let maximumExtraMetadata = 16
     public static let maximumTextLength = 256
+    /// The longest unit string a sample may name (the longest unit hrmd knows is far shorter).
+    public static let maximumUnitLength = 64
 
     /// The sample a dictionary describes, checked: a known type, a compatible unit, a
     /// finite value, an interval that does not run backwards.
@@ -22,6 +24,9 @@ public enum SampleSubmission {
         do { type = try SampleType.parse(typeName) } catch { throw WireError("\(context): \(error)") }
         let unitName = try entries.requiredString("unit")
         let unit: HealthUnit
+        guard unitName.utf8.count <= maximumUnitLength else {
+            throw WireError("\(context): unit \(unitName.quoted) is over \(maximumUnitLength) bytes")
+        }
         do { unit = try HealthUnit(from: unitName) } catch { throw WireError("\(context): \(error)") }
         guard unit.isCompatible(with: type.canonicalUnit) else {
             throw WireError("\(context): unit \(unitName) is not compatible with \(typeName) (\(type.canonicalUnit.unitString))")
@@ -51,7 +56,7 @@ public enum SampleSubmission {
         if let name = try entries.string("sensorLocation") {
             guard let location = HeartRateSensorLocation(name: name) else {
                 throw WireError(
-                    "\(context): unknown sensorLocation '\(name)' (known: \(HeartRateSensorLocation.allCases.map(\.name).joined(separator: ", ")))")
+                    "\(context): unknown sensorLocation \(name.quoted) (known: \(HeartRateSensorLocation.allCases.map(\.name).joined(separator: ", ")))")
             }
             metadata.sensorLocation = location
         }
@@ -71,7 +76,7 @@ public enum SampleSubmission {
         for key in extraKeys {
             let text = try entries.requiredString(key)
             try checkedText(key, "a metadata key", context)
-            try checkedText(text, "metadata '\(key)'", context)
+            try checkedText(text, "metadata \(key.quoted)", context)
             metadata.extra[key] = text
         }
         return metadata

@@ -20,7 +20,7 @@ public enum StatisticsBucketName: String, Sendable, CaseIterable {
     /// The bucket a call names, or a one-line reason.
     public static func parse(_ name: String) throws(WireError) -> StatisticsBucketName {
         guard let bucket = StatisticsBucketName(rawValue: name) else {
-            throw WireError("unknown bucket '\(name)' (known: \(allCases.map(\.rawValue).joined(separator: ", ")))")
+            throw WireError("unknown bucket \(name.quoted) (known: \(allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         return bucket
     }

@@ -73,10 +73,10 @@ public struct WireDictionary: Sendable {
     }
 
     private func mistyped(_ key: String, _ needed: String) -> WireError {
-        WireError("\(context): '\(key)' must be \(needed), not \(entries[key]?.signature ?? "?")")
+        WireError("\(context): \(key.quoted) must be \(needed), not \(entries[key]?.signature ?? "?")")
     }
 
-    private func missing(_ key: String) -> WireError { WireError("\(context): '\(key)' is missing") }
+    private func missing(_ key: String) -> WireError { WireError("\(context): \(key.quoted) is missing") }
 }
 
 /// Optional values as bus values, for dictionaries built with `WireDictionary.value`.

@@ -22,6 +22,8 @@ final class BusEventLoop: @unchecked Sendable {
         /// Sees each signal first, here on the loop thread; what it takes skips the stream.
         var take: (@Sendable (DBusSignal) -> Bool)?
         var installed: CheckedContinuation<Result<Void, DBusError>, Never>?
+        /// The sender the rule names, whose signals alone are delivered (nil: anyone's).
+        var sender: String?
     }
 
     private let queue = Mutex(Queue())
@@ -35,9 +37,13 @@ final class BusEventLoop: @unchecked Sendable {
     private var subscriptions: [OpaquePointer: Subscription] = [:]
     private var subscriptionSlots: [UInt64: OpaquePointer] = [:]
     private var stopRequested = false
+    /// The owners of the well-known names that subscriptions name as their sender.
+    var nameOwners = NameOwners()
     // Exported objects and the calls they received that are not answered yet (ExportedObject.swift).
     var exports: [UInt64: ExportedObject] = [:]
-    var incomingCalls: [UInt64: OpaquePointer] = [:]
+    var incomingCalls: [UInt64: IncomingCall] = [:]
+    /// Unanswered calls by caller uid (only uids with some).
+    var unansweredByUID: [UInt32: Int] = [:]
     var senderUIDs = SenderUIDCache(capacity: 512)
     // Sockets read beside the bus (DatagramReader.swift), and which reader each poll entry
     // after the first two is.
@@ -156,6 +162,8 @@ final class BusEventLoop: @unchecked Sendable {
         }
         subscriptions.removeAll()
         subscriptionSlots.removeAll()
+        for followed in nameOwners.followed.values { if let slot = followed.slot { sd_bus_slot_unref(slot) } }
+        nameOwners.followed.removeAll()
         removeAllExports()
         datagramReaders.removeAll()
         if let bus { sd_bus_flush_close_unref(bus) }
@@ -221,9 +229,10 @@ final class BusEventLoop: @unchecked Sendable {
 
     /// Adds a match; `installed` is resumed once the bus daemon confirmed it.
     func addMatch(
-        id: UInt64, rule: String, stream: AsyncStream<DBusSignal>.Continuation, take: (@Sendable (DBusSignal) -> Bool)?,
-        installed: CheckedContinuation<Result<Void, DBusError>, Never>
+        id: UInt64, rule matchRule: DBusMatchRule, stream: AsyncStream<DBusSignal>.Continuation,
+        take: (@Sendable (DBusSignal) -> Bool)?, installed: CheckedContinuation<Result<Void, DBusError>, Never>
     ) {
+        let rule = matchRule.description
         guard let bus else {
             stream.finish()
             return installed.resume(returning: .failure(.disconnected))
@@ -243,8 +252,9 @@ final class BusEventLoop: @unchecked Sendable {
             stream.finish()
             return installed.resume(returning: .failure(.system(operation: "sd_bus_add_match_async", errno: -added)))
         }
-        subscriptions[slot] = Subscription(id: id, stream: stream, take: take, installed: installed)
+        subscriptions[slot] = Subscription(id: id, stream: stream, take: take, installed: installed, sender: matchRule.sender)
         subscriptionSlots[id] = slot
+        if let sender = matchRule.sender { followOwner(of: sender) }
     }
 
     private func matchInstalled(_ reply: OpaquePointer) {
@@ -261,9 +271,13 @@ final class BusEventLoop: @unchecked Sendable {
     private func deliverSignal(_ message: OpaquePointer) {
         guard let slot = sd_bus_get_current_slot(sd_bus_message_get_bus(message)), let subscription = subscriptions[slot] else { return }
         func field(_ value: UnsafePointer<CChar>?) -> String { value.map { String(cString: $0) } ?? "" }
+        let sender = field(sd_bus_message_get_sender(message))
+        // dbus-daemon delivers a unicast signal whatever the match says: only the sender's name,
+        // which the bus daemon sets, tells a true signal from a forged one.
+        guard isTrue(sender: sender, named: subscription.sender) else { return }
         guard let arguments = try? MessageReader(message: message).readAll() else { return }
         let signal = DBusSignal(
-            sender: field(sd_bus_message_get_sender(message)), path: field(sd_bus_message_get_path(message)),
+            sender: sender, path: field(sd_bus_message_get_path(message)),
             interface: field(sd_bus_message_get_interface(message)), member: field(sd_bus_message_get_member(message)),
             arguments: arguments)
         if subscription.take?(signal) == true { return }
@@ -276,6 +290,7 @@ final class BusEventLoop: @unchecked Sendable {
         sd_bus_slot_unref(slot)
         subscription.installed?.resume(returning: .failure(.disconnected))
         subscription.stream.finish()
+        if let sender = subscription.sender { stopFollowingOwner(of: sender) }
     }
 
     /// Sends a signal, to every connection with a matching rule or (with `destination`) to one.
@@ -285,9 +300,13 @@ final class BusEventLoop: @unchecked Sendable {
         let created = sd_bus_message_new_signal(bus, &message, path, interface, member)
         guard created >= 0, let message else { return .failure(.system(operation: "sd_bus_message_new_signal", errno: -created)) }
         defer { sd_bus_message_unref(message) }
-        do {
+        do throws(DBusError) {
             if let destination {
                 try check(sd_bus_message_set_destination(message, destination), "sd_bus_message_set_destination(\(destination))")
+            }
+            let size = WireSize.of(arguments)
+            guard size <= DBusCallLimits.signalBytes else {
+                throw DBusError.system(operation: "\(member): a \(size)-byte signal, over \(DBusCallLimits.signalBytes)", errno: EMSGSIZE)
             }
             try MessageWriter(message: message).append(arguments)
             try check(sd_bus_send(bus, message, nil), "sd_bus_send")

@@ -82,7 +82,11 @@ public final class DBusConnection: Sendable {
     }
 
     /// Subscribes to the signals `rule` matches. The match is installed at the bus daemon when
-    /// this returns, so a call made afterwards cannot race the signals it causes. The match is
+    /// this returns, so a call made afterwards cannot race the signals it causes. When the rule
+    /// names a sender, only signals that sender really sent are delivered: the bus daemon's
+    /// own for `org.freedesktop.DBus`, the current owner's for a well-known name (followed
+    /// through the bus daemon's NameOwnerChanged), that connection's for a unique name. Any
+    /// client can send a signal to this connection directly, whatever its match rules say. The match is
     /// removed when the stream is dropped or its consumer stops.
     ///
     /// `take`, when given, sees each signal first, on the connection's loop thread as the signal
@@ -95,10 +99,9 @@ public final class DBusConnection: Sendable {
         let id = loop.makeIdentifier()
         let (stream, continuation) = AsyncStream<DBusSignal>.makeStream()
         continuation.onTermination = { _ in loop.enqueue { $0.removeMatch(id: id) } }
-        let text = rule.description
         let installed = await withCheckedContinuation { (installed: CheckedContinuation<Result<Void, DBusError>, Never>) in
             let queued = loop.enqueue { loop in
-                loop.addMatch(id: id, rule: text, stream: continuation, take: take, installed: installed)
+                loop.addMatch(id: id, rule: rule, stream: continuation, take: take, installed: installed)
             }
             if !queued {
                 continuation.finish()
@@ -145,32 +148,46 @@ public final class DBusConnection: Sendable {
     /// Exports `interface` at `path`. Incoming calls arrive on the returned stream, in order;
     /// answer each one (`DBusMethodCall.reply`/`fail`).
     ///
-    /// The loop thread never waits for the consumer: when `maximumPendingCalls` calls are
-    /// queued and not yet taken, further calls are answered right away with
-    /// `org.freedesktop.DBus.Error.LimitsExceeded`. Calls of the wrong signature are answered
-    /// `InvalidArgs`, unknown methods `UnknownMethod`, by sd-bus from the vtable, which also
-    /// answers `org.freedesktop.DBus.Introspectable.Introspect` and
+    /// The loop thread never waits for the consumer, and bounds every caller (`limits`): when
+    /// `limits.pendingCalls` calls are queued and not yet taken, or the caller's uid has
+    /// `limits.callsPerUser` calls unanswered, or the call's arguments are over
+    /// `limits.arguments`, the call is answered `org.freedesktop.DBus.Error.LimitsExceeded`
+    /// right away; a reply over `limits.replyBytes` becomes LimitsExceeded too, and error
+    /// messages are cut to `DBusCallLimits.errorMessageBytes`. Calls of the wrong signature
+    /// are answered `InvalidArgs`, unknown methods `UnknownMethod`, by sd-bus from the vtable,
+    /// which also answers `org.freedesktop.DBus.Introspectable.Introspect` and
     /// `org.freedesktop.DBus.Properties.Get`/`GetAll` (the properties are constant).
     /// Every method may be called by any user; authorize with `DBusMethodCall.senderUID`.
     /// The object is removed when the stream's consumer stops or the stream is dropped;
     /// calls still waiting in it are then answered `org.freedesktop.DBus.Error.Failed`.
     public func exportObject(
-        path: String, interface: DBusInterfaceDescription, maximumPendingCalls: Int
+        path: String, interface: DBusInterfaceDescription, limits: DBusCallLimits
     ) async throws(DBusError) -> AsyncStream<DBusMethodCall> {
-        guard maximumPendingCalls >= 1 else {
-            throw .system(operation: "exportObject(\(path)): maximumPendingCalls \(maximumPendingCalls) < 1", errno: 22)
+        guard limits.pendingCalls >= 1, limits.callsPerUser >= 1 else {
+            throw .system(operation: "exportObject(\(path)): pendingCalls and callsPerUser must be at least 1", errno: 22)
         }
         try interface.validate()
         let id = loop.makeIdentifier()
-        let (stream, continuation) = AsyncStream<DBusMethodCall>.makeStream(bufferingPolicy: .bufferingOldest(maximumPendingCalls))
+        let (stream, continuation) = AsyncStream<DBusMethodCall>.makeStream(bufferingPolicy: .bufferingOldest(limits.pendingCalls))
         continuation.onTermination = { [loop] _ in loop.enqueue { $0.removeExport(id: id) } }
         do {
-            try await onLoop { loop in loop.export(id: id, path: path, interface: interface, calls: continuation) }
+            try await onLoop { loop in loop.export(id: id, path: path, interface: interface, calls: continuation, limits: limits) }
         } catch {
             continuation.finish()
             throw error
         }
         return stream
+    }
+
+    /// Exports `interface` at `path` with only a bound on the calls queued: no bound per user
+    /// or on arguments (for services whose callers are trusted), replies up to 16 MiB.
+    public func exportObject(
+        path: String, interface: DBusInterfaceDescription, maximumPendingCalls: Int
+    ) async throws(DBusError) -> AsyncStream<DBusMethodCall> {
+        try await exportObject(
+            path: path, interface: interface,
+            limits: DBusCallLimits(
+                pendingCalls: maximumPendingCalls, callsPerUser: .max, arguments: .unlimited, replyBytes: 16 << 20))
     }
 
     /// Runs `job` on the loop thread and returns its result (`disconnected` once closed).

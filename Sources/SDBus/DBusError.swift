@@ -12,6 +12,8 @@ public enum DBusError: Error, Sendable, Hashable, CustomStringConvertible {
     case unexpectedReply(String)
     /// `requestName`: another connection owns this well-known name.
     case nameTaken(String)
+    /// A received message was larger than the budget it is decoded within.
+    case overBudget(DBusBudgetExceeded)
 
     /// The D-Bus error name for remote errors, nil otherwise.
     public var name: String? {
@@ -31,6 +33,7 @@ public enum DBusError: Error, Sendable, Hashable, CustomStringConvertible {
         case .disconnected: "the D-Bus connection is closed"
         case .unexpectedReply(let what): "unexpected reply: \(what)"
         case .nameTaken(let name): "the D-Bus name \(name) is owned by another connection"
+        case .overBudget(let exceeded): exceeded.description
         }
     }
 }

@@ -8,16 +8,21 @@ final class ExportedObject {
     let path: String
     let interface: DBusInterfaceDescription
     let calls: AsyncStream<DBusMethodCall>.Continuation
+    let limits: DBusCallLimits
     let vtable: ObjectVTable
     var slot: OpaquePointer?
     unowned let loop: BusEventLoop
     private let properties: [String: DBusInterfaceDescription.Property]
 
-    init(id: UInt64, path: String, interface: DBusInterfaceDescription, calls: AsyncStream<DBusMethodCall>.Continuation, loop: BusEventLoop) {
+    init(
+        id: UInt64, path: String, interface: DBusInterfaceDescription, calls: AsyncStream<DBusMethodCall>.Continuation,
+        limits: DBusCallLimits, loop: BusEventLoop
+    ) {
         self.id = id
         self.path = path
         self.interface = interface
         self.calls = calls
+        self.limits = limits
         self.loop = loop
         properties = Dictionary(interface.properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         vtable = ObjectVTable(interface, methodHandler: { message, userdata, _ in
@@ -43,6 +48,43 @@ final class ExportedObject {
     }
 }
 
+/// A call received and not answered yet: the message to answer, whose it is, and the
+/// largest reply it may get.
+struct IncomingCall {
+    let message: OpaquePointer
+    let uid: UInt32
+    let replyBytes: Int
+}
+
+/// The bounds an exported object puts on its callers, so that no caller (nor any one user) can
+/// take the service's memory, its queue or its place on the bus from the others.
+public struct DBusCallLimits: Sendable, Hashable {
+    /// Calls received and not yet taken by the service; more are answered LimitsExceeded.
+    public var pendingCalls: Int
+    /// Calls of one uid received and not yet answered (however many connections it opens);
+    /// more are answered LimitsExceeded at once, without being decoded.
+    public var callsPerUser: Int
+    /// What one call's arguments may hold; more is answered LimitsExceeded without being
+    /// decoded further.
+    public var arguments: DBusDecodeBudget
+    /// The largest reply body sent; a larger reply becomes LimitsExceeded (the bus daemon
+    /// disconnects a connection that sends a message over its limit, 32 MiB by default).
+    public var replyBytes: Int
+
+    public init(pendingCalls: Int, callsPerUser: Int, arguments: DBusDecodeBudget, replyBytes: Int) {
+        self.pendingCalls = pendingCalls
+        self.callsPerUser = callsPerUser
+        self.arguments = arguments
+        self.replyBytes = replyBytes
+    }
+
+    /// Bytes of an error reply's message at most (longer ones are cut, marked with "…").
+    public static let errorMessageBytes = 1024
+    /// The largest signal body sent.
+    public static let signalBytes = 1 << 20
+    static let limitsExceeded = "org.freedesktop.DBus.Error.LimitsExceeded"
+}
+
 /// The unique names of recent callers and their uids. Unique names are never reused on a bus,
 /// so an entry never goes stale; the oldest entries go when the cache is full.
 struct SenderUIDCache {
@@ -66,13 +108,14 @@ struct SenderUIDCache {
 extension BusEventLoop {
     /// Registers `interface` at `path`; its calls go to `calls`.
     func export(
-        id: UInt64, path: String, interface: DBusInterfaceDescription, calls: AsyncStream<DBusMethodCall>.Continuation
+        id: UInt64, path: String, interface: DBusInterfaceDescription, calls: AsyncStream<DBusMethodCall>.Continuation,
+        limits: DBusCallLimits
     ) -> Result<Void, DBusError> {
         guard let bus else {
             calls.finish()
             return .failure(.disconnected)
         }
-        let object = ExportedObject(id: id, path: path, interface: interface, calls: calls, loop: self)
+        let object = ExportedObject(id: id, path: path, interface: interface, calls: calls, limits: limits, loop: self)
         var slot: OpaquePointer?
         let userdata = Unmanaged.passUnretained(object).toOpaque()
         let added = sd_bus_add_object_vtable(bus, &slot, path, interface.name, object.vtable.entries, userdata)
@@ -96,8 +139,9 @@ extension BusEventLoop {
     /// Unregisters every object and forgets every unanswered call (the bus is closing).
     func removeAllExports() {
         for id in Array(exports.keys) { removeExport(id: id) }
-        for (_, message) in incomingCalls { sd_bus_message_unref(message) }
+        for (_, call) in incomingCalls { sd_bus_message_unref(call.message) }
         incomingCalls.removeAll()
+        unansweredByUID.removeAll()
     }
 
     /// The vtable's method handler: a call that passed sd-bus's signature check. Returns 1
@@ -112,15 +156,27 @@ extension BusEventLoop {
             sendError(to: message, name: DBusMethodCall.failed, message: "the caller could not be identified: \(error)")
             return 1
         }
+        let unanswered = unansweredByUID[uid, default: 0]
+        guard unanswered < object.limits.callsPerUser else {
+            sendError(
+                to: message, name: DBusCallLimits.limitsExceeded,
+                message: "uid \(uid) has \(unanswered) calls to \(object.interface.name) waiting for answers, the most one user may have; wait for them")
+            return 1
+        }
         let arguments: [DBusValue]
         do {
-            arguments = try MessageReader(message: message).readAll()
+            arguments = try MessageReader(message: message, allowance: DecodeAllowance(object.limits.arguments)).readAll()
         } catch {
-            sendError(to: message, name: "org.freedesktop.DBus.Error.InvalidArgs", message: "\(error)")
+            if case .overBudget(let exceeded) = error {
+                sendError(to: message, name: DBusCallLimits.limitsExceeded, message: "\(exceeded); send less in one call")
+            } else {
+                sendError(to: message, name: "org.freedesktop.DBus.Error.InvalidArgs", message: "\(error)")
+            }
             return 1
         }
         let id = makeIdentifier()
-        incomingCalls[id] = sd_bus_message_ref(message)
+        incomingCalls[id] = IncomingCall(message: sd_bus_message_ref(message), uid: uid, replyBytes: object.limits.replyBytes)
+        unansweredByUID[uid] = unanswered + 1
         let call = DBusMethodCall(
             loop: self, id: id, member: field(sd_bus_message_get_member(message)), sender: sender, senderUID: uid,
             arguments: arguments, allowsInteractiveAuthorization: sd_bus_message_get_allow_interactive_authorization(message) > 0)
@@ -129,7 +185,7 @@ extension BusEventLoop {
             break
         case .dropped(let refused):
             refused.answerOnLoopThread(.error(
-                name: "org.freedesktop.DBus.Error.LimitsExceeded",
+                name: DBusCallLimits.limitsExceeded,
                 message: "\(object.interface.name) at \(object.path) has too many calls waiting"))
         case .terminated:
             call.answerOnLoopThread(.error(
@@ -161,11 +217,23 @@ extension BusEventLoop {
     /// Sends the answer to an incoming call and lets the call go. A reply whose values do not
     /// fit the method's output signature becomes an error reply.
     func answerCall(id: UInt64, with answer: DBusMethodCall.Answer) {
-        guard let message = incomingCalls.removeValue(forKey: id) else { return }
+        guard let call = incomingCalls.removeValue(forKey: id) else { return }
+        let message = call.message
         defer { sd_bus_message_unref(message) }
+        if let unanswered = unansweredByUID[call.uid], unanswered > 1 {
+            unansweredByUID[call.uid] = unanswered - 1
+        } else {
+            unansweredByUID[call.uid] = nil
+        }
         guard let bus else { return }
         switch answer {
         case .values(let values):
+            let size = WireSize.of(values)
+            guard size <= call.replyBytes else {
+                return sendError(
+                    to: message, name: DBusCallLimits.limitsExceeded,
+                    message: "the reply would be \(size) bytes, over the \(call.replyBytes) one reply may carry; ask for less in one call")
+            }
             var reply: OpaquePointer?
             let created = sd_bus_message_new_method_return(message, &reply)
             guard created >= 0, let reply else {
@@ -185,7 +253,8 @@ extension BusEventLoop {
     }
 
     /// Answers `call` with an error; an error name sd-bus refuses becomes `Error.Failed`.
-    private func sendError(to call: OpaquePointer, name: String, message text: String) {
+    private func sendError(to call: OpaquePointer, name: String, message fullText: String) {
+        let text = boundedErrorText(fullText)
         var error = sd_bus_error()
         defer { sd_bus_error_free(&error) }
         _ = sd_bus_error_set(&error, name, text)  // returns the errno the name maps to, not a failure

@@ -1,4 +1,5 @@
 import CSystemd
+@preconcurrency import Glibc
 
 /// The type character as sd-bus takes it.
 @inline(__always)
@@ -7,6 +8,8 @@ func typeCode(_ ascii: Unicode.Scalar) -> CChar { CChar(bitPattern: UInt8(ascii:
 /// Reads the body of an `sd_bus_message` into values (non-variadic sd-bus calls only).
 struct MessageReader {
     let message: OpaquePointer
+    /// What this read may take, when it is bounded (a caller's arguments); nil: everything.
+    var allowance: DecodeAllowance? = nil
 
     /// Every remaining value at the current level.
     func readAll() throws(DBusError) -> [DBusValue] {
@@ -22,6 +25,11 @@ struct MessageReader {
         let more = sd_bus_message_peek_type(message, &type, &contentsPointer)
         try check(more, "sd_bus_message_peek_type")
         guard more > 0 else { return nil }
+        if let allowance, UInt8(bitPattern: type) != UInt8(ascii: "s"), UInt8(bitPattern: type) != UInt8(ascii: "o"),
+            UInt8(bitPattern: type) != UInt8(ascii: "g"), !allowance.takeValue()
+        {
+            throw .overBudget(allowance.exceeded!)
+        }
         let contents = contentsPointer.map { String(cString: $0) } ?? ""
         switch UInt8(bitPattern: type) {
         case UInt8(ascii: "y"): return .byte(try basic(type, UInt8(0)))
@@ -54,6 +62,7 @@ struct MessageReader {
             var pointer: UnsafeRawPointer?
             var size = 0
             try check(sd_bus_message_read_array(message, typeCode("y"), &pointer, &size), "sd_bus_message_read_array")
+            if let allowance, !allowance.takeValues(size) { throw .overBudget(allowance.exceeded!) }
             guard let pointer, size > 0 else { return .bytes([]) }
             return .bytes(Array(UnsafeRawBufferPointer(start: pointer, count: size)))
         }
@@ -97,7 +106,9 @@ struct MessageReader {
     private func text(_ type: CChar) throws(DBusError) -> String {
         var pointer: UnsafePointer<CChar>?
         try check(sd_bus_message_read_basic(message, type, &pointer), "sd_bus_message_read_basic")
-        return pointer.map { String(cString: $0) } ?? ""
+        guard let pointer else { return "" }
+        if let allowance, !allowance.takeString(strlen(pointer)) { throw .overBudget(allowance.exceeded!) }
+        return String(cString: pointer)
     }
 }
 

@@ -37,6 +37,7 @@ public struct HealthService: Service {
     static let callLimits = DBusCallLimits(
         pendingCalls: HealthBusLimits.pendingCalls, callsPerUser: HealthBusLimits.callsPerUser,
         arguments: DBusDecodeBudget(values: HealthBusLimits.argumentValues, stringBytes: HealthBusLimits.argumentStringBytes),
+        argumentBytesPerUser: HealthBusLimits.argumentBytesPerUser, argumentBytesInAll: HealthBusLimits.argumentBytesInAll,
         replyBytes: HealthBusLimits.replyBytes)
 
     /// - Parameters:
@@ -110,12 +111,13 @@ public struct HealthService: Service {
                     authority.forget(name)
                 }
             }
-            // Every call is answered on a task of its own as it comes: the bus layer already
-            // bounds how many calls each user has unanswered (HealthBusLimits.callsPerUser), so
-            // one user's slow calls never hold another user's behind them.
+            // Every call gets a task of its own as it comes, and runs in one of its user's turns:
+            // the bus layer bounds how many calls each user has unanswered, and the turns how
+            // many run, so one user's slow calls never hold another user's behind them.
+            let turns = UserTurns(perUser: HealthBusLimits.runningCallsPerUser)
             await withDiscardingTaskGroup { answering in
                 for await call in calls.cancelOnGracefulShutdown() {
-                    answering.addTask { await requests.respond(to: call) }
+                    answering.addTask { await turns.run(as: call.senderUID) { await requests.respond(to: call) } }
                 }
             }
             broadcaster.finish()

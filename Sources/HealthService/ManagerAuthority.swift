@@ -101,8 +101,11 @@ final class ManagerAuthority: Sendable {
 /// password prompt, or hang (an authentication agent that never answers): such checks then
 /// hold these slots and nothing else, so other users' calls are served meanwhile.
 final class PolkitChecks: Sendable {
-    static let perUser = 2
-    static let inAll = 16
+    /// As many as one user's calls that run at once, so a user is never refused for its own
+    /// checks, only made to wait its turn (``UserTurns``).
+    static let perUser = HealthBusLimits.runningCallsPerUser
+    /// Eight users' worth.
+    static let inAll = 64
     private let underWay = Mutex<(total: Int, byUID: [uid_t: Int])>((0, [:]))
 
     /// Takes a slot for `uid`, or fails with LimitsExceeded naming the limit reached.

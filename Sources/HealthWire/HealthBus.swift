@@ -45,7 +45,14 @@ public enum HealthBusLimits {
     public static let pendingCalls = 512
     /// Calls of one uid received and not yet answered, over all its connections; more are
     /// answered LimitsExceeded at once, before their arguments are decoded.
-    public static let callsPerUser = 16
+    public static let callsPerUser = 256
+    /// Calls of one uid the service works on at once; its other calls wait behind them, never
+    /// in front of another user's.
+    public static let runningCallsPerUser = 8
+    /// About how many bytes the decoded arguments of one uid's unanswered calls may occupy.
+    public static let argumentBytesPerUser = 48 << 20
+    /// The same over all callers.
+    public static let argumentBytesInAll = 96 << 20
     /// Values (each string, number, container and element counts one) one call's arguments
     /// may hold; a call over it is answered LimitsExceeded without being decoded further.
     public static let argumentValues = 400_000

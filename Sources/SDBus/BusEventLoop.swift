@@ -42,8 +42,8 @@ final class BusEventLoop: @unchecked Sendable {
     // Exported objects and the calls they received that are not answered yet (ExportedObject.swift).
     var exports: [UInt64: ExportedObject] = [:]
     var incomingCalls: [UInt64: IncomingCall] = [:]
-    /// Unanswered calls by caller uid (only uids with some).
-    var unansweredByUID: [UInt32: Int] = [:]
+    /// The unanswered calls by caller uid, and what their arguments hold.
+    var callLedger = CallLedger()
     var senderUIDs = SenderUIDCache(capacity: 512)
     // Sockets read beside the bus (DatagramReader.swift), and which reader each poll entry
     // after the first two is.

@@ -54,6 +54,8 @@ struct IncomingCall {
     let message: OpaquePointer
     let uid: UInt32
     let replyBytes: Int
+    /// About what its decoded arguments occupy.
+    let argumentBytes: Int
 }
 
 /// The bounds an exported object puts on its callers, so that no caller (nor any one user) can
@@ -67,14 +69,24 @@ public struct DBusCallLimits: Sendable, Hashable {
     /// What one call's arguments may hold; more is answered LimitsExceeded without being
     /// decoded further.
     public var arguments: DBusDecodeBudget
+    /// About how many bytes the decoded arguments of one uid's unanswered calls may occupy
+    /// together; a call of a uid over it is answered LimitsExceeded without being decoded.
+    public var argumentBytesPerUser: Int
+    /// The same over all callers.
+    public var argumentBytesInAll: Int
     /// The largest reply body sent; a larger reply becomes LimitsExceeded (the bus daemon
     /// disconnects a connection that sends a message over its limit, 32 MiB by default).
     public var replyBytes: Int
 
-    public init(pendingCalls: Int, callsPerUser: Int, arguments: DBusDecodeBudget, replyBytes: Int) {
+    public init(
+        pendingCalls: Int, callsPerUser: Int, arguments: DBusDecodeBudget, argumentBytesPerUser: Int = .max,
+        argumentBytesInAll: Int = .max, replyBytes: Int
+    ) {
         self.pendingCalls = pendingCalls
         self.callsPerUser = callsPerUser
         self.arguments = arguments
+        self.argumentBytesPerUser = argumentBytesPerUser
+        self.argumentBytesInAll = argumentBytesInAll
         self.replyBytes = replyBytes
     }
 
@@ -141,7 +153,7 @@ extension BusEventLoop {
         for id in Array(exports.keys) { removeExport(id: id) }
         for (_, call) in incomingCalls { sd_bus_message_unref(call.message) }
         incomingCalls.removeAll()
-        unansweredByUID.removeAll()
+        callLedger.removeAll()
     }
 
     /// The vtable's method handler: a call that passed sd-bus's signature check. Returns 1
@@ -156,16 +168,14 @@ extension BusEventLoop {
             sendError(to: message, name: DBusMethodCall.failed, message: "the caller could not be identified: \(error)")
             return 1
         }
-        let unanswered = unansweredByUID[uid, default: 0]
-        guard unanswered < object.limits.callsPerUser else {
-            sendError(
-                to: message, name: DBusCallLimits.limitsExceeded,
-                message: "uid \(uid) has \(unanswered) calls to \(object.interface.name) waiting for answers, the most one user may have; wait for them")
+        if let refusal = callLedger.refusal(of: uid, under: object.limits, interface: object.interface.name) {
+            sendError(to: message, name: DBusCallLimits.limitsExceeded, message: refusal)
             return 1
         }
         let arguments: [DBusValue]
+        let allowance = DecodeAllowance(object.limits.arguments)
         do {
-            arguments = try MessageReader(message: message, allowance: DecodeAllowance(object.limits.arguments)).readAll()
+            arguments = try MessageReader(message: message, allowance: allowance).readAll()
         } catch {
             if case .overBudget(let exceeded) = error {
                 sendError(to: message, name: DBusCallLimits.limitsExceeded, message: "\(exceeded); send less in one call")
@@ -175,8 +185,10 @@ extension BusEventLoop {
             return 1
         }
         let id = makeIdentifier()
-        incomingCalls[id] = IncomingCall(message: sd_bus_message_ref(message), uid: uid, replyBytes: object.limits.replyBytes)
-        unansweredByUID[uid] = unanswered + 1
+        let cost = allowance.decodedBytes
+        incomingCalls[id] = IncomingCall(
+            message: sd_bus_message_ref(message), uid: uid, replyBytes: object.limits.replyBytes, argumentBytes: cost)
+        callLedger.take(uid, bytes: cost)
         let call = DBusMethodCall(
             loop: self, id: id, member: field(sd_bus_message_get_member(message)), sender: sender, senderUID: uid,
             arguments: arguments, allowsInteractiveAuthorization: sd_bus_message_get_allow_interactive_authorization(message) > 0)
@@ -220,11 +232,7 @@ extension BusEventLoop {
         guard let call = incomingCalls.removeValue(forKey: id) else { return }
         let message = call.message
         defer { sd_bus_message_unref(message) }
-        if let unanswered = unansweredByUID[call.uid], unanswered > 1 {
-            unansweredByUID[call.uid] = unanswered - 1
-        } else {
-            unansweredByUID[call.uid] = nil
-        }
+        callLedger.release(call.uid, bytes: call.argumentBytes)
         guard let bus else { return }
         switch answer {
         case .values(let values):

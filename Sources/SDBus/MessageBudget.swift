@@ -34,6 +34,12 @@ final class DecodeAllowance {
     /// The bound crossed, once one was.
     private(set) var exceeded: DBusBudgetExceeded?
 
+    /// About what the values taken so far occupy once decoded (each a heap allocation of
+    /// some 64 bytes, and the strings' bytes).
+    var decodedBytes: Int {
+        (budget.values - max(valuesLeft, 0)) * 64 + (budget.stringBytes - max(stringBytesLeft, 0))
+    }
+
     init(_ budget: DBusDecodeBudget) {
         self.budget = budget
         valuesLeft = budget.values

@@ -4,7 +4,7 @@ import SDBus
 
 extension HealthServiceClient {
     /// Follows the changes of `type` (HKAnchoredObjectQuery with updates): the match for
-    /// `SamplesChanged` is installed first, then `Observe`, then `CurrentAnchor` (unless
+    /// `SamplesChanged` is installed first, then `Observe`, then `Anchor` (unless
     /// `anchor` is given); each signal for the type then fetches `Changes` from the last
     /// anchor. The stream yields each non-empty change set, and ends with an error when the
     /// service or the bus goes away; stopping to consume it ends the observation.
@@ -18,13 +18,13 @@ extension HealthServiceClient {
         }
         try await observe(type)
         let start: Int64
-        if let anchor { start = anchor } else { start = try await currentAnchor() }
+        if let anchor { start = anchor } else { start = try await self.anchor(of: type) }
         let client = self
         let (stream, continuation) = AsyncThrowingStream<ChangeSet, any Error>.makeStream()
         let task = Task {
             var anchor = start
             do {
-                // Anything stored between Observe and CurrentAnchor has an older anchor; what
+                // Anything stored between Observe and Anchor has an older anchor; what
                 // comes after is signalled.
                 for await signal in signals where signal.arguments.first?.string == type.identifier {
                     _ = signal

@@ -217,16 +217,26 @@ public struct HealthServiceClient: Sendable {
     /// events (0: the service's maximum), and the anchor to pass next.
     public func changes(of type: SampleType, since anchor: Int64, limit: Int = 0) async throws(HealthServiceError) -> ChangeSet {
         let reply = try await call("Changes", [
-            .string(app), .string(type.identifier), .uint64(UInt64(max(0, anchor))), .uint32(UInt32(clamping: limit)),
+            .string(app), .string(type.identifier), .uint64(UInt64(bitPattern: anchor)), .uint32(UInt32(clamping: limit)),
         ])
-        guard reply.count == 3, let next = reply[2].integer else { throw .other("Changes: unexpected reply \(reply)") }
+        guard reply.count == 3, let next = reply[2].anchor else { throw .other("Changes: unexpected reply \(reply)") }
         return ChangeSet(
             added: try Self.decoded(reply[0], "Changes") { value throws(WireError) in try SampleRecord(wire: value).storedSample() },
             deleted: try Self.decoded(reply[1], "Changes") { value throws(WireError) in try DeletedSample(wire: value, type: type) },
             anchor: next)
     }
 
-    /// The newest anchor: changes from it report only what comes next.
+    /// The anchor of the newest change of `type` this client may see: changes from it report
+    /// only what comes next. To an application it is an opaque token (its bits in an Int64);
+    /// pass it back as it came.
+    public func anchor(of type: SampleType) async throws(HealthServiceError) -> Int64 {
+        let reply = try await call("Anchor", [.string(app), .string(type.identifier)])
+        guard let anchor = reply.first?.anchor else { throw .other("Anchor: unexpected reply \(reply)") }
+        return anchor
+    }
+
+    /// The store's newest anchor over every source and type (managers only): changes from it
+    /// report only what comes next.
     public func currentAnchor() async throws(HealthServiceError) -> Int64 {
         let reply = try await call("CurrentAnchor", [])
         guard let anchor = reply.first?.integer else { throw .other("CurrentAnchor: unexpected reply \(reply)") }

@@ -51,7 +51,8 @@ final class ChangeBroadcaster: Sendable {
                     do {
                         try await connection.emitSignal(
                             path: HealthBus.path, interface: HealthBus.interface, member: "SamplesChanged",
-                            arguments: [.string(type.identifier), .uint64(UInt64(max(0, anchor)))], destination: recipient.busName)
+                            arguments: [.string(type.identifier), .uint64(recipient.isManager ? UInt64(max(0, anchor)) : requests.tokens.token(anchor))],
+                            destination: recipient.busName)
                     } catch {
                         logger.debug("SamplesChanged to \(recipient.busName) failed: \(error)")
                     }

@@ -27,6 +27,7 @@ enum HealthInterface {
                     "Changes", ["app": "s", "type": "s", "anchor": "t", "limit": "u"],
                     ["added": "aa{sv}", "deleted": "a" + DeletedSample.wireSignature, "newAnchor": "t"]),
                 method("CurrentAnchor", [:], ["anchor": "t"]),
+                method("Anchor", ["app": "s", "type": "s"], ["anchor": "t"]),
                 method("Observe", ["app": "s", "type": "s"], [:]),
                 method("Unobserve", ["app": "s", "type": "s"], [:]),
                 method(

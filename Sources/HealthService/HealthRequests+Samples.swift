@@ -27,9 +27,10 @@ extension HealthRequests {
         let type = try arguments.sampleType()
         let range = try arguments.range()
         let limit = try arguments.limit(maximum: HealthBusLimits.samplesPerQuery)
-        let query = SampleQuery(type: type, since: range.since, until: range.until, limit: limit, reader: try await reader(for: caller, source: source))
+        let view = try await view(for: caller, source: source)
+        let query = SampleQuery(type: type, since: range.since, until: range.until, limit: limit, reader: view.reader)
         let samples = try await onStore { store throws(HealthStoreError) in try store.samples(query) }
-        return [.array(element: "a{sv}", samples.map { SampleRecord($0).wireValue })]
+        return [.array(element: "a{sv}", samples.map { view.record($0).wireValue })]
     }
 
     func querySamplesToFile(_ caller: Caller, _ arguments: inout CallArguments) async throws(ServiceFailure) -> [DBusValue] {
@@ -38,7 +39,8 @@ extension HealthRequests {
         let range = try arguments.range()
         let options = try arguments.dictionary("options")
         let output = try arguments.fileDescriptor("output")
-        var query = SampleQuery(type: type, since: range.since, until: range.until, reader: try await reader(for: caller, source: source))
+        let view = try await view(for: caller, source: source)
+        var query = SampleQuery(type: type, since: range.since, until: range.until, reader: view.reader)
         do {
             query.source = try options.string("source")
             query.device = try options.string("device")
@@ -58,7 +60,7 @@ extension HealthRequests {
             do throws(HealthStoreError) {
                 try store.enumerateSamples(finalQuery) { stored in
                     guard failure == nil else { return }
-                    let line = (try? encoder.encode(SampleRecord(stored))) ?? Data("{}".utf8)
+                    let line = (try? encoder.encode(view.record(stored))) ?? Data("{}".utf8)
                     do throws(PipeWriter.Failure) { try writer.writeLine(line) } catch { failure = error }
                     written += 1
                 }
@@ -127,23 +129,36 @@ extension HealthRequests {
     func changes(_ caller: Caller, _ arguments: inout CallArguments) async throws(ServiceFailure) -> [DBusValue] {
         let source = try caller.source(app: try arguments.string("app"))
         let type = try arguments.sampleType()
-        let anchor = try arguments.uint64("anchor")
+        let shownAnchor = try arguments.uint64("anchor")
         let limit = try arguments.limit(maximum: HealthBusLimits.samplesPerQuery)
-        guard anchor <= UInt64(Int64.max) else { throw .invalidArguments("anchor \(anchor) is out of range") }
-        let reader = try await reader(for: caller, source: source)
+        let view = try await view(for: caller, source: source)
+        let anchor = try view.plainAnchor(shownAnchor)
         let changes = try await onStore { store throws(HealthStoreError) in
-            try store.changes(of: type, since: Int64(anchor), limit: limit, reader: reader)
+            try store.changes(of: type, since: anchor, limit: limit, reader: view.reader)
         }
         return [
-            .array(element: "a{sv}", changes.added.map { SampleRecord($0).wireValue }),
-            .array(element: DeletedSample.wireSignature, changes.deleted.map(\.wireValue)),
-            .uint64(UInt64(max(0, changes.anchor))),
+            .array(element: "a{sv}", changes.added.map { view.record($0).wireValue }),
+            .array(element: DeletedSample.wireSignature, changes.deleted.map { view.deleted($0).wireValue }),
+            .uint64(changes.anchor == anchor ? shownAnchor : view.anchor(changes.anchor)),
         ]
     }
 
-    func currentAnchor() async throws(ServiceFailure) -> [DBusValue] {
+    /// The store's anchor now, over every source and type: a manager's, since the anchor
+    /// moves with every stored sample (an application asks `Anchor` for its own view).
+    func currentAnchor(_ caller: Caller) async throws(ServiceFailure) -> [DBusValue] {
+        try await authority.requireManager(caller, for: "CurrentAnchor (applications ask Anchor(app, type))")
         let anchor = try await onStore { store throws(HealthStoreError) in try store.currentAnchor() }
         return [.uint64(UInt64(max(0, anchor)))]
+    }
+
+    /// The anchor of the newest change of a type the caller may see, as this caller is shown
+    /// anchors: where it starts following changes from.
+    func anchor(_ caller: Caller, _ arguments: inout CallArguments) async throws(ServiceFailure) -> [DBusValue] {
+        let source = try caller.source(app: try arguments.string("app"))
+        let type = try arguments.sampleType()
+        let view = try await view(for: caller, source: source)
+        let anchor = try await onStore { store throws(HealthStoreError) in try store.latestAnchor(of: type, reader: view.reader) }
+        return [.uint64(view.anchor(anchor))]
     }
 
     func deleteSamples(_ caller: Caller, _ arguments: inout CallArguments) async throws(ServiceFailure) -> [DBusValue] {

@@ -13,6 +13,8 @@ struct HealthRequests: Sendable {
     let importer: RecordingImporter
     let workers: StoreWorkers
     let userNames: UserNames
+    /// How sample ids and anchors are shown to applications.
+    let tokens: AnchorTokens
     let logger: Logger
 
     /// Answers one call: its reply, or an error reply with a one-line message.
@@ -41,7 +43,8 @@ struct HealthRequests: Sendable {
         case "HeartRateVariability": return try await heartRateVariability(caller, &arguments)
         case "HeartRateZones": return try await heartRateZones(caller, &arguments)
         case "Changes": return try await changes(caller, &arguments)
-        case "CurrentAnchor": return try await currentAnchor()
+        case "CurrentAnchor": return try await currentAnchor(caller)
+        case "Anchor": return try await anchor(caller, &arguments)
         case "Observe": return try await observe(caller, &arguments)
         case "Unobserve": return try unobserve(caller, &arguments)
         case "DeleteSamples": return try await deleteSamples(caller, &arguments)
@@ -65,6 +68,13 @@ struct HealthRequests: Sendable {
     /// The reader a query runs as: nil (every source) for a manager, else the caller's
     /// source, which sees everything only with read authorization and otherwise its own.
     func reader(for caller: Caller, source: String) async throws(ServiceFailure) -> String? {
-        try await authority.isManager(caller, interactive: false) ? nil : source
+        try await view(for: caller, source: source).reader
+    }
+
+    /// What `caller`, as `source`, sees: the reader its queries run as, and how ids and
+    /// anchors are shown to it.
+    func view(for caller: Caller, source: String) async throws(ServiceFailure) -> CallerView {
+        try await authority.isManager(caller, interactive: false)
+            ? CallerView(reader: nil, tokens: nil) : CallerView(reader: source, tokens: tokens)
     }
 }

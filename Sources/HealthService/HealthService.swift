@@ -94,7 +94,7 @@ public struct HealthService: Service {
         let observers = ObserverRegistry()
         let requests = HealthRequests(
             store: store, authority: authority, observers: observers, importer: importer, workers: workers,
-            userNames: UserNames(), logger: logger)
+            userNames: UserNames(), tokens: AnchorTokens(secret: try store.serviceSecret()), logger: logger)
         let broadcaster = ChangeBroadcaster(connection: connection, observers: observers, requests: requests, logger: logger)
         let observation = store.observeChanges { broadcaster.note($0) }
         defer { observation.cancel() }

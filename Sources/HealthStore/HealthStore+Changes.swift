@@ -184,3 +184,36 @@ struct AnchorSequence {
         try db.cachedStatement(sql: "UPDATE anchorSequence SET lastAnchor = ? WHERE id = 1").execute(arguments: [last])
     }
 }
+
+extension HealthStore {
+    /// The anchor of the newest change of `type` that `reader` may see (as in `changes`): 0
+    /// when it may see none. What an application starts following changes from, without
+    /// learning how much the store holds that it may not read.
+    public func latestAnchor(of type: SampleType, reader: String?) throws(HealthStoreError) -> Int64 {
+        try read { db in
+            let scope = try ReaderScope(reader: reader, type: type, db)
+            let added = scope.condition(on: "sourceId")
+            let deleted = scope.condition(on: "sourceId")
+            return try Int64.fetchOne(
+                db,
+                sql: """
+                    SELECT MAX(anchor) FROM (
+                        SELECT MAX(lastAnchor) AS anchor FROM series WHERE typeId = ?\(added.map { " AND " + $0.sql } ?? "")
+                        UNION ALL
+                        SELECT MAX(anchor) FROM deletedSample WHERE typeId = ?\(deleted.map { " AND " + $0.sql } ?? ""))
+                    """,
+                arguments: [type.storageID] + (added?.arguments ?? []) + [type.storageID] + (deleted?.arguments ?? [])) ?? 0
+        }
+    }
+
+    /// The store's 16-byte secret (made with the store): the key of the tokens the store
+    /// service gives applications for sample ids and anchors. Only the store's owner can read it.
+    public func serviceSecret() throws(HealthStoreError) -> [UInt8] {
+        try read { db in
+            guard let secret = try Data.fetchOne(db, sql: "SELECT secret FROM serviceSecret WHERE id = 1"), secret.count == 16 else {
+                throw HealthStoreError.damaged(path: path ?? ":memory:", reason: "the service secret is missing")
+            }
+            return Array(secret)
+        }
+    }
+}

@@ -17,6 +17,9 @@ enum Schema {
     /// Samples kept as compressed series chunks (table `series`) instead of one row each;
     /// the chunks' summaries replace the per-minute rollups.
     static let series = "v6-series"
+    /// A secret only the store's owner reads: the key of the tokens the store service gives
+    /// applications in place of sample ids and anchors.
+    static let serviceSecret = "v7-service-secret"
 
     /// The minute of a microsecond time column, rounded down (also before 1970).
     static func minute(of column: String) -> String {
@@ -36,6 +39,7 @@ enum Schema {
         migrator.registerMigration(sensorActivity, migrate: addSensorActivity)
         migrator.registerMigration(authorizationRequests, migrate: addAuthorizationRequests)
         migrator.registerMigration(series) { db in try SeriesUpgrade(progress: progress).run(db) }
+        migrator.registerMigration(serviceSecret, migrate: addServiceSecret)
         return migrator
     }
 
@@ -160,6 +164,16 @@ enum Schema {
             -- Before v5 a row with an unanswered share status was only ever made by a request
             -- (or by a save, which counts as one).
             UPDATE authorization SET shareRequested = 1 WHERE shareStatus = 0;
+            """)
+    }
+
+    private static func addServiceSecret(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE serviceSecret (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                secret BLOB NOT NULL CHECK (length(secret) = 16)
+            );
+            INSERT INTO serviceSecret (id, secret) VALUES (1, randomblob(16));
             """)
     }
 

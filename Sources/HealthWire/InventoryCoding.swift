@@ -6,11 +6,11 @@ extension DeletedSample {
     /// `(id, source, anchor)`.
     public static let wireSignature = "(xst)"
 
-    public var wireValue: DBusValue { .structure([.int64(id), .string(source), .uint64(UInt64(max(0, anchor)))]) }
+    public var wireValue: DBusValue { .structure([.int64(id), .string(source), .uint64(UInt64(bitPattern: anchor))]) }
 
     public init(wire value: DBusValue, type: SampleType) throws(WireError) {
         guard case .structure(let fields) = value.unwrapped, fields.count == 3, let id = fields[0].integer,
-              let source = fields[1].string, let anchor = fields[2].integer
+              let source = fields[1].string, let anchor = fields[2].anchor
         else { throw WireError("a deleted sample is not \(Self.wireSignature)") }
         self.init(id: id, type: type, source: source, anchor: anchor)
     }

@@ -35,6 +35,12 @@ public enum SampleSubmission {
         guard number.isFinite else { throw WireError("\(context): the value is not a finite number") }
         let start = try entries.requiredInteger("start")
         let end = try entries.integer("end") ?? start
+        do {
+            try WireTime.check(start, "start")
+            try WireTime.check(end, "end")
+        } catch {
+            throw WireError("\(context): \(error)")
+        }
         let device = try entries.string("device").map { identifier throws(WireError) in
             try checkedText(identifier, "device", context)
             return HealthDevice(localIdentifier: identifier)

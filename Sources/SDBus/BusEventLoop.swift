@@ -44,6 +44,8 @@ final class BusEventLoop: @unchecked Sendable {
     var incomingCalls: [UInt64: IncomingCall] = [:]
     /// The unanswered calls by caller uid, and what their arguments hold.
     var callLedger = CallLedger()
+    /// The filter that guards the standard interfaces sd-bus answers (ExportedObject.swift).
+    var propertiesGuard: OpaquePointer?
     var senderUIDs = SenderUIDCache(capacity: 512)
     // Sockets read beside the bus (DatagramReader.swift), and which reader each poll entry
     // after the first two is.
@@ -165,6 +167,8 @@ final class BusEventLoop: @unchecked Sendable {
         for followed in nameOwners.followed.values { if let slot = followed.slot { sd_bus_slot_unref(slot) } }
         nameOwners.followed.removeAll()
         removeAllExports()
+        if let propertiesGuard { sd_bus_slot_unref(propertiesGuard) }
+        propertiesGuard = nil
         datagramReaders.removeAll()
         if let bus { sd_bus_flush_close_unref(bus) }
         bus = nil

@@ -137,6 +137,7 @@ extension BusEventLoop {
         }
         object.slot = slot
         exports[id] = object
+        guardStandardInterfaces()
         return .success(())
     }
 
@@ -261,7 +262,7 @@ extension BusEventLoop {
     }
 
     /// Answers `call` with an error; an error name sd-bus refuses becomes `Error.Failed`.
-    private func sendError(to call: OpaquePointer, name: String, message fullText: String) {
+    func sendError(to call: OpaquePointer, name: String, message fullText: String) {
         let text = boundedErrorText(fullText)
         var error = sd_bus_error()
         defer { sd_bus_error_free(&error) }
@@ -280,5 +281,51 @@ extension BusEventLoop {
         let read = sd_bus_get_unique_name(bus, &name)
         guard read >= 0, let name else { return .failure(.system(operation: "sd_bus_get_unique_name", errno: -read)) }
         return .success(String(cString: name))
+    }
+}
+
+// MARK: The standard interfaces sd-bus answers itself
+
+extension BusEventLoop {
+    /// The longest interface or member name D-Bus allows.
+    static let maximumNameLength = 255
+
+    /// Installs, once, a filter that refuses `org.freedesktop.DBus.Properties` calls naming an
+    /// interface or property longer than a D-Bus name can be: sd-bus answers those calls from
+    /// the vtables itself, quoting the names it did not find, so a caller's 16 MiB "property
+    /// name" would come back as a reply over the bus's message limit, and the bus daemon
+    /// disconnects whoever sends one.
+    func guardStandardInterfaces() {
+        guard propertiesGuard == nil, let bus else { return }
+        var slot: OpaquePointer?
+        let userdata = Unmanaged.passUnretained(self).toOpaque()
+        let added = sd_bus_add_filter(bus, &slot, { message, userdata, _ in
+            guard let message, let userdata else { return 0 }
+            return Unmanaged<BusEventLoop>.fromOpaque(userdata).takeUnretainedValue().refuseOverlongNames(message)
+        }, userdata)
+        if added >= 0 { propertiesGuard = slot }
+    }
+
+    /// 1 (handled: refused) for a Properties call with an over-long name; else 0, the message
+    /// read back to its start for sd-bus.
+    private func refuseOverlongNames(_ message: OpaquePointer) -> Int32 {
+        guard sd_bus_message_is_method_call(message, "org.freedesktop.DBus.Properties", nil) > 0 else { return 0 }
+        var overlong = false
+        for _ in 0..<2 {
+            var type: CChar = 0
+            guard sd_bus_message_peek_type(message, &type, nil) > 0, type == typeCode("s") else { break }
+            var text: UnsafePointer<CChar>?
+            guard sd_bus_message_read_basic(message, typeCode("s"), &text) > 0, let text else { break }
+            if strlen(text) > Self.maximumNameLength {
+                overlong = true
+                break
+            }
+        }
+        sd_bus_message_rewind(message, 1)
+        guard overlong else { return 0 }
+        sendError(
+            to: message, name: "org.freedesktop.DBus.Error.InvalidArgs",
+            message: "interface and property names have at most \(Self.maximumNameLength) bytes")
+        return 1
     }
 }

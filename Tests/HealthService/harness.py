@@ -592,3 +592,120 @@ class ServiceTestCase(unittest.TestCase):
             if part is not None:
                 part.stop()
         cls.bus = cls.polkit = cls.hrmd = None
+
+
+# Added for the hostile-client and fuzzing tests (test_hostile.py, test_bus_fuzz.py).
+
+HANG_S = 60  # how long anything may take before it counts as hung (never a measure of speed)
+
+
+def hrmctl_binary():
+    return os.path.join(os.path.dirname(hrmd_binary()), "hrmctl")
+
+
+def hrmctl(bus, *arguments, timeout=HANG_S):
+    """The built hrmctl as root against the bus's store service: (exit status, stdout, stderr)."""
+    return run_as((0, 0), bus, [hrmctl_binary()] + list(arguments), timeout=timeout)
+
+
+def vm_hwm_kib(pid):
+    """The peak resident set (VmHWM) of a process in KiB, from /proc/PID/status; None when gone."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def name_owner(bus, name=SERVICE):
+    """The unique name that owns NAME now, or None."""
+    try:
+        return str(bus.connection().get_name_owner(name))
+    except dbus.exceptions.DBusException:
+        return None
+
+
+def unique_names_of_pid(bus, pid):
+    """The unique bus names of the connections process PID has open."""
+    driver = dbus.Interface(bus.connection().get_object("org.freedesktop.DBus", "/org/freedesktop/DBus"),
+                            "org.freedesktop.DBus")
+    names = []
+    for name in driver.ListNames(timeout=CALL_TIMEOUT_S):
+        if not str(name).startswith(":"):
+            continue
+        try:
+            if int(driver.GetConnectionUnixProcessID(name, timeout=CALL_TIMEOUT_S)) == pid:
+                names.append(str(name))
+        except dbus.exceptions.DBusException:
+            pass
+    return names
+
+
+class Prober(Background):
+    """A victim client as another uid that keeps one connection open and, each time `ask()` is
+    called, makes one call (by default AuthorizationStatus of APP for heart-rate) and reports how
+    long the answer took, measured inside the client (its process start is not counted). Its
+    first call is made at start, so the service's first-call costs (looking up the uid) are not
+    counted either."""
+
+    CODE = """
+        app = %(app)r
+        def ask():
+            started = time.monotonic()
+            try:
+                %(call)s
+                outcome = "ok"
+            except dbus.exceptions.DBusException as error:
+                outcome = error.get_dbus_name()
+            return time.monotonic() - started, outcome
+        print("ready %%.3f %%s" %% ask(), flush=True)
+        for line in sys.stdin:
+            print("answer %%.3f %%s" %% ask(), flush=True)
+    """
+
+    def __init__(self, uid_gid, bus, app="probe", call=None):
+        call = call or "health.AuthorizationStatus(app, 'heart-rate', timeout=%d)" % (HANG_S * 5)
+        argv = [PYTHON, "-c", snippet_source(self.CODE % {"app": app, "call": call})]
+        self.process = subprocess.Popen(as_uid(uid_gid, argv), env=bus.env(), stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        self.buffer = b""
+        self.lines = []
+        self.result = None
+        self.asked = 0
+        self.ready = self.wait_for_line(lambda line: line.startswith("ready"), HANG_S)
+
+    def ask(self, timeout=HANG_S):
+        """(seconds the call took, "ok" or the D-Bus error name); (None, why) when no answer came
+        within TIMEOUT (the call hangs, or the client died)."""
+        if self.ready is None:
+            return None, "the prober never got its first answer: %r %r" % (self.lines, self.finish(1)[2][-1500:])
+        try:
+            self.process.stdin.write(b"\n")
+            self.process.stdin.flush()
+        except OSError as error:
+            status, lines, stderr = self.finish(1)
+            return None, "the prober is gone (%s, exit %s): %r %s" % (error, status, lines[-5:], stderr[-1500:])
+        self.asked += 1
+        wanted = self.asked
+        deadline = time.monotonic() + timeout
+        while True:
+            answers = [line for line in self.lines if line.startswith("answer ")]
+            if len(answers) >= wanted:
+                _, seconds, outcome = answers[wanted - 1].split(" ", 2)
+                return float(seconds), outcome
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._read(left):
+                if len([line for line in self.lines if line.startswith("answer ")]) >= wanted:
+                    continue
+                return None, "no answer within %g s" % timeout
+
+    def close(self):
+        if self.process.stdin and not self.process.stdin.closed:
+            try:
+                self.process.stdin.close()
+            except OSError:
+                pass
+        return self.kill()

@@ -1,5 +1,6 @@
 import BlueZBackend
 import Foundation
+import SDBus
 import SensorBackends
 import SensorDecoding
 import Synchronization
@@ -46,13 +47,15 @@ final class BlueZHarness: @unchecked Sendable {
         fake = try await FakeBlueZ(bus: bus, scenario: scenario, in: directory)
     }
 
-    /// Runs the backend while `body` runs, then cancels it and checks it returned promptly.
+    /// Runs the backend while `body` runs, then cancels it and checks it returned (within the hang bound).
     func withBackend(
         addresses: [String] = [], anyStrap: Bool = false, linkAgeDiagnosis: LinkAgeDiagnosis = LinkAgeDiagnosis(),
         _ body: @Sendable (BlueZHarness) async throws -> Void
     ) async throws {
         let settings = BlueZSensors.Settings(
-            addresses: addresses, anyStrap: anyStrap, connectTimeout: .seconds(5), servicesTimeout: .seconds(5),
+            // No test here waits for these timeouts: they are hang bounds, so a slow fake on a busy
+            // machine is not taken for a strap that does not answer.
+            addresses: addresses, anyStrap: anyStrap, connectTimeout: HangBound.duration, servicesTimeout: HangBound.duration,
             backoff: Backoff(initial: .milliseconds(100), maximum: .seconds(1), jitter: 0.1),
             linkAgeDiagnosis: linkAgeDiagnosis, busAddress: bus.address)
         let backend = BlueZSensors(settings: settings)
@@ -65,29 +68,24 @@ final class BlueZHarness: @unchecked Sendable {
             let stopped = ContinuousClock.now
             try await group.waitForAll()
             // A bound for a backend that ignores cancellation, not a speed: a loaded machine may take seconds.
-            #expect(ContinuousClock.now - stopped < .seconds(30), "the backend stops when cancelled")
+            #expect(ContinuousClock.now - stopped < HangBound.duration, "the backend stops when cancelled")
         }
     }
 
-    /// Restarts the fake bluetoothd (a crash, then a new one with the same scenario).
+    /// Restarts the fake bluetoothd (a crash, then a new one with the same scenario). The new
+    /// one starts once the bus daemon has released the old one's name, so it can take it.
     func restartBluetoothd() async throws {
         fake.kill()
-        try await Task.sleep(for: .milliseconds(300))
+        let connection = try DBusConnection.connect(address: bus.address)
+        defer { connection.close() }
+        try await eventually("org.bluez released by the killed bluetoothd", checkingEvery: .milliseconds(20)) {
+            let reply = try await connection.call(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "NameHasOwner", arguments: [.string("org.bluez")])
+            return reply == [.bool(false)]
+        }
         fake = try await FakeBlueZ(bus: bus, scenario: scenario, in: directory)
     }
-
-    /// Waits until `condition` holds, at most `limit`; records an issue when it never does.
-    func eventually(_ what: String, limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now.advanced(by: limit)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        Issue.record("timed out waiting: \(what)")
-        throw TimedOut(what: what)
-    }
-
-    struct TimedOut: Error { var what: String }
 
     func subscribed(_ address: String) async throws -> Bool {
         try await fake.stats(address)["subscribed"] as? Bool == true

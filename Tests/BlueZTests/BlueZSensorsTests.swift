@@ -12,14 +12,14 @@ private func strap(_ address: String, _ extra: String = "") -> String {
     #"{"address": "\#(address)", "name": "Strap \#(address.suffix(2))", "trusted": true, "location": 1, "battery": 87, "manufacturer": "Polar Electro Oy", "model": "H10", "firmware": "3.1.1", "notify_acquired": true\#(extra)}"#
 }
 
-@Suite("BlueZ backend against the fake bluetoothd", .serialized, .timeLimit(.minutes(2)))
+@Suite("BlueZ backend against the fake bluetoothd", .serialized, .timeLimit(.minutes(HangBound.suiteMinutes)))
 struct BlueZSensorsTests {
     @Test func acquireNotifyPathReadsThenStreams() async throws {
         let harness = try await BlueZHarness(scenario: scenario(strap(a)))
         try await harness.withBackend(addresses: [a]) { h in
-            try await h.eventually("subscribed") { try await h.subscribed(a) }
+            try await eventually("subscribed") { try await h.subscribed(a) }
             try await h.fake.command("notify \(a) 164a0004")
-            try await h.eventually("one notification") { h.collected.notifications(of: a) == [[0x16, 0x4a, 0x00, 0x04]] }
+            try await eventually("one notification") { h.collected.notifications(of: a) == [[0x16, 0x4a, 0x00, 0x04]] }
             #expect(h.collected.reads(of: a, 0x2A38) == [[1]])
             #expect(h.collected.reads(of: a, 0x2A29) == [Array("Polar Electro Oy".utf8)])
             #expect(h.collected.reads(of: a, 0x2A24) == [Array("H10".utf8)])
@@ -36,10 +36,10 @@ struct BlueZSensorsTests {
     @Test func startNotifyPathStreamsPropertyValues() async throws {
         let harness = try await BlueZHarness(scenario: scenario(strap(a, #", "notify_acquired": false"#)))
         try await harness.withBackend(addresses: [a]) { h in
-            try await h.eventually("subscribed") { try await h.subscribed(a) }
+            try await eventually("subscribed") { try await h.subscribed(a) }
             try await h.fake.command("notify \(a) 0648")
             try await h.fake.command("notify \(a) 0649")
-            try await h.eventually("two notifications") { h.collected.notifications(of: a) == [[0x06, 0x48], [0x06, 0x49]] }
+            try await eventually("two notifications") { h.collected.notifications(of: a) == [[0x06, 0x48], [0x06, 0x49]] }
             #expect(try await h.counter(a, "start_notify_calls") == 1)
             #expect(try await h.counter(a, "acquire_notify_calls") == 0)
         }
@@ -48,15 +48,15 @@ struct BlueZSensorsTests {
     @Test func aDropReconnectsWithoutDuplicatesOrLoss() async throws {
         let harness = try await BlueZHarness(scenario: scenario(strap(a)))
         try await harness.withBackend(addresses: [a]) { h in
-            try await h.eventually("subscribed") { try await h.subscribed(a) }
+            try await eventually("subscribed") { try await h.subscribed(a) }
             try await h.fake.command("notify \(a) 0640")
-            try await h.eventually("first") { h.collected.notifications(of: a).count == 1 }
+            try await eventually("first") { h.collected.notifications(of: a).count == 1 }
             try await h.fake.command("drop \(a)")
-            try await h.eventually("disconnected frame") { h.collected.count(of: a, .disconnected) == 1 }
-            try await h.eventually("subscribed again") { try await h.subscribed(a) && h.collected.count(of: a, .connected) == 2 }
+            try await eventually("disconnected frame") { h.collected.count(of: a, .disconnected) == 1 }
+            try await eventually("subscribed again") { try await h.subscribed(a) && h.collected.count(of: a, .connected) == 2 }
             try await h.fake.command("notify \(a) 0641")
-            try await h.eventually("second") { h.collected.notifications(of: a).count == 2 }
-            try await Task.sleep(for: .milliseconds(300))
+            try await eventually("second") { h.collected.notifications(of: a).count == 2 }
+            try await Task.sleep(for: .milliseconds(300))  // a negative check: no duplicate follows
             #expect(h.collected.notifications(of: a) == [[0x06, 0x40], [0x06, 0x41]])
             #expect(try await h.counter(a, "acquire_notify_calls") == 2)
             #expect(h.collected.states(of: a).contains { if case .backingOff = $0 { true } else { false } })
@@ -66,12 +66,12 @@ struct BlueZSensorsTests {
     @Test func aStartNotifyStrapReconnectsWithOneSubscription() async throws {
         let harness = try await BlueZHarness(scenario: scenario(strap(a, #", "notify_acquired": false"#)))
         try await harness.withBackend(addresses: [a]) { h in
-            try await h.eventually("subscribed") { try await h.subscribed(a) }
+            try await eventually("subscribed") { try await h.subscribed(a) }
             try await h.fake.command("drop \(a)")
-            try await h.eventually("subscribed again") { try await h.subscribed(a) && h.collected.count(of: a, .connected) == 2 }
+            try await eventually("subscribed again") { try await h.subscribed(a) && h.collected.count(of: a, .connected) == 2 }
             try await h.fake.command("notify \(a) 0642")
-            try await h.eventually("one notification") { h.collected.notifications(of: a).count == 1 }
-            try await Task.sleep(for: .milliseconds(300))
+            try await eventually("one notification") { h.collected.notifications(of: a).count == 1 }
+            try await Task.sleep(for: .milliseconds(300))  // a negative check: no second subscription's copy follows
             #expect(h.collected.notifications(of: a) == [[0x06, 0x42]])
         }
     }
@@ -79,27 +79,27 @@ struct BlueZSensorsTests {
     @Test func followsABluetoothdRestart() async throws {
         let harness = try await BlueZHarness(scenario: scenario(strap(a)))
         try await harness.withBackend(addresses: [a]) { h in
-            try await h.eventually("subscribed") { try await h.subscribed(a) }
+            try await eventually("subscribed") { try await h.subscribed(a) }
             h.fake.kill()
-            try await h.eventually("bluetoothd not running") {
+            try await eventually("bluetoothd not running") {
                 h.collected.states(of: a).contains(.waiting(reason: "bluetoothd not running"))
             }
             #expect(h.collected.count(of: a, .disconnected) == 1)
             try await h.restartBluetoothd()
-            try await h.eventually("subscribed to the new bluetoothd") { try await h.subscribed(a) }
+            try await eventually("subscribed to the new bluetoothd") { try await h.subscribed(a) }
             try await h.fake.command("notify \(a) 0643")
-            try await h.eventually("a notification after the restart") { h.collected.notifications(of: a) == [[0x06, 0x43]] }
+            try await eventually("a notification after the restart") { h.collected.notifications(of: a) == [[0x06, 0x43]] }
         }
     }
 
     @Test func twoStrapsAtOnceAndAMalformedOneDisturbsNoOther() async throws {
         let harness = try await BlueZHarness(scenario: scenario(strap(a), strap(b, #", "notify_acquired": false"#)))
         try await harness.withBackend { h in  // trusted straps
-            try await h.eventually("both subscribed") { let first = try await h.subscribed(a); let second = try await h.subscribed(b); return first && second }
+            try await eventually("both subscribed") { let first = try await h.subscribed(a); let second = try await h.subscribed(b); return first && second }
             try await h.fake.command("malformed \(a) 5")
             try await h.fake.command("notify \(b) 0650")
             try await h.fake.command("notify \(a) 0651")
-            try await h.eventually("both notified") {
+            try await eventually("both notified") {
                 h.collected.notifications(of: b) == [[0x06, 0x50]] && h.collected.notifications(of: a).last == [0x06, 0x51]
             }
             #expect(h.collected.count(of: a, .connected) == 1, "malformed frames do not end the connection")
@@ -110,14 +110,14 @@ struct BlueZSensorsTests {
         let stranger = #"{"address": "\#(c)", "name": "Neighbour", "discoverable": true, "notify_acquired": true}"#
         let harness = try await BlueZHarness(scenario: scenario(strap(a), stranger))
         try await harness.withBackend { h in
-            try await h.eventually("subscribed") { try await h.subscribed(a) }
-            try await Task.sleep(for: .seconds(1.5))
+            try await eventually("subscribed") { try await h.subscribed(a) }
+            try await Task.sleep(for: .seconds(1.5))  // a negative check: the stranger is not connected meanwhile
             #expect(try await h.counter(c, "connect_calls") == 0)
             #expect(h.collected.frames(of: c).isEmpty)
         }
         let alone = try await BlueZHarness(scenario: scenario(stranger))
         try await alone.withBackend(anyStrap: true) { h in
-            try await h.eventually("the stranger subscribed with --any-strap") { try await h.subscribed(c) }
+            try await eventually("the stranger subscribed with --any-strap") { try await h.subscribed(c) }
         }
     }
 
@@ -125,13 +125,13 @@ struct BlueZSensorsTests {
         let unknown = #"{"address": "\#(c)", "name": "New strap", "discoverable": true, "location": 1, "notify_acquired": true}"#
         let harness = try await BlueZHarness(scenario: scenario(unknown))
         try await harness.withBackend(addresses: [c]) { h in
-            try await h.eventually("subscribed after discovery") { try await h.subscribed(c) }
+            try await eventually("subscribed after discovery") { try await h.subscribed(c) }
             let stats = try await h.fake.stats()
             #expect(stats["start_discovery_calls"] as? Int ?? 0 >= 1)
             let filter = stats["discovery_filter"] as? [String: Any]
             #expect(filter?["Transport"] as? String == "le")
             #expect(filter?["UUIDs"] as? [String] == ["0000180d-0000-1000-8000-00805f9b34fb"])
-            try await h.eventually("discovery stopped") { try await h.fake.stats()["discovering"] as? Bool == false }
+            try await eventually("discovery stopped") { try await h.fake.stats()["discovering"] as? Bool == false }
             #expect(h.collected.states(of: c).contains(.searching))
         }
     }
@@ -139,36 +139,36 @@ struct BlueZSensorsTests {
     @Test func adapterPowerOffIsWaitedOut() async throws {
         let harness = try await BlueZHarness(scenario: scenario(strap(a)))
         try await harness.withBackend(addresses: [a]) { h in
-            try await h.eventually("subscribed") { try await h.subscribed(a) }
+            try await eventually("subscribed") { try await h.subscribed(a) }
             try await h.fake.command("power off")
-            try await h.eventually("waiting for the adapter") {
+            try await eventually("waiting for the adapter") {
                 h.collected.states(of: a).contains(.waiting(reason: "adapter powered off"))
             }
             try await h.fake.command("power on")
-            try await h.eventually("subscribed again") { try await h.subscribed(a) && h.collected.count(of: a, .connected) == 2 }
+            try await eventually("subscribed again") { try await h.subscribed(a) && h.collected.count(of: a, .connected) == 2 }
         }
     }
 
     @Test func anAdapterThatGoesAwayIsWaitedFor() async throws {
         let harness = try await BlueZHarness(scenario: scenario(strap(a)))
         try await harness.withBackend(addresses: [a]) { h in
-            try await h.eventually("subscribed") { try await h.subscribed(a) }
+            try await eventually("subscribed") { try await h.subscribed(a) }
             try await h.fake.command("remove-adapter")
-            try await h.eventually("waiting for an adapter") { h.collected.states(of: a).contains(.waiting(reason: "no adapter")) }
+            try await eventually("waiting for an adapter") { h.collected.states(of: a).contains(.waiting(reason: "no adapter")) }
             #expect(h.collected.count(of: a, .disconnected) == 1)
             try await h.fake.command("add-adapter")
-            try await h.eventually("subscribed on the returned adapter") {
+            try await eventually("subscribed on the returned adapter") {
                 try await h.subscribed(a) && h.collected.count(of: a, .connected) == 2
             }
             try await h.fake.command("notify \(a) 0644")
-            try await h.eventually("a notification") { h.collected.notifications(of: a) == [[0x06, 0x44]] }
+            try await eventually("a notification") { h.collected.notifications(of: a) == [[0x06, 0x44]] }
         }
     }
 
     @Test func failedConnectsBackOffThenSucceed() async throws {
         let harness = try await BlueZHarness(scenario: scenario(strap(a, #", "connect_failures": 2"#)))
         try await harness.withBackend(addresses: [a]) { h in
-            try await h.eventually("subscribed") { try await h.subscribed(a) }
+            try await eventually("subscribed") { try await h.subscribed(a) }
             let reasons = h.collected.states(of: a).compactMap { state -> String? in
                 if case .backingOff(_, let reason) = state { reason } else { nil }
             }
@@ -182,7 +182,7 @@ struct BlueZSensorsTests {
         let harness = try await BlueZHarness(scenario: scenario(strap(a, #", "drop_after_s": 0.4"#)))
         let diagnosis = LinkAgeDiagnosis(minimumLinks: 3, shortestLink: .milliseconds(100))
         try await harness.withBackend(addresses: [a], linkAgeDiagnosis: diagnosis) { h in
-            try await h.eventually("a note", limit: .seconds(20)) { h.collected.statuses(of: a).contains { $0.note != nil } }
+            try await eventually("a note") { h.collected.statuses(of: a).contains { $0.note != nil } }
             let statuses = h.collected.statuses(of: a)
             let first = try #require(statuses.firstIndex { $0.note != nil })
             let note = try #require(statuses[first].note)
@@ -192,7 +192,7 @@ struct BlueZSensorsTests {
             let earlierDrops = statuses[..<first].count { $0.state.name == "backing-off" }
             #expect(earlierDrops == 2, "two drops before it say nothing")
             #expect(h.collected.count(of: a, .disconnected) >= 3)
-            try await h.eventually("the next link reported with the note") {
+            try await eventually("the next link reported with the note") {
                 h.collected.statuses(of: a).dropFirst(first + 1).contains { $0.state == .streaming && $0.note == note }
             }
 
@@ -202,7 +202,7 @@ struct BlueZSensorsTests {
                 guard let gone = after.lastIndex(where: { $0.state == .waiting(reason: "bluetoothd not running") }) else { return nil }
                 return after[gone...].first { $0.state == .connecting }
             }
-            try await h.eventually("a connection to the new bluetoothd") { firstConnectAfterTheRestart() != nil }
+            try await eventually("a connection to the new bluetoothd") { firstConnectAfterTheRestart() != nil }
             #expect(firstConnectAfterTheRestart()?.note == nil, "a new bluetoothd (new settings, perhaps) starts afresh")
         }
     }
@@ -215,8 +215,7 @@ struct BlueZSensorsTests {
             busAddress: "unix:path=\(directory.file("missing"))"))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await backend.run(into: collected.sink) }
-            let deadline = ContinuousClock.now.advanced(by: .seconds(5))
-            while collected.states(of: a).isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            try await eventually("a state") { !collected.states(of: a).isEmpty }
             group.cancelAll()
             try await group.waitForAll()
         }

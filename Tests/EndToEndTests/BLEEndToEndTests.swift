@@ -55,7 +55,7 @@ struct BLEEndToEndTests {
 
         func stop(_ daemon: ChildProcess) async throws {
             daemon.send(SIGTERM)
-            let termination = try await daemon.wait(timeout: .seconds(20))
+            let termination = try await daemon.wait()
             #expect(termination == .exited(0), "\(daemon.standardError)")
         }
     }
@@ -64,10 +64,10 @@ struct BLEEndToEndTests {
     func firstSampleWithLocationAndDeviceInformation() async throws {
         let setup = try await Setup(scenario(strap(a)))
         let daemon = try setup.startDaemon(["--sensor", "ble:\(a)"])
-        try await setup.harness.eventually("subscribed", limit: .seconds(20)) { try await setup.subscribed(a) }
+        try await eventually("subscribed") { try await setup.subscribed(a) }
         try await setup.fake.command("notify \(a) 0048")
         try await setup.fake.command("notify \(a) 0049")
-        try await setup.harness.eventually("two samples stored", limit: .seconds(15)) { try await setup.values(of: a) == [72, 73] }
+        try await eventually("two samples stored") { try await setup.values(of: a) == [72, 73] }
         let sample = try #require(try await setup.samples(of: a).first)
         #expect((sample["metadata"] as? [String: Any])?["sensorLocation"] as? String == "chest")
         let devices = try await setup.harness.hrmctl(["devices", "--output", "json", "--store", setup.harness.store], withStore: false)
@@ -81,16 +81,16 @@ struct BLEEndToEndTests {
     func startNotifyAndReconnect() async throws {
         let setup = try await Setup(scenario(strap(a, #", "notify_acquired": false"#)))
         let daemon = try setup.startDaemon(["--sensor", "ble:\(a)"])
-        try await setup.harness.eventually("subscribed", limit: .seconds(20)) { try await setup.subscribed(a) }
+        try await eventually("subscribed") { try await setup.subscribed(a) }
         try await setup.fake.command("notify \(a) 0050")
-        try await setup.harness.eventually("first sample", limit: .seconds(15)) { try await setup.values(of: a) == [80] }
+        try await eventually("first sample") { try await setup.values(of: a) == [80] }
         try await setup.fake.command("drop \(a)")
-        try await setup.harness.eventually("reconnected", limit: .seconds(20)) {
+        try await eventually("reconnected") {
             let stats = try await setup.fake.stats(a)
             return stats["subscribed"] as? Bool == true && stats["connects"] as? Int == 2
         }
         try await setup.fake.command("notify \(a) 0051")
-        try await setup.harness.eventually("the post-reconnect sample", limit: .seconds(15)) { try await setup.values(of: a) == [80, 81] }
+        try await eventually("the post-reconnect sample") { try await setup.values(of: a) == [80, 81] }
         try await setup.stop(daemon)
         #expect(try await setup.values(of: a) == [80, 81])
         #expect(try await setup.fake.stats(a)["start_notify_calls"] as? Int == 2)
@@ -100,14 +100,14 @@ struct BLEEndToEndTests {
     func bluetoothdRestart() async throws {
         let setup = try await Setup(scenario(strap(a)))
         let daemon = try setup.startDaemon(["--sensor", "ble:\(a)"])
-        try await setup.harness.eventually("subscribed", limit: .seconds(20)) { try await setup.subscribed(a) }
+        try await eventually("subscribed") { try await setup.subscribed(a) }
         setup.fake.kill()
-        try await Task.sleep(for: .milliseconds(500))
+        try await Task.sleep(for: .milliseconds(500))  // a negative check: hrmd outlives bluetoothd
         #expect(daemon.isRunning)
         setup.fake = try await FakeBlueZ(bus: setup.bus, scenario: setup.scenario, in: setup.harness.directory)
-        try await setup.harness.eventually("subscribed again", limit: .seconds(20)) { try await setup.subscribed(a) }
+        try await eventually("subscribed again") { try await setup.subscribed(a) }
         try await setup.fake.command("notify \(a) 0052")
-        try await setup.harness.eventually("a sample after the restart", limit: .seconds(15)) { try await setup.values(of: a) == [82] }
+        try await eventually("a sample after the restart") { try await setup.values(of: a) == [82] }
         try await setup.stop(daemon)
         #expect(daemon.standardError.contains("bluetoothd not running"), "\(daemon.standardError)")
     }
@@ -117,7 +117,7 @@ struct BLEEndToEndTests {
         let stranger = #"{"address": "\#(c)", "name": "Neighbour", "discoverable": true, "location": 1}"#
         let setup = try await Setup(scenario(strap(a), strap(b, #", "notify_acquired": false"#), stranger))
         let daemon = try setup.startDaemon(["--sensor", "ble"])
-        try await setup.harness.eventually("both subscribed", limit: .seconds(20)) {
+        try await eventually("both subscribed") {
             let first = try await setup.subscribed(a)
             let second = try await setup.subscribed(b)
             return first && second
@@ -125,7 +125,7 @@ struct BLEEndToEndTests {
         try await setup.fake.command("malformed \(a) 4")
         try await setup.fake.command("notify \(b) 0060")
         try await setup.fake.command("notify \(a) 0061")
-        try await setup.harness.eventually("both stored", limit: .seconds(15)) {
+        try await eventually("both stored") {
             let first = try await setup.values(of: a)
             let second = try await setup.values(of: b)
             return first.contains(97) && second == [96]
@@ -143,7 +143,7 @@ struct BLEEndToEndTests {
         }
         let setup = try await Setup(#"{"adapters": ["hci0"], "devices": [\#(devices.joined(separator: ", "))]}"#)
         let daemon = try setup.startDaemon(["--sensor", "ble"])
-        try await setup.harness.eventually("all subscribed", limit: .seconds(60)) {
+        try await eventually("all subscribed") {
             try await setup.fake.stats()["subscribed"] as? Int == addresses.count
         }
         /// The bpm of the `round`-th notification of strap `index`: distinct across straps and rounds.
@@ -154,7 +154,7 @@ struct BLEEndToEndTests {
                 try await setup.fake.command("notify \(address) 00" + String(format: "%02X", bpm(index, round)))
             }
         }
-        try await setup.harness.eventually("every notification stored", limit: .seconds(30)) {
+        try await eventually("every notification stored") {
             try await setup.harness.samples().count >= addresses.count * rounds
         }
         for (index, address) in addresses.enumerated() {
@@ -169,9 +169,9 @@ struct BLEEndToEndTests {
     func reconnectsLeakNothing() async throws {
         let setup = try await Setup(scenario(strap(a)))
         let daemon = try setup.startDaemon(["--sensor", "ble:\(a)"])
-        try await setup.harness.eventually("subscribed", limit: .seconds(20)) { try await setup.subscribed(a) }
+        try await eventually("subscribed") { try await setup.subscribed(a) }
         try await setup.fake.command("notify \(a) 0040")
-        try await setup.harness.eventually("first sample", limit: .seconds(15)) { try await setup.values(of: a) == [64] }
+        try await eventually("first sample") { try await setup.values(of: a) == [64] }
         let descriptors = openDescriptors(of: daemon.pid)
         let matches = try await matchRules(on: setup)
         do {
@@ -190,12 +190,12 @@ struct BLEEndToEndTests {
     private func dropFiveTimes(_ setup: Setup) async throws {
         for round in 1...5 {
             try await setup.fake.command("drop \(a)")
-            try await setup.harness.eventually("reconnect \(round)", limit: .seconds(30)) {
+            try await eventually("reconnect \(round)") {
                 let stats = try await setup.fake.stats(a)
                 return stats["subscribed"] as? Bool == true && stats["connects"] as? Int ?? 0 >= round + 1
             }
             try await setup.fake.command("notify \(a) 00\(String(64 + round, radix: 16))")
-            try await setup.harness.eventually("sample \(round)", limit: .seconds(15)) { try await setup.values(of: a).count == round + 1 }
+            try await eventually("sample \(round)") { try await setup.values(of: a).count == round + 1 }
         }
     }
 
@@ -209,7 +209,7 @@ struct BLEEndToEndTests {
             "/usr/bin/dbus-send",
             ["--bus=\(setup.bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
              "org.freedesktop.DBus.Debug.Stats.GetStats"],
-            in: setup.harness.directory, timeout: .seconds(10))
+            in: setup.harness.directory)
         let lines = result.stdout.split(separator: "\n")
         guard let index = lines.firstIndex(where: { $0.contains(#""MatchRules""#) }), index + 1 < lines.count,
             let count = lines[index + 1].split(separator: " ").last.flatMap({ Int($0) })
@@ -228,7 +228,7 @@ struct BLEEndToEndTests {
         let daemon = try ChildProcess(
             BuiltProducts.hrmd, ["--store", harness.store, "--sensor", "ble:\(a)", "--duration", "2"],
             environment: environment, outputDirectory: harness.directory.path)
-        #expect(try await daemon.wait(timeout: .seconds(20)) == .exited(0), "\(daemon.standardError)")
+        #expect(try await daemon.wait() == .exited(0), "\(daemon.standardError)")
         #expect(daemon.standardError.contains("no system bus"), "\(daemon.standardError)")
     }
 }

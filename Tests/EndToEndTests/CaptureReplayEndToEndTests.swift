@@ -119,11 +119,11 @@ struct CaptureReplayEndToEndTests {
         let capture = try write(harness, "short.btsnoop", strap.capture())
         // Paced in real time (three notifications a second apart); wait, bounded, until all are stored.
         let daemon = try harness.startDaemon(["--sensor", "replay:\(capture),handle=0x000a"])
-        try await harness.eventually("the capture's three heart rates are stored", limit: .seconds(30)) {
+        try await eventually("the capture's three heart rates are stored") {
             try await harness.samples().count == 3
         }
         daemon.send(SIGTERM)
-        #expect(try await daemon.wait(timeout: .seconds(15)) == .exited(0), "\(daemon.standardError)")
+        #expect(try await daemon.wait() == .exited(0), "\(daemon.standardError)")
         let samples = try await harness.samples()
         #expect(samples.compactMap { $0["value"] as? Double } == strap.measurements.map { Double($0.heartRate) })
         #expect((samples.first?["device"] as? [String: Any])?["identifier"] as? String == "C8:3F:41:0A:9B:27")

@@ -19,7 +19,7 @@ struct DamagedStoreEndToEndTests {
     func storeWithSamples(_ harness: Harness) async throws {
         #expect(try await harness.hrmctl("auth", "grant", "hrmd", "all").exitCode == 0)
         let daemon = try harness.startDaemon(["--sensor", "mock:hz=50", "--sensor", "mock:hz=50,seed=2", "--duration", "3"])
-        #expect(try await daemon.wait(timeout: .seconds(30)) == .exited(0))
+        #expect(try await daemon.wait() == .exited(0))
         #expect(try StoreFile.heartRateCount(harness.store) > 100)
     }
 
@@ -43,7 +43,7 @@ struct DamagedStoreEndToEndTests {
 
         let read = try await harness.hrmctl(["samples"])
         let daemon = try harness.startDaemon(["--sensor", "mock", "--duration", "1"])
-        let daemonEnd = try await daemon.wait(timeout: .seconds(30))
+        let daemonEnd = try await daemon.wait()
         for (program, status, stderr) in [("hrmctl", read.exitCode, read.stderr), ("hrmd", daemonEnd == .exited(65) ? 65 : -1, daemon.standardError)] {
             #expect(status == 65, "\(program): \(stderr)")
             let lines = stderr.split(separator: "\n").filter { $0.contains(harness.store) }
@@ -78,7 +78,7 @@ struct DamagedStoreEndToEndTests {
         #expect(read.exitCode == 1)
         #expect(read.stderr.contains("not an hrmd store") && read.stderr.contains("notes"), "\(read.stderr)")
         let daemon = try harness.startDaemon(["--sensor", "mock", "--duration", "1"])
-        #expect(try await daemon.wait(timeout: .seconds(30)) != .exited(0))
+        #expect(try await daemon.wait() != .exited(0))
         #expect(daemon.standardError.contains("not an hrmd store"), "\(daemon.standardError)")
         #expect(FileManager.default.contents(atPath: harness.store) == before)
     }

@@ -27,10 +27,10 @@ struct HCIEndToEndTests {
     func noBluetoothWaitedOut() async throws {
         let harness = try Harness()
         let daemon = try harness.startDaemon(["--sensor", "hci", "--sensor", "ble:\(strap)"])
-        try await harness.eventually("the state in the log", limit: .seconds(20)) {
+        try await eventually("the state in the log") {
             daemon.standardError.contains("\(strap): waiting (\(noBluetooth))")
         }
-        try await harness.eventually("the waiting row", limit: .seconds(30)) {
+        try await eventually("the waiting row") {
             try await devices(harness).contains {
                 $0["identifier"] as? String == strap && $0["state"] as? String == "waiting" && $0["stateDetail"] as? String == noBluetooth
                     && $0["transport"] as? String == "ble"
@@ -41,7 +41,7 @@ struct HCIEndToEndTests {
         try await Task.sleep(for: .seconds(2))  // retries with backoff meanwhile
         #expect(daemon.isRunning, "\(daemon.standardError)")
         daemon.send(SIGTERM)
-        #expect(try await daemon.wait(timeout: .seconds(20)) == .exited(0), "\(daemon.standardError)")
+        #expect(try await daemon.wait() == .exited(0), "\(daemon.standardError)")
     }
 
     @Test("bare hci with --duration: the backend's own waiting state, and exit 0",
@@ -50,7 +50,7 @@ struct HCIEndToEndTests {
         let harness = try Harness()
         let result = try await ChildProcess.run(
             BuiltProducts.hrmd, ["--store", harness.store, "--sensor", "hci:hci0", "--duration", "3"],
-            environment: harness.environment, in: harness.directory, timeout: .seconds(30))
+            environment: harness.environment, in: harness.directory)
         #expect(result.exitCode == 0, "\(result.stderr)")
         #expect(result.stderr.contains("hci:hci0: waiting (\(noBluetooth))"), "\(result.stderr)")
     }
@@ -62,7 +62,7 @@ struct HCIEndToEndTests {
         let harness = try Harness()
         let result = try await ChildProcess.run(
             BuiltProducts.hrmd, ["--store", harness.store, "--duration", "1"] + arguments,
-            environment: harness.environment, in: harness.directory, timeout: .seconds(30))
+            environment: harness.environment, in: harness.directory)
         #expect(result.exitCode == 64, "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count <= 3, "a short error: \(result.stderr)")
     }

@@ -25,7 +25,7 @@ final class Harness: @unchecked Sendable {
     func hrmctl(_ arguments: [String], withStore: Bool = true) async throws -> CommandResult {
         let storeArguments = withStore && needsStore(arguments) ? ["--store", store] : []
         return try await ChildProcess.run(
-            BuiltProducts.hrmctl, arguments + storeArguments, environment: environment, in: directory, timeout: .seconds(30))
+            BuiltProducts.hrmctl, arguments + storeArguments, environment: environment, in: directory)
     }
 
     /// Starts hrmd with the harness's store.
@@ -40,16 +40,6 @@ final class Harness: @unchecked Sendable {
         return result.stdout.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
-    }
-
-    /// Waits, at most `limit`, until `condition` holds; records an issue when it never does.
-    func eventually(_ what: String, limit: Duration = .seconds(15), _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now.advanced(by: limit)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        Issue.record("timed out waiting: \(what)")
     }
 
     private func needsStore(_ arguments: [String]) -> Bool {

@@ -14,7 +14,7 @@ struct HotplugEndToEndTests {
         .appendingPathComponent("udev/hotplug-driver.py").path
 
     /// Runs one driver scenario; records why when it cannot run or fails.
-    static func drive(_ arguments: [String], in harness: Harness, timeout: Duration = .seconds(90)) async throws -> CommandResult? {
+    static func drive(_ arguments: [String], in harness: Harness, timeout: Duration = HangBound.duration) async throws -> CommandResult? {
         guard FileManager.default.isExecutableFile(atPath: wrapper) else {
             Issue.record("umockdev-wrapper is missing: install umockdev and gir1.2-umockdev-1.0 (make deps)")
             return nil

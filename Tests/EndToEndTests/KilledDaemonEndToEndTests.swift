@@ -26,12 +26,12 @@ struct KilledDaemonEndToEndTests {
 
         let daemon = try harness.startDaemon(Self.straps)
         var seen: [Substring] = []
-        try await harness.eventually("every strap has stored", limit: .seconds(30)) {
+        try await eventually("every strap has stored") {
             seen = try await sampleLines(harness)
             return (1...12).allSatisfy { strap in seen.contains { $0.contains(#""identifier":"strap-\#(strap)""#) } }
         }
         let earlier = seen
-        try await harness.eventually("more samples arrive while hrmd runs", limit: .seconds(30)) {
+        try await eventually("more samples arrive while hrmd runs") {
             seen = try await sampleLines(harness)
             return seen.count > earlier.count
         }
@@ -40,7 +40,7 @@ struct KilledDaemonEndToEndTests {
         #expect(daemon.isRunning, "\(daemon.standardError)")
 
         daemon.send(SIGKILL)
-        #expect(try await daemon.wait(timeout: .seconds(10)) == .signalled(SIGKILL))
+        #expect(try await daemon.wait() == .signalled(SIGKILL))
         #expect(try StoreFile.integrityCheck(harness.store) == "ok")
         let afterKill = try await sampleLines(harness)
         #expect(afterKill.count >= seen.count)
@@ -49,7 +49,7 @@ struct KilledDaemonEndToEndTests {
 
         let restart = try await ChildProcess.run(
             BuiltProducts.hrmd, ["--store", harness.store, "--duration", "2"] + Self.straps,
-            environment: harness.environment, in: harness.directory, timeout: .seconds(30))
+            environment: harness.environment, in: harness.directory)
         #expect(restart.exitCode == 0, "\(restart.stderr)")
         let afterRestart = try await sampleLines(harness)
         #expect(afterRestart.count > afterKill.count, "the restarted hrmd stores more")

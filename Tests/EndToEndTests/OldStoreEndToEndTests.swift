@@ -130,7 +130,7 @@ struct OldStoreEndToEndTests {
                 tries += 1
                 result = try await ChildProcess.run(
                     "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", hrmctl] + arguments,
-                    environment: harness.environment, in: harness.directory, timeout: .seconds(30))
+                    environment: harness.environment, in: harness.directory)
             } while result.exitCode == 126 && result.stderr.contains("Text file busy") && tries < 10
             return result
         }
@@ -160,7 +160,7 @@ struct OldStoreEndToEndTests {
         #expect(samples.stderr == "hrmctl: the store \(harness.store) was written by a newer hrmd; upgrade hrmd to read it\n")
         let daemon = try await ChildProcess.run(
             BuiltProducts.hrmd, ["--store", harness.store, "--sensor", "mock", "--duration", "1"],
-            environment: harness.environment, in: harness.directory, timeout: .seconds(30))
+            environment: harness.environment, in: harness.directory)
         #expect(daemon.exitCode == 1)
         #expect(daemon.stderr == "hrmd: the store \(harness.store) was written by a newer hrmd; upgrade hrmd to read it\n")
         #expect(try StoreFile.contents(harness.store) == before)

@@ -111,11 +111,11 @@ struct ReplayEndToEndTests {
         let daemon = try ChildProcess(
             BuiltProducts.hrmd, ["--store", other, "--sensor", "replay:\(traces[0])"],
             environment: harness.environment, outputDirectory: harness.directory.path)
-        try await harness.eventually("the replay has stored what was stored live", limit: .seconds(30)) {
+        try await eventually("the replay has stored what was stored live") {
             try await harness.hrmctl(["samples", "--output", "json", "--store", other], withStore: false).stdout == live.stdout
         }
         daemon.send(SIGTERM)
-        #expect(try await daemon.wait(timeout: .seconds(15)) == .exited(0), "\(daemon.standardError)")
+        #expect(try await daemon.wait() == .exited(0), "\(daemon.standardError)")
         let replayed = try await harness.hrmctl(["samples", "--output", "json", "--store", other], withStore: false)
         #expect(live.stdout == replayed.stdout)
         let missing = try await ChildProcess.run(

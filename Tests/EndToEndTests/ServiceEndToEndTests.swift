@@ -17,31 +17,29 @@ struct ServiceEndToEndTests {
             BuiltProducts.hrmd, ["--store", harness.store, "--config", config], environment: environment,
             outputDirectory: harness.directory.path)
 
-        let ready = try await socket.waitFor { $0.contains("READY=1") }
-        #expect(ready?.contains("STATUS=1 sensor(s)") == true, "\(socket.messages)")
-        #expect(try await socket.waitFor { $0 == "WATCHDOG=1" } != nil)
-        #expect(try await socket.waitFor { $0.hasPrefix("STATUS=") && $0.contains("frames") } != nil)
+        let ready = try await socket.waitFor("READY=1") { $0.contains("READY=1") }
+        #expect(ready.contains("STATUS=1 sensor(s)"), "\(socket.messages)")
+        try await socket.waitFor("WATCHDOG=1") { $0 == "WATCHDOG=1" }
+        try await socket.waitFor("a STATUS with frames") { $0.hasPrefix("STATUS=") && $0.contains("frames") }
 
         // A reload picks up a second sensor without dropping the first.
         try "[hrmd]\nsensor = mock:hz=4\nsensor = mock:hz=4,location=wrist\n".write(toFile: config, atomically: true, encoding: .utf8)
         daemon.send(SIGHUP)
-        #expect(try await socket.waitFor { $0 == "RELOADING=1" } != nil)
-        let reloaded = try await socket.waitFor { $0.contains("READY=1") && $0.contains("STATUS=2 sensor(s)") }
-        #expect(reloaded != nil, "\(socket.messages)")
-        try await harness.eventually("the new sensor starts") { daemon.standardError.contains("sensor mock-2 started") }
+        try await socket.waitFor("RELOADING=1") { $0 == "RELOADING=1" }
+        try await socket.waitFor("READY=1 with two sensors") { $0.contains("READY=1") && $0.contains("STATUS=2 sensor(s)") }
+        try await eventually("the new sensor starts") { daemon.standardError.contains("sensor mock-2 started") }
         #expect(!daemon.standardError.contains("sensor mock-1 stopped"))
 
         // A bad configuration on reload keeps the running one.
         try "[hrmd]\nsensor = mock\nbogus = 1\n".write(toFile: config, atomically: true, encoding: .utf8)
         daemon.send(SIGHUP)
-        let readyAgain = try await socket.waitFor { _ in
+        try await socket.waitFor("READY=1 again after the failed reload") { _ in
             socket.messages.filter { $0.contains("READY=1") && $0.contains("STATUS=2 sensor(s)") }.count >= 2
         }
-        #expect(readyAgain != nil, "\(socket.messages)")
 
         daemon.send(SIGTERM)
-        #expect(try await socket.waitFor { $0 == "STOPPING=1" } != nil)
-        #expect(try await daemon.wait(timeout: .seconds(15)) == .exited(0), "\(daemon.standardError)")
+        try await socket.waitFor("STOPPING=1") { $0 == "STOPPING=1" }
+        #expect(try await daemon.wait() == .exited(0), "\(daemon.standardError)")
         #expect(daemon.standardError.contains("reload failed, the running configuration stays"))
     }
 

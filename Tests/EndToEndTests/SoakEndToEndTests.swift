@@ -100,7 +100,7 @@ struct SoakEndToEndTests {
         try await quiesce()
         try await Task.sleep(for: .seconds(1))
         daemon.send(SIGTERM)
-        #expect(try await daemon.wait(timeout: .seconds(30)) == .exited(0), "\(daemon.standardError.suffix(2000))")
+        #expect(try await daemon.wait() == .exited(0), "\(daemon.standardError.suffix(2000))")
         curve.checkFlat()
 
         let stored = try DatabaseQueue(path: harness.store).read { db in
@@ -144,7 +144,7 @@ struct SoakEndToEndTests {
         }
         #expect(daemon.isRunning, "\(daemon.standardError.suffix(2000))")
         daemon.send(SIGTERM)
-        #expect(try await daemon.wait(timeout: .seconds(30)) == .exited(0), "\(daemon.standardError.suffix(2000))")
+        #expect(try await daemon.wait() == .exited(0), "\(daemon.standardError.suffix(2000))")
         curve.checkFlat()
         #expect(try StoreFile.integrityCheck(harness.store) == "ok")
     }

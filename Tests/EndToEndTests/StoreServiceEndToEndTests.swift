@@ -39,14 +39,13 @@ struct StoreServiceEndToEndTests {
 
         /// hrmctl without --store: through the service.
         func service(_ arguments: [String]) async throws -> CommandResult {
-            try await ChildProcess.run(BuiltProducts.hrmctl, arguments, environment: environment, in: harness.directory, timeout: .seconds(30))
+            try await ChildProcess.run(BuiltProducts.hrmctl, arguments, environment: environment, in: harness.directory)
         }
 
         /// hrmctl on the store file.
         func file(_ arguments: [String]) async throws -> CommandResult {
             try await ChildProcess.run(
-                BuiltProducts.hrmctl, arguments + ["--store", harness.store], environment: environment, in: harness.directory,
-                timeout: .seconds(30))
+                BuiltProducts.hrmctl, arguments + ["--store", harness.store], environment: environment, in: harness.directory)
         }
 
         func startService(_ sensors: [String]) throws -> ChildProcess {
@@ -87,14 +86,14 @@ struct StoreServiceEndToEndTests {
         let setup = try await Setup()
         let daemon = try setup.startService(["mock:hz=4", "mock:location=wrist"])
         defer { if daemon.isRunning { daemon.send(SIGKILL) } }
-        try await setup.harness.eventually("the service answers", limit: .seconds(20)) {
+        try await eventually("the service answers") {
             try await setup.service(["auth", "list"]).exitCode == 0
         }
 
         let grant = try await setup.service(["auth", "grant", "hrmd", "heart-rate"])
         #expect(grant.exitCode == 0, "\(grant.stderr)")
         #expect(grant.stdout == "hrmd may now store heart-rate\n")
-        try await setup.harness.eventually("mock samples through the service") {
+        try await eventually("mock samples through the service") {
             let samples = try await setup.service(["samples", "--output", "json"])
             return self.lines(samples.stdout).count >= 8
         }
@@ -120,7 +119,7 @@ struct StoreServiceEndToEndTests {
         #expect(lines(devices.stdout).count >= 2, "\(devices.stdout)")
 
         // A closed range in the past: the same data either way.
-        try await Task.sleep(for: .seconds(2))
+        try await Task.sleep(for: .seconds(2))  // not a wait for an event: the range must end in the past
         let until = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 2).rounded(.down))
         let formatter = ISO8601DateFormatter()
         let range = ["--since", formatter.string(from: until.addingTimeInterval(-120)), "--until", formatter.string(from: until)]
@@ -197,7 +196,7 @@ struct StoreServiceEndToEndTests {
         #expect(cutReplay.stderr.contains("1 bad records were skipped"))
 
         daemon.send(SIGTERM)
-        _ = try await daemon.wait(timeout: .seconds(15))
+        _ = try await daemon.wait()
         let gone = try await setup.service(["samples"])
         #expect(gone.exitCode == 69)
         #expect(gone.stderr == notRunningLine)

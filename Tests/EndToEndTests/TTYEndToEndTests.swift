@@ -27,15 +27,15 @@ struct TTYEndToEndTests {
         try "[locations]\nant-1001 = chest\n".write(toFile: config, atomically: true, encoding: .utf8)
         _ = try await harness.hrmctl("auth", "grant", "hrmd", "all")
         let daemon = try harness.startDaemon(["--config", config, "--sensor", "ant:\(terminal.devicePath)"])
-        try await harness.eventually("both straps have stored a few beats", limit: .seconds(30)) {
+        try await eventually("both straps have stored a few beats") {
             let samples = try await harness.samples()
             return samples.filter { identifier($0) == "ant-1001" }.count >= 3 && samples.filter { identifier($0) == "ant-2002" }.count >= 3
         }
-        try await harness.eventually("the straps' pages named their maker and battery", limit: .seconds(30)) {
+        try await eventually("the straps' pages named their maker and battery") {
             try await devices(harness).contains { $0["identifier"] as? String == "ant-1001" && $0["battery"] as? Int == 88 }
         }
         daemon.send(SIGTERM)
-        #expect(try await daemon.wait(timeout: .seconds(15)) == .exited(0), "\(daemon.standardError)")
+        #expect(try await daemon.wait() == .exited(0), "\(daemon.standardError)")
 
         let samples = try await harness.samples()
         for sample in samples {
@@ -72,13 +72,13 @@ struct TTYEndToEndTests {
         _ = try await harness.hrmctl("auth", "grant", "hrmd", "all")
         let daemon = try harness.startDaemon(["--sensor", "serial:\(terminal.devicePath),baud=9600"])
         var written = 0
-        try await harness.eventually("lines become samples", limit: .seconds(30)) {
+        try await eventually("lines become samples") {
             written += 1
             terminal.write(Array((written % 5 == 0 ? "HR banana\n" : "HR 70 RR 857\n").utf8))
             return try await harness.samples().count >= 8
         }
         daemon.send(SIGTERM)
-        #expect(try await daemon.wait(timeout: .seconds(15)) == .exited(0), "\(daemon.standardError)")
+        #expect(try await daemon.wait() == .exited(0), "\(daemon.standardError)")
         let samples = try await harness.samples()
         #expect(samples.allSatisfy { $0["value"] as? Double == 70 && identifier($0) == "serial-\(terminal.devicePath.split(separator: "/").last!)" })
         let rr = try await harness.samples(type: "rr-interval")
@@ -91,11 +91,11 @@ struct TTYEndToEndTests {
         let harness = try Harness()
         _ = try await harness.hrmctl("auth", "grant", "hrmd", "all")
         let daemon = try harness.startDaemon(["--sensor", "ant:/dev/hrmd-no-such-stick"])
-        try await harness.eventually("the failure is logged with its cause") {
+        try await eventually("the failure is logged with its cause") {
             daemon.standardError.contains("cannot open /dev/hrmd-no-such-stick")
         }
         #expect(daemon.isRunning)
         daemon.send(SIGTERM)
-        #expect(try await daemon.wait(timeout: .seconds(15)) == .exited(0), "\(daemon.standardError)")
+        #expect(try await daemon.wait() == .exited(0), "\(daemon.standardError)")
     }
 }

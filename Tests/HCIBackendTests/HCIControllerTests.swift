@@ -2,6 +2,7 @@ import BluetoothWire
 @preconcurrency import Glibc
 @testable import HCIBackend
 import Logging
+import TestSupport
 import Testing
 
 /// The controller end of a socketpair that stands in for an adapter's HCI socket: it reads
@@ -15,17 +16,17 @@ private final class ControllerEnd: Sendable {
 
     deinit { close(descriptor) }
 
-    /// The next command packet, H4 type byte first; empty when none came within 5 s. Polls
-    /// without blocking, so the task sending the command gets a thread of the pool.
+    /// The next command packet, H4 type byte first; empty when none came within the hang bound.
+    /// Polls without blocking, so the task sending the command gets a thread of the pool.
     func command() async -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: 300)
-        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
-        while ContinuousClock.now < deadline {
+        var packet: [UInt8] = []
+        try? await eventually("a command packet") {
             let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-            if count > 0 { return Array(buffer[..<count]) }
-            try? await Task.sleep(for: .milliseconds(5))
+            if count > 0 { packet = Array(buffer[..<count]) }
+            return count > 0
         }
-        return []
+        return packet
     }
 
     /// Writes one event packet (the H4 type byte is added).
@@ -47,9 +48,9 @@ extension HCIController {
     }
 }
 
-@Suite("The HCI socket and its controller, over a socketpair", .timeLimit(.minutes(1)))
+@Suite("The HCI socket and its controller, over a socketpair", .timeLimit(.minutes(HangBound.suiteMinutes)))
 struct HCIControllerTests {
-    private func connected(commandTimeout: Duration = .seconds(5)) throws -> (HCIController, ControllerEnd) {
+    private func connected(commandTimeout: Duration = HangBound.duration) throws -> (HCIController, ControllerEnd) {
         var ends: [Int32] = [-1, -1]
         #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &ends) == 0)
         let socket = try HCISocket(descriptor: ends[0], adapter: 0)

@@ -6,7 +6,7 @@ import Testing
 
 /// The hci backend with hrmd's ATT client and StrapLink on the bearer, against a scripted GATT
 /// server: what nothing after the backend can tell from a strap through bluetoothd.
-@Suite("The hci backend through the ATT client", .timeLimit(.minutes(1)))
+@Suite("The hci backend through the ATT client", .timeLimit(.minutes(HangBound.suiteMinutes)))
 struct HCISensorsGATTTests {
     private let strap = GATTTable(GATTTable.strapServices())
 
@@ -26,6 +26,8 @@ struct HCISensorsGATTTests {
         access.connect(to: first.clientDescriptor, second.clientDescriptor)
         let delivered = Delivered()
         let polar = Straps.polar.description
+        // The servers serve while held: however late the backend reaches them on a busy machine.
+        defer { withExtendedLifetime((first, second)) {} }
         try await withBackend(access: access, link: HCISensors.strapLink, settings: .init(addresses: [Straps.polar]), delivered: delivered) {
             for round in 1...2 {
                 controller.send(.leAdvertisingReports([Straps.report(Straps.polar)]))

@@ -5,6 +5,7 @@ import Logging
 import SensorBackends
 import SensorDecoding
 import Synchronization
+import TestSupport
 import Testing
 
 /// A controller that takes every command (or refuses those it is told to), keeps them, and
@@ -151,7 +152,7 @@ final class Delivered: Sendable {
 }
 
 /// Runs an hci backend on scripted parts while `body` runs, then cancels it and checks that it
-/// returned promptly.
+/// returned (within the hang bound).
 func withBackend(
     access: ScriptedAccess, links: ScriptedLinks = ScriptedLinks(), link: LinkRunner? = nil, settings: HCISensors.Settings,
     delivered: Delivered, _ body: @Sendable () async throws -> Void
@@ -169,6 +170,6 @@ func withBackend(
         let stopped = ContinuousClock.now
         try await group.waitForAll()
         // A bound for a backend that ignores cancellation, not a speed: a loaded machine may take seconds.
-        #expect(ContinuousClock.now - stopped < .seconds(30), "the backend stops when cancelled")
+        #expect(ContinuousClock.now - stopped < HangBound.duration, "the backend stops when cancelled")
     }
 }

@@ -32,18 +32,19 @@ final class LinkRun: Sendable {
 
     let server: ScriptedGATTServer
     let frames = SentFrames()
-    let end: StrapLinkEnd?
+    let end: StrapLinkEnd
 
-    /// Runs a link over a server with `table`; `timeout` is the client's transaction timeout.
+    /// Runs a link over a server with `table`; `timeout` is the client's transaction timeout (by
+    /// default the hang bound: only tests of silence wait for it).
     init(
-        table: GATTTable, mtu: UInt16? = 247, cues: [ScriptedGATTServer.Cue] = [], timeout: Duration = .seconds(5),
+        table: GATTTable, mtu: UInt16? = 247, cues: [ScriptedGATTServer.Cue] = [], timeout: Duration = HangBound.duration,
         whileStreaming: (@Sendable () -> Void)? = nil
     ) async throws {
-        server = try ScriptedGATTServer(table: table, mtu: mtu, cues: cues, lifetime: .seconds(30))
+        server = try ScriptedGATTServer(table: table, mtu: mtu, cues: cues)
         let client = try ATTClient(descriptor: server.clientDescriptor, transactionTimeout: timeout)
         let link = StrapLink(client: client, device: Self.device, sink: frames.sink)
         let frames = frames
-        end = await within(.seconds(40)) {
+        end = try await withinHangBound("the link's end") {
             await link.run {
                 frames.streaming()
                 whileStreaming?()

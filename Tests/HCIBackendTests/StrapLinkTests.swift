@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// A strap's whole link over ATT: discovery, reads, subscription, streaming, and every way it ends.
-@Suite struct StrapLinkTests {
+@Suite(.timeLimit(.minutes(HangBound.suiteMinutes))) struct StrapLinkTests {
     let strap = GATTTable(GATTTable.strapServices())
 
     /// On the 2a37 CCCD write: answer, then send `values` as 2a37 notifications (and a battery
@@ -143,7 +143,7 @@ import Testing
             ATTPDU.Opcode.writeRequest, handle: strap.cccdHandle(of: .heartRateMeasurement),
             [.answer, .send(notification(.heartRateMeasurement, in: strap, [0x00, 64]))])
         let table = strap
-        let outcome = await within {
+        let outcome = try await withinHangBound("the cancelled link's end") {
             await withTaskGroup(of: StrapLinkEnd?.self) { group in
                 let (streaming, started) = AsyncStream<Void>.makeStream()
                 group.addTask {

@@ -4,12 +4,13 @@ import HealthUnits
 import Logging
 import SensorBackends
 import SensorDecoding
+import TestSupport
 import Testing
 import Timestamps
 
 @testable import Ingest
 
-@Suite("Ingest pipeline")
+@Suite("Ingest pipeline", .timeLimit(.minutes(HangBound.suiteMinutes)))
 struct IngestPipelineTests {
     let store: HealthStore
     let pipeline: IngestPipeline
@@ -22,15 +23,6 @@ struct IngestPipelineTests {
             store: store,
             settings: IngestSettings(source: HealthSource(name: "hrmd"), flushInterval: .milliseconds(20), maxBatch: 50),
             logger: logger)
-    }
-
-    /// Waits (bounded) until `condition` holds.
-    func eventually(_ what: Comment, _ condition: () throws -> Bool) async throws {
-        for _ in 0..<500 {
-            if try condition() { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        Issue.record("timed out waiting: \(what)")
     }
 
     @Test("frames become stored samples; finishing the inbox flushes everything")

@@ -3,9 +3,10 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Takes the first element of `stream` that satisfies `condition`, waiting at most `limit`.
+/// Takes the first element of `stream` that satisfies `condition`; nil when the stream finishes
+/// without one, or after the hang bound.
 func first<T: Sendable>(
-    _ stream: AsyncStream<T>, within limit: Duration = .seconds(5), where condition: @escaping @Sendable (T) -> Bool = { _ in true }
+    _ stream: AsyncStream<T>, where condition: @escaping @Sendable (T) -> Bool = { _ in true }
 ) async -> T? {
     await withTaskGroup(of: T?.self) { group in
         group.addTask {
@@ -13,7 +14,7 @@ func first<T: Sendable>(
             return nil
         }
         group.addTask {
-            try? await Task.sleep(for: limit)
+            try? await Task.sleep(for: HangBound.duration)
             return nil
         }
         let result = await group.next() ?? nil
@@ -25,7 +26,7 @@ func first<T: Sendable>(
 private let busName = "org.freedesktop.DBus"
 private let busPath = "/org/freedesktop/DBus"
 
-@Suite("DBusConnection against a private dbus-daemon", .timeLimit(.minutes(1)))
+@Suite("DBusConnection against a private dbus-daemon", .timeLimit(.minutes(HangBound.suiteMinutes)))
 struct DBusConnectionTests {
     @Test func listNamesIncludesTheBusAndOurselves() async throws {
         let bus = try await PrivateBus()
@@ -140,7 +141,7 @@ struct DBusConnectionTests {
         bus.stop()
         let ended = await withTaskGroup(of: Bool.self) { group in
             group.addTask { for await _ in stream {}; return true }
-            group.addTask { try? await Task.sleep(for: .seconds(5)); return false }
+            group.addTask { try? await Task.sleep(for: HangBound.duration); return false }
             let first = await group.next() ?? false
             group.cancelAll()
             return first
@@ -158,16 +159,19 @@ struct DBusConnectionTests {
         defer { connection.close() }
         let owner = try DBusConnection.connect(address: bus.address)
         defer { owner.close() }
-        try await owner.requestName("org.example.Silent")  // owns the name but never answers
-        let started = ContinuousClock.now
+        let silent = DBusInterfaceDescription(name: "org.example.Silent", methods: [.init(name: "Hang")])
+        var calls = try await owner.exportObject(path: "/", interface: silent, maximumPendingCalls: 1).makeAsyncIterator()
+        try await owner.requestName("org.example.Silent")  // takes the call but never answers it
         let task = Task {
-            try await connection.call(destination: "org.example.Silent", path: "/", interface: "org.example.Silent", member: "Hang")
+            try await connection.call(
+                destination: "org.example.Silent", path: "/", interface: "org.example.Silent", member: "Hang", timeout: HangBound.duration)
         }
-        try await Task.sleep(for: .milliseconds(200))
+        let call = try #require(await calls.next(), "the call reaches the silent owner")
         task.cancel()
-        _ = await task.result
-        // Well before sd-bus's own 25 s call timeout: the cancellation ended the call, whatever the load.
-        #expect(ContinuousClock.now - started < .seconds(15))
+        let result = await task.result
+        // The cancellation ended the call, not an answer nor its timeout (the hang bound).
+        #expect(throws: DBusError.remote(name: "org.freedesktop.DBus.Error.NoReply", message: "cancelled")) { try result.get() }
+        withExtendedLifetime(call) {}
     }
 
     @Test func aDroppedStreamRemovesItsMatch() async throws {
@@ -179,13 +183,9 @@ struct DBusConnectionTests {
         #expect(try await matchRules(connection) == before + 1)
         _ = stream
         stream = nil
-        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
-        var after = try await matchRules(connection)
-        while after != before && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-            after = try await matchRules(connection)
+        try await eventually("the match rule removed at the bus daemon", checkingEvery: .milliseconds(20)) {
+            try await matchRules(connection) == before
         }
-        #expect(after == before, "the match rule is removed at the bus daemon")
     }
 
     /// Every client's match rules, as the bus daemon counts them.

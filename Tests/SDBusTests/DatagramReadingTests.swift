@@ -3,7 +3,7 @@ import SDBus
 import TestSupport
 import Testing
 
-@Suite("Sockets read on the bus's loop thread", .timeLimit(.minutes(1)))
+@Suite("Sockets read on the bus's loop thread", .timeLimit(.minutes(HangBound.suiteMinutes)))
 struct DatagramReadingTests {
     /// A connected `SOCK_SEQPACKET` pair: the end the connection reads and the end the test writes.
     private func socketPair() throws -> (read: DBusFileDescriptor, write: DBusFileDescriptor) {
@@ -52,7 +52,7 @@ struct DatagramReadingTests {
         shutdown(writeEnd.rawValue, Int32(SHUT_WR))  // the end of the stream, as a strap's hang-up
         #expect(await first(events) == .datagram([1, 2]))
         #expect(await first(events) == .closed)
-        try await eventually { send([3], to: writeEnd) == -1 }
+        try await eventually("the reading's end closed") { send([3], to: writeEnd) == -1 }
 
         var (second, secondWrite): (DBusFileDescriptor?, DBusFileDescriptor) = try socketPair()
         let reading = try await connection.readDatagrams(from: try #require(second), maximumLength: 23) { _ in }
@@ -60,14 +60,5 @@ struct DatagramReadingTests {
         await reading.stop()
         // Stopped: the reader is gone with its end of the socket, so nothing more can be read.
         #expect(send([4], to: secondWrite) == -1)
-    }
-
-    /// Waits (bounded) until `condition` holds.
-    private func eventually(_ condition: () -> Bool) async throws {
-        for _ in 0..<200 {
-            if condition() { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        Issue.record("timed out")
     }
 }

@@ -5,8 +5,8 @@ import Testing
 
 private let objectPath = "/org/example/Test"
 private let interfaceName = "org.example.Test1"
-// Bounds for a call that never returns, not speeds: a loaded machine answers in seconds.
-private let callTimeout: Duration = .seconds(25)
+// A bound for a call that never returns, not a speed: a loaded machine answers in seconds.
+private let callTimeout = HangBound.duration
 
 private let testInterface = DBusInterfaceDescription(
     name: interfaceName,
@@ -117,7 +117,7 @@ private func remoteError(_ body: () async throws(DBusError) -> [DBusValue]) asyn
     }
 }
 
-@Suite("Exported objects against a private dbus-daemon", .timeLimit(.minutes(1)))
+@Suite("Exported objects against a private dbus-daemon", .timeLimit(.minutes(HangBound.suiteMinutes)))
 struct ExportedObjectTests {
     @Test func aCallRoundTripsSeveralTypesAndAFileDescriptor() async throws {
         try await Service.serving { service, client async throws in
@@ -215,7 +215,7 @@ struct ExportedObjectTests {
                 "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/busctl", "--address=\(service.bus.address)",
                 "call", service.uniqueName, objectPath, interfaceName, "Whoami",
             ],
-            in: output, timeout: .seconds(10))
+            in: output, timeout: HangBound.duration)
         #expect(result.exitCode == 0, "busctl: \(result.stderr)")
         // busctl prints the reply as `usb 65534 ":1.3" false`.
         #expect(result.stdout.hasPrefix("usb 65534 "), "busctl printed: \(result.stdout)")
@@ -300,7 +300,7 @@ struct ExportedObjectTests {
         }
         // Every copy of the write end is closed once the call and its message are released:
         // the client's, the decoded argument's and the one inside the server's sd-bus message.
-        #expect(waitForEndOfFile(readEnd, within: .seconds(20)), "a descriptor of the call is still open")
+        try await eventually("every copy of the write end closed (a descriptor of the call is still open)") { endOfFile(readEnd) }
 
         // The service still serves others.
         let server = service.serve()
@@ -337,16 +337,14 @@ struct ExportedObjectTests {
         defer { client.close() }
         _ = calls
         calls = nil
-        let deadline = ContinuousClock.now.advanced(by: .seconds(20))
         var error: (name: String, message: String)?
-        repeat {
+        try await eventually("the object gone", checkingEvery: .milliseconds(20)) {
             error = await remoteError { () throws(DBusError) in
                 try await client.call(destination: name, path: objectPath, interface: "org.freedesktop.DBus.Introspectable", member: "Introspect")
                     .filter { $0.string?.contains(interfaceName) == true }
             }
-            if error != nil { break }
-            try await Task.sleep(for: .milliseconds(20))
-        } while ContinuousClock.now < deadline
+            return error != nil
+        }
         #expect(error?.name == "org.freedesktop.DBus.Error.UnknownObject")
     }
 
@@ -382,15 +380,11 @@ struct ExportedObjectTests {
     }
 }
 
-/// Whether reading `descriptor` reaches end of file (every write end closed) within `limit`.
-private func waitForEndOfFile(_ descriptor: DBusFileDescriptor, within limit: Duration) -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: limit)
-    while ContinuousClock.now < deadline {
-        var entry = pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0)
-        if poll(&entry, 1, 50) > 0 {
-            var byte: UInt8 = 0
-            if read(descriptor.rawValue, &byte, 1) == 0 { return true }
-        }
-    }
-    return false
+/// Whether reading `descriptor` is at end of file now (every write end closed). Does not block:
+/// a wait on it polls from a task, so it holds no thread of the cooperative pool.
+private func endOfFile(_ descriptor: DBusFileDescriptor) -> Bool {
+    var entry = pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0)
+    guard poll(&entry, 1, 0) > 0 else { return false }
+    var byte: UInt8 = 0
+    return read(descriptor.rawValue, &byte, 1) == 0
 }

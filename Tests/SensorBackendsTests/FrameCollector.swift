@@ -1,6 +1,7 @@
 import Foundation
 import SensorBackends
 import SensorDecoding
+import TestSupport
 
 /// A sink that keeps what a backend sends, for tests to wait on.
 final class FrameCollector: @unchecked Sendable {
@@ -17,13 +18,16 @@ final class FrameCollector: @unchecked Sendable {
             status: { status in self.lock.withLock { self._statuses.append(status) } })
     }
 
-    /// Waits (at most `limit`) until `condition` holds for the frames so far; returns whether it did.
-    func wait(limit: Duration = .seconds(10), until condition: ([SensorFrame]) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now.advanced(by: limit)
-        while ContinuousClock.now < deadline {
-            if condition(frames) { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return condition(frames)
+    /// Waits until `condition` holds for the frames so far; returns whether it did (false past
+    /// the hang bound, or when the task is cancelled).
+    func wait(until condition: ([SensorFrame]) -> Bool) async -> Bool {
+        (try? await eventually("the frames", checkingEvery: .milliseconds(20)) { condition(frames) }) != nil
+    }
+
+    /// Waits until a status satisfies `condition`; returns the first that does (nil past the hang
+    /// bound, or when the task is cancelled).
+    func status(where condition: @escaping (SensorStatus) -> Bool) async -> SensorStatus? {
+        try? await eventually("a status", checkingEvery: .milliseconds(10)) { statuses.contains(where: condition) }
+        return statuses.first(where: condition)
     }
 }

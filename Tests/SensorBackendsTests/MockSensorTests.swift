@@ -39,7 +39,7 @@ struct MockSensorTests {
             for mock in settings.map(MockSensor.init) {
                 group.addTask { try await mock.run(into: collector.sink) }
             }
-            let arrived = await collector.wait(limit: .seconds(60)) { frames in
+            let arrived = await collector.wait { frames in
                 settings.allSatisfy { measurements(of: $0.id, in: frames).count >= wanted }
             }
             #expect(arrived, "\(collector.frames.count) frames")

@@ -21,7 +21,7 @@ struct TTYSensorTests {
         let sensor = ANTStickSensor(settings: .init(path: terminal.devicePath, channels: 3), logger: logger)
         let streamed = await withTaskGroup(of: Bool.self) { group in
             group.addTask { try? await sensor.run(into: collector.sink); return false }
-            let streamed = await collector.wait(limit: .seconds(60)) { frames in
+            let streamed = await collector.wait { frames in
                 // Until the third channel is set up too: a busy machine can make the stick retry
                 // a command, and the straps stream before the set-up ends.
                 Set(frames.filter { $0.kind == .notify }.map(\.device)).count == 2
@@ -55,13 +55,9 @@ struct TTYSensorTests {
         let sensor = ANTStickSensor(settings: .init(path: terminal.devicePath), logger: logger)
         let backedOff = await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await sensor.run(into: collector.sink) }
-            let deadline = ContinuousClock.now.advanced(by: .seconds(60))
-            while ContinuousClock.now < deadline {
-                if collector.statuses.contains(where: { $0.state.name == "backing-off" }) { break }
-                try? await Task.sleep(for: .milliseconds(50))
-            }
+            let backedOff = await collector.status { $0.state.name == "backing-off" }
             group.cancelAll()
-            return collector.statuses.first { $0.state.name == "backing-off" }
+            return backedOff
         }
         let status = try #require(backedOff)
         #expect(status.device == SensorID("ant:\(terminal.devicePath)"))
@@ -77,14 +73,11 @@ struct TTYSensorTests {
         let ok = await withTaskGroup(of: Bool.self) { group in
             group.addTask { try? await sensor.run(into: collector.sink); return false }
             // Once the port is open (and its stale input flushed), write split lines.
-            let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-            while ContinuousClock.now < deadline, !collector.statuses.contains(where: { $0.state == .searching }) {
-                try? await Task.sleep(for: .milliseconds(10))
-            }
+            _ = await collector.status { $0.state == .searching }
             terminal.write(Array("HR 7".utf8))
-            try? await Task.sleep(for: .milliseconds(30))
+            try? await Task.sleep(for: .milliseconds(30))  // not a wait: makes the two writes likely to arrive apart
             terminal.write(Array("2 RR 833\nHR 73\r\n".utf8))
-            let first = await collector.wait(limit: .seconds(30)) { $0.filter { $0.kind == .notify }.count >= 2 }
+            let first = await collector.wait { $0.filter { $0.kind == .notify }.count >= 2 }
             group.cancelAll()
             return first
         }
@@ -104,14 +97,11 @@ struct TTYSensorTests {
         let sensor = SerialLineSensor(settings: .init(path: path, id: "serial-test"), logger: logger)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await sensor.run(into: collector.sink) }
-            let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-            while ContinuousClock.now < deadline, !collector.statuses.contains(where: { $0.state == .searching }) {
-                try? await Task.sleep(for: .milliseconds(10))
-            }
+            _ = await collector.status { $0.state == .searching }
             terminal?.write(Array("HR 80\n".utf8))
-            _ = await collector.wait(limit: .seconds(30)) { $0.contains { $0.kind == .notify } }
+            _ = await collector.wait { $0.contains { $0.kind == .notify } }
             terminal = nil
-            _ = await collector.wait(limit: .seconds(30)) { _ in collector.statuses.contains { $0.state.name == "backing-off" } }
+            _ = await collector.wait { _ in collector.statuses.contains { $0.state.name == "backing-off" } }
             group.cancelAll()
         }
         #expect(collector.frames.map(\.kind) == [.connected, .notify, .disconnected], "statuses: \(collector.statuses.map(\.state))")
@@ -125,8 +115,7 @@ struct TTYSensorTests {
         let sensor = SerialLineSensor(settings: .init(path: "/dev/hrmd-missing-tty"), logger: logger)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await sensor.run(into: collector.sink) }
-            let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-            while ContinuousClock.now < deadline, collector.statuses.isEmpty { try? await Task.sleep(for: .milliseconds(20)) }
+            _ = await collector.status { _ in true }
             group.cancelAll()
         }
         let status = collector.statuses.first

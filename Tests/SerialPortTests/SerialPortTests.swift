@@ -5,10 +5,13 @@ import SystemPackage
 import TestSupport
 import Testing
 
-@Suite("serial port on a real pty")
+@Suite("serial port on a real pty", .timeLimit(.minutes(HangBound.suiteMinutes)))
 struct SerialPortTests {
-    /// Reads from the stream until `count` bytes arrived, or fails after `limit`.
-    private func collect(_ stream: AsyncThrowingStream<SerialChunk, any Error>, count: Int, limit: Duration = .seconds(5)) async throws -> [UInt8] {
+    /// Reads from the stream until `count` bytes arrived, or for `limit` at most (by default the
+    /// hang bound; shorter only where nothing may come).
+    private func collect(
+        _ stream: AsyncThrowingStream<SerialChunk, any Error>, count: Int, limit: Duration = HangBound.duration
+    ) async throws -> [UInt8] {
         try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
             group.addTask {
                 var bytes: [UInt8] = []
@@ -40,7 +43,10 @@ struct SerialPortTests {
 
         try port.write([0xA4, 0x01, 0x4A, 0x00, 0xEF, 0x0D])
         var echoed: [UInt8] = []
-        for _ in 0..<20 where echoed.count < 6 { echoed += terminal.read(waitingUpTo: 100) }
+        try await eventually("the bytes at the master") {
+            echoed += terminal.read(waitingUpTo: 0)
+            return echoed.count >= 6
+        }
         #expect(echoed == [0xA4, 0x01, 0x4A, 0x00, 0xEF, 0x0D])
     }
 
@@ -64,7 +70,7 @@ struct SerialPortTests {
         let stream = port.chunks()
         terminal = nil  // closes the master: the slave side hangs up
         await #expect(throws: SerialPortError.hangup(path: port.path)) {
-            _ = try await collect(stream, count: 1, limit: .seconds(5))
+            _ = try await collect(stream, count: 1)
         }
     }
 
@@ -79,16 +85,12 @@ struct SerialPortTests {
         let before = openOnDevice()
         var port: SerialPort? = try SerialPort(path: terminal.devicePath, baud: 115_200)
         #expect(openOnDevice() == before + 1)
+        // A negative check: nothing is written, so a short read finds nothing.
         let received = try await collect(port!.chunks(), count: 1, limit: .milliseconds(200))
         #expect(received.isEmpty)
         port = nil
         // The reader thread lets go of the port when it stops; then the descriptor is closed.
-        var closed = false
-        for _ in 0..<500 where !closed {
-            closed = openOnDevice() == before
-            if !closed { try await Task.sleep(for: .milliseconds(10)) }
-        }
-        #expect(closed, "the reader thread still holds the port")
+        try await eventually("the port's descriptor closed (the reader thread still holds the port)") { openOnDevice() == before }
     }
 
     @Test("opening fails with the call and its errno")

@@ -77,13 +77,16 @@ public final class ChildProcess: @unchecked Sendable {
         self.pid = pid
     }
 
-    /// Sends a signal.
-    public func send(_ signal: Int32) { kill(pid, signal) }
+    /// Sends a signal, unless the child was reaped: its pid may belong to another process by then.
+    public func send(_ signal: Int32) {
+        guard termination == nil else { return }
+        kill(pid, signal)
+    }
 
-    /// Waits for the child to end, at most `timeout`; past it the child is killed and
-    /// `TimedOut` thrown.
+    /// Waits for the child to end, at most `timeout` (by default the hang bound: a bound for a
+    /// child that does not end, not a speed); past it the child is killed and `TimedOut` thrown.
     @discardableResult
-    public func wait(timeout: Duration) async throws -> Termination {
+    public func wait(timeout: Duration = HangBound.duration) async throws -> Termination {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while true {
             if let termination = reap(blocking: false) { return termination }
@@ -138,7 +141,7 @@ extension ChildProcess {
     /// Runs a command to completion within `timeout` and returns its status and output.
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-        in directory: TemporaryDirectory, timeout: Duration = .seconds(30)
+        in directory: TemporaryDirectory, timeout: Duration = HangBound.duration
     ) async throws -> CommandResult {
         let child = try ChildProcess(executable, arguments, environment: environment, outputDirectory: directory.path)
         let termination = try await child.wait(timeout: timeout)

@@ -36,12 +36,15 @@ public final class FakeBlueZ: @unchecked Sendable {
 
     private var lines: [String] { process.standardOutput.split(separator: "\n").map(String.init) }
 
-    private func waitForLines(_ count: Int, what: String, limit: Duration = .seconds(10)) async throws {
-        let deadline = ContinuousClock.now.advanced(by: limit)
-        while lines.count < count {
-            guard process.isRunning else { throw Failure(description: "the fake ended waiting for \(what): \(process.standardError)") }
-            guard ContinuousClock.now < deadline else { throw Failure(description: "the fake did not answer \(what) in time") }
-            try await Task.sleep(for: .milliseconds(20))
+    /// Waits for the fake's `count`th line of output (it answers each command with one); throws
+    /// when the fake ends first, or ``WaitHung`` past the hang bound.
+    private func waitForLines(_ count: Int, what: String) async throws {
+        try await eventually("the fake's answer to \(what)", checkingEvery: .milliseconds(20)) {
+            if lines.count >= count { return true }
+            guard process.isRunning || lines.count >= count else {
+                throw Failure(description: "the fake ended waiting for \(what): \(process.standardError)")
+            }
+            return lines.count >= count
         }
     }
 

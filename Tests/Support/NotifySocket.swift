@@ -25,27 +25,27 @@ public final class NotifySocket: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    /// Reads until a message satisfies `condition` or `limit` passes; returns that message.
+    /// Reads until a message satisfies `condition` and returns it (an earlier one, if one
+    /// already did); throws ``WaitHung`` when none has within the hang bound. Reads without
+    /// blocking, so the wait holds no thread of the cooperative pool.
     @discardableResult
-    public func waitFor(limit: Duration = .seconds(15), _ condition: (String) -> Bool) async throws -> String? {
+    public func waitFor(_ what: String = "a notification", _ condition: (String) -> Bool) async throws -> String {
         if let found = messages.first(where: condition) { return found }
-        let deadline = ContinuousClock.now.advanced(by: limit)
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while ContinuousClock.now < deadline {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count > 0 {
+        var found: String?
+        try await eventually(what) {
+            while found == nil {
+                let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                guard count > 0 else { break }
                 let message = String(decoding: buffer[..<count], as: UTF8.self)
                 messages.append(message)
-                if condition(message) { return message }
-            } else {
-                try await Task.sleep(for: .milliseconds(10))
+                if condition(message) { found = message }
             }
+            return found != nil
         }
-        return nil
+        return found ?? ""
     }
 
     deinit {

@@ -28,7 +28,7 @@ public final class PrivateBus: @unchecked Sendable {
         let result = try await ChildProcess.run(
             "/usr/bin/dbus-daemon",
             ["--config-file=\(configuration)", "--address=\(address)", "--fork", "--print-pid"],
-            in: directory, timeout: .seconds(10))
+            in: directory)
         guard result.exitCode == 0, let pid = pid_t(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw StartFailed(description: "dbus-daemon did not start (\(result.termination)): \(result.stderr)")
         }

@@ -90,9 +90,10 @@ public struct HealthService: Service {
             sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged"))
         let authority = ManagerAuthority(connection: connection, logger: logger)
         let observers = ObserverRegistry()
+        let identities = AppIdentities(connection: connection, logger: logger)
         let requests = HealthRequests(
             store: store, authority: authority, observers: observers, importer: importer, workers: workers,
-            userNames: UserNames(), logger: logger)
+            userNames: UserNames(), identities: identities, logger: logger)
         let broadcaster = ChangeBroadcaster(connection: connection, observers: observers, requests: requests, logger: logger)
         let observation = store.observeChanges { broadcaster.note($0) }
         defer { observation.cancel() }
@@ -107,6 +108,7 @@ public struct HealthService: Service {
                           signal.arguments[2].string == "" else { continue }
                     observers.removeAll(of: name)
                     authority.forget(name)
+                    identities.forget(name)
                 }
             }
             await withTaskGroup(of: Void.self) { answering in

@@ -66,6 +66,12 @@ final class AppIdentities: Sendable {
         known.withLock { $0.remove(busName) }
     }
 
+    /// Logs the first time /proc lets the service down (its unit's `ProtectProc=`, no
+    /// CAP_SYS_PTRACE for other users' roots): callers are still served, as self-declared.
+    private func warnOnce(_ message: String) {
+        if !warnedUnreadable.exchange(true, ordering: .relaxed) { logger.warning("store service: \(message)") }
+    }
+
     private func lookUp(_ busName: String, uid: UInt32) async throws(Failure) -> VerifiedApp? {
         let credentials: DBusConnectionCredentials
         do { credentials = try await connection.credentials(of: busName) } catch { throw Failure(error) }
@@ -73,18 +79,19 @@ final class AppIdentities: Sendable {
         guard let pid = credentials.processID, pid > 0, let processID = pid_t(exactly: pid) else { return nil }
         let info: String?
         let cgroup: String
-        do {
+        do throws(PeerProcess.Failure) {
             let process = try PeerProcess(pid: processID)
-            info = try process.flatpakInfo()
+            do { info = try process.flatpakInfo() } catch {
+                // /proc/PID/root needs ptrace access, /proc/PID/cgroup only a visible process.
+                guard case .unreadable(let code) = error else { throw error }
+                warnOnce("cannot read the root of callers (\(String(cString: strerror(code)))); Flatpak applications declare their own names")
+                info = nil
+            }
             cgroup = info == nil ? try process.cgroup() : ""
             try process.checkAlive()
         } catch {
             guard case .unreadable(let code) = error else { throw .vanished }
-            if !warnedUnreadable.exchange(true, ordering: .relaxed) {
-                logger.warning(
-                    "store service: cannot read /proc of callers (\(String(cString: strerror(code)))); Flatpak applications and services declare their own names"
-                )
-            }
+            warnOnce("cannot read /proc of callers (\(String(cString: strerror(code)))); Flatpak applications and services declare their own names")
             return nil
         }
         // The connection must still be the pinned process's (see PeerProcess: the PID's race).

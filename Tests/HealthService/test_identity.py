@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 import unittest
+import unittest.mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
@@ -223,6 +224,41 @@ class IdentityTests(harness.ServiceTestCase):
         sources = {entry["source"] for entry in self.json_lines("auth", "list", "--output", "json")}
         self.assertNotIn("nobody/flatpak:" + APP_ID.lower(), sources)
         self.assertNotIn("nobody/unit:hrm-export.service", sources)
+
+class UnreadableProcTests(harness.ServiceTestCase):
+    """hrmd without capabilities (as under the shipped unit, which also hides other users'
+    processes): it cannot read a caller's root, says so once, and serves the caller under the
+    name it declares instead of failing it."""
+
+    shares_hrmd = False
+
+    @classmethod
+    def setUpClass(cls):
+        missing = sandbox_requirements()
+        if missing:
+            harness.skip_or_fail(missing)
+        super().setUpClass()
+
+    def test_without_ptrace_access_a_flatpak_application_declares_its_name(self):
+        wrapper = os.path.join(self.bus.directory, "hrmd-without-capabilities")
+        with open(wrapper, "w") as f:
+            f.write('#!/bin/sh\nexec setpriv --inh-caps=-all --bounding-set=-all "%s" "$@"\n' % harness.hrmd_binary())
+        os.chmod(wrapper, 0o755)
+        with unittest.mock.patch.object(harness, "hrmd_binary", lambda: wrapper):
+            hrmd = harness.Hrmd(self.bus)
+        sandbox = Sandbox(FLATPAK_INFO)
+        try:
+            for app in ("pulse", "pulse"):
+                reply = sandbox.call(self.bus, NOBODY, "health.RequestAuthorization(%r, [%r], [])" % (app, HR))
+                self.assertTrue(reply.ok, "%r\n%s" % (reply, hrmd.output()[-3000:]))
+            sources = {str(entry[0]) for entry in hrmd.proxy().Authorizations(timeout=harness.CALL_TIMEOUT_S)}
+            self.assertIn("nobody/pulse", sources)
+            self.assertNotIn(FLATPAK_SOURCE, sources)
+            self.assertEqual(hrmd.output().count("cannot read the root of callers"), 1, hrmd.output()[-3000:])
+        finally:
+            sandbox.remove()
+            hrmd.stop()
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -3,7 +3,8 @@ import Synchronization
 import HealthWire
 
 /// Who is calling, as the bus daemon says: the uid it verified and the login name of that
-/// uid in the system's user database. Never anything the caller says about itself.
+/// uid in the system's user database, and the application when a label the caller cannot
+/// choose names it (`AppIdentities`). Never anything the caller says about itself.
 struct Caller: Sendable, Hashable {
     /// The caller's unique bus name (`:1.42`): the address of its replies and signals.
     let busName: String
@@ -12,9 +13,14 @@ struct Caller: Sendable, Hashable {
     let user: String
     /// Whether the caller allows polkit to ask its user for a password.
     let allowsInteraction: Bool
+    /// The application a label names (Flatpak app id, snap, systemd service), nil when the
+    /// caller declares its own.
+    var verifiedApp: VerifiedApp? = nil
 
-    /// The source of the caller's application `app`: `USER/APP`, checked.
+    /// The source of the caller's application `app`: `USER/APP`, checked. A caller with a
+    /// verified application is `USER/KIND:NAME` whatever it passes: `app` is ignored.
     func source(app: String) throws(ServiceFailure) -> String {
+        if let verifiedApp { return AppName.source(user: user, app: verifiedApp.description) }
         do { try AppName.validate(app) } catch { throw .invalidArguments(error.description) }
         return AppName.source(user: user, app: app)
     }

@@ -42,7 +42,7 @@ extension HealthRequests {
             throw error.failure
         }
         guard Self.isSourceName(source) else {
-            throw .invalidArguments("bad source \(source.quoted): it is 'hrmd' or USER/APP with APP matching [a-z0-9][a-z0-9._-]{0,63}")
+            throw .invalidArguments("bad source \(source.quoted): it is 'hrmd', USER/APP with APP matching [a-z0-9][a-z0-9._-]{0,63}, or USER/flatpak:ID, USER/snap:NAME, USER/unit:NAME.service")
         }
         try await authority.requireManager(caller, for: "SetAuthorization")
         try await onStore { store throws(HealthStoreError) in
@@ -61,13 +61,13 @@ extension HealthRequests {
         return [.array(element: AuthorizationAccessEntry.wireSignature, entries.map(\.wireValue))]
     }
 
-    /// A source a manager may name: the daemon's own, or `USER/APP`.
+    /// A source a manager may name: the daemon's own, `USER/APP`, or `USER/KIND:NAME` (verified).
     static func isSourceName(_ source: String) -> Bool {
         if source == HealthBus.daemonSource { return true }
         guard let slash = source.firstIndex(of: "/") else { return false }
         let user = source[..<slash]
         let app = String(source[source.index(after: slash)...])
         guard !user.isEmpty, user.utf8.count <= 64, !user.contains("/") else { return false }
-        return (try? AppName.validate(app)) != nil
+        return (try? AppName.validate(app)) != nil || VerifiedApp(applicationPart: app[...]) != nil
     }
 }

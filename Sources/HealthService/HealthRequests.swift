@@ -13,15 +13,19 @@ struct HealthRequests: Sendable {
     let importer: RecordingImporter
     let workers: StoreWorkers
     let userNames: UserNames
+    let identities: AppIdentities
     /// How sample ids and anchors are shown to applications.
     let tokens: AnchorTokens
     let logger: Logger
 
     /// Answers one call: its reply, or an error reply with a one-line message.
     func respond(to call: DBusMethodCall) async {
-        let caller = Caller(
+        var caller = Caller(
             busName: call.sender, uid: call.senderUID, user: userNames.name(of: call.senderUID),
             allowsInteraction: call.allowsInteractiveAuthorization)
+        do { caller.verifiedApp = try await identities.application(of: call.sender, uid: call.senderUID) } catch {
+            return call.fail(name: error.failure.name, message: error.failure.message)
+        }
         var arguments = CallArguments(call.arguments)
         do {
             call.reply(try await answer(call.member, caller: caller, arguments: &arguments))

@@ -92,9 +92,11 @@ public struct HealthService: Service {
             sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged"))
         let authority = ManagerAuthority(connection: connection, logger: logger)
         let observers = ObserverRegistry()
+        let identities = AppIdentities(connection: connection, logger: logger)
         let requests = HealthRequests(
             store: store, authority: authority, observers: observers, importer: importer, workers: workers,
-            userNames: UserNames(), tokens: AnchorTokens(secret: try store.serviceSecret()), logger: logger)
+            userNames: UserNames(), identities: identities, tokens: AnchorTokens(secret: try store.serviceSecret()),
+            logger: logger)
         let broadcaster = ChangeBroadcaster(connection: connection, observers: observers, requests: requests, logger: logger)
         let observation = store.observeChanges { broadcaster.note($0) }
         defer { observation.cancel() }
@@ -109,6 +111,7 @@ public struct HealthService: Service {
                           signal.arguments[2].string == "" else { continue }
                     observers.removeAll(of: name)
                     authority.forget(name)
+                    identities.forget(name)
                 }
             }
             // Every call gets a task of its own as it comes, and runs in one of its user's turns:

@@ -5,6 +5,7 @@ import CLISupport
 import Foundation
 import HealthClient
 import HealthStore
+import HealthWire
 
 /// `hrmctl auth`: the user's answer to which source may write which type.
 struct AuthCommand: ParsableCommand {
@@ -69,6 +70,7 @@ struct AuthCommand: ParsableCommand {
                         printJSONLine(.object([
                             ("source", .string(entry.source)), ("type", .string(entry.type.identifier)),
                             ("share", .string(entry.share.description)), ("read", .string(entry.read.description)),
+                            ("verified", .bool(VerifiedApp.isVerified(source: entry.source))),
                         ]))
                     }
                 case .csv:
@@ -80,7 +82,8 @@ struct AuthCommand: ParsableCommand {
                     guard !entries.isEmpty else { print("no authorization requests yet"); return }
                     printTable(
                         header: ["SOURCE", "TYPE", "SHARE", "READ"],
-                        rows: entries.map { [$0.source, $0.type.identifier, $0.share.description, $0.read.description] })
+                        rows: entries.map { [markedSource($0.source), $0.type.identifier, $0.share.description, $0.read.description] })
+                    printVerifiedNote(entries.map(\.source))
                 }
             }
         }
@@ -113,6 +116,7 @@ struct AuthCommand: ParsableCommand {
                             ("source", .string(request.source)), ("type", .string(request.type.identifier)),
                             ("access", .string(request.access.rawValue)), ("grant", .string(answer("grant", request))),
                             ("deny", .string(answer("revoke", request))),
+                            ("verified", .bool(VerifiedApp.isVerified(source: request.source))),
                         ]))
                     }
                 case .csv:
@@ -127,11 +131,25 @@ struct AuthCommand: ParsableCommand {
                     printTable(
                         header: ["SOURCE", "TYPE", "ACCESS", "ALLOW WITH", "DENY WITH"],
                         rows: requests.map {
-                            [$0.source, $0.type.identifier, $0.access.rawValue, answer("grant", $0), answer("revoke", $0)]
+                            [markedSource($0.source), $0.type.identifier, $0.access.rawValue, answer("grant", $0), answer("revoke", $0)]
                         })
+                    printVerifiedNote(requests.map(\.source))
                 }
             }
         }
+    }
+}
+
+/// A source as the tables show it: a verified one (its application named by a label the
+/// caller cannot choose: Flatpak, snap, systemd unit) marked with `*`.
+func markedSource(_ source: String) -> String {
+    VerifiedApp.isVerified(source: source) ? source + " *" : source
+}
+
+/// The tables' footnote on `*`, when a source carries it.
+func printVerifiedNote(_ sources: [String]) {
+    if sources.contains(where: VerifiedApp.isVerified(source:)) {
+        print("* verified: the application is named by its Flatpak app id, snap or systemd unit, not by itself")
     }
 }
 

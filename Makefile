@@ -40,7 +40,7 @@ INSTALLED := \
 	$(DBUSDIR)/interfaces/org.hrmd.Health1.xml \
 	$(POLKITDIR)/actions/org.hrmd.health.policy $(POLKITDIR)/rules.d/50-hrmd.rules \
 	$(SYSCONFDIR)/hrmd/hrmd.conf.example \
-	$(DOCDIR)/hrmd.service.d/hci.conf \
+	$(DOCDIR)/hrmd.service.d/hci.conf $(DOCDIR)/hrmd.service.d/flatpak-identity.conf \
 	$(MANDIR)/man8/hrmd.8 $(MANDIR)/man1/hrmctl.1 \
 	$(PREFIX)/share/bash-completion/completions/hrmd $(PREFIX)/share/bash-completion/completions/hrmctl \
 	$(PREFIX)/share/zsh/site-functions/_hrmd $(PREFIX)/share/zsh/site-functions/_hrmctl \
@@ -153,6 +153,7 @@ install: release
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/hrmd.service.in > $(DESTDIR)$(UNITDIR)/hrmd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/hrmd.service
 	install -m 0644 systemd/hci.conf $(DESTDIR)$(DOCDIR)/hrmd.service.d/hci.conf
+	install -m 0644 systemd/flatpak-identity.conf $(DESTDIR)$(DOCDIR)/hrmd.service.d/flatpak-identity.conf
 	install -m 0644 systemd/hrmd.sysusers $(DESTDIR)$(LIBDIR)/sysusers.d/hrmd.conf
 	install -m 0644 systemd/hrmd.tmpfiles $(DESTDIR)$(LIBDIR)/tmpfiles.d/hrmd.conf
 	install -m 0644 udev/60-hrmd.rules $(DESTDIR)$(LIBDIR)/udev/rules.d/60-hrmd.rules

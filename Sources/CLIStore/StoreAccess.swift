@@ -7,7 +7,7 @@ import Timestamps
 /// What hrmctl's store subcommands need of a store, whether it is a file opened directly
 /// (`--store PATH`, `HRMD_STORE`) or the store service on the system bus. Each subcommand has
 /// one code path over this, so its output is the same either way. Every failure is a
-/// one-line `CommandFailure` with the exit status of CONTRACT.md.
+/// one-line `CommandFailure` with the documented exit status.
 public protocol StoreAccess {
     /// Every source's answers, one row per (source, type), ordered by source then type.
     func authorizations() throws(CommandFailure) -> [AuthorizationEntry]

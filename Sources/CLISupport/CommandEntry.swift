@@ -2,7 +2,7 @@ import ArgumentParser
 @preconcurrency import Glibc
 
 /// The entry point both programs share: parses the command line, runs the command, and keeps
-/// errors to one line on stderr (`hrmctl: …`) with the exit statuses of CONTRACT.md — usage
+/// errors to one line on stderr (`hrmctl: …`) with the documented exit statuses — usage
 /// errors exit 64 without the usage dump; `--help` and `--version` print and exit 0.
 public enum CommandEntry {
     /// Parses and runs a synchronous command tree, then exits.

@@ -1,6 +1,6 @@
 @preconcurrency import Glibc
 
-/// The exit statuses both programs share (sysexits.h, as CONTRACT.md fixes them).
+/// The exit statuses both programs share (sysexits.h, as README documents them).
 public enum ExitStatus: Int32, Sendable {
     case success = 0
     case failure = 1

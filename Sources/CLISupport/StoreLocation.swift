@@ -29,7 +29,7 @@ public struct StoreLocation: Sendable, Equatable {
     }
 
     /// Opens the store, turning every failure into a one-line `CommandFailure` with the exit
-    /// status of CONTRACT.md; when the default system store cannot be used, it names the flag.
+    /// status documented in README; when the default system store cannot be used, it names the flag.
     public func open(_ mode: HealthStore.OpenMode, pageCacheKiB: Int? = nil) throws(CommandFailure) -> HealthStore {
         do {
             return try HealthStore.open(

@@ -53,7 +53,7 @@ struct AnchorTokens: Sendable {
     }
 
     /// SipHash-2-4 of one 8-byte message.
-    private func siphash(_ message: UInt64) -> UInt64 {
+    func siphash(_ message: UInt64) -> UInt64 {
         var v0: UInt64 = 0x736f_6d65_7073_6575 ^ k0
         var v1: UInt64 = 0x646f_7261_6e64_6f6d ^ k1
         var v2: UInt64 = 0x6c79_6765_6e65_7261 ^ k0

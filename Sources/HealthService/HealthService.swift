@@ -38,6 +38,7 @@ public struct HealthService: Service {
         pendingCalls: HealthBusLimits.pendingCalls, callsPerUser: HealthBusLimits.callsPerUser,
         arguments: DBusDecodeBudget(values: HealthBusLimits.argumentValues, stringBytes: HealthBusLimits.argumentStringBytes),
         argumentBytesPerUser: HealthBusLimits.argumentBytesPerUser, argumentBytesInAll: HealthBusLimits.argumentBytesInAll,
+        descriptorsPerUser: HealthBusLimits.descriptorsPerUser, descriptorsInAll: HealthBusLimits.descriptorsInAll,
         replyBytes: HealthBusLimits.replyBytes)
 
     /// - Parameters:

@@ -1,4 +1,4 @@
-/// The names of the store service on D-Bus (CONTRACT.md, `dbus/org.hrmd.Health1.xml`).
+/// The names of the store service on D-Bus (README, `dbus/org.hrmd.Health1.xml`).
 public enum HealthBus {
     /// The service's well-known name on the system bus.
     public static let name = "org.hrmd.Health"
@@ -53,6 +53,11 @@ public enum HealthBusLimits {
     public static let argumentBytesPerUser = 48 << 20
     /// The same over all callers.
     public static let argumentBytesInAll = 96 << 20
+    /// File descriptors (QuerySamplesToFile's pipe, Import's file) one uid's unanswered calls
+    /// may hold.
+    public static let descriptorsPerUser = 64
+    /// The same over all callers.
+    public static let descriptorsInAll = 1024
     /// Values (each string, number, container and element counts one) one call's arguments
     /// may hold; a call over it is answered LimitsExceeded without being decoded further.
     public static let argumentValues = 400_000

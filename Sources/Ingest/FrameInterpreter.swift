@@ -29,7 +29,7 @@ extension FrameInterpreter {
     }
 }
 
-/// Turns raw frames into typed samples, applying the stored-sample policy of CONTRACT.md.
+/// Turns raw frames into typed samples, applying the documented stored-sample policy.
 /// It keeps what each device has told about itself (location, name, versions, energy
 /// counter) so that later measurements are tagged with it. Pure: no I/O, no clock.
 struct FrameInterpreter {

@@ -1,5 +1,5 @@
 /// A JSON value whose objects keep their keys in the order written, so JSON Lines output
-/// reads in the order CONTRACT.md shows (type, start, end, value, …).
+/// reads in the documented order (type, start, end, value, …).
 public indirect enum JSONValue: Sendable, Equatable {
     case string(String)
     case number(Double)

@@ -56,6 +56,8 @@ struct IncomingCall {
     let replyBytes: Int
     /// About what its decoded arguments occupy.
     let argumentBytes: Int
+    /// The file descriptors among them.
+    let descriptors: Int
 }
 
 /// The bounds an exported object puts on its callers, so that no caller (nor any one user) can
@@ -74,14 +76,21 @@ public struct DBusCallLimits: Sendable, Hashable {
     public var argumentBytesPerUser: Int
     /// The same over all callers.
     public var argumentBytesInAll: Int
+    /// File descriptors one uid's unanswered calls may hold (each is open until the call is
+    /// answered); a call of a uid over it is answered LimitsExceeded.
+    public var descriptorsPerUser: Int
+    /// The same over all callers: with the service's own, what its descriptor limit must hold.
+    public var descriptorsInAll: Int
     /// The largest reply body sent; a larger reply becomes LimitsExceeded (the bus daemon
     /// disconnects a connection that sends a message over its limit, 32 MiB by default).
     public var replyBytes: Int
 
     public init(
         pendingCalls: Int, callsPerUser: Int, arguments: DBusDecodeBudget, argumentBytesPerUser: Int = .max,
-        argumentBytesInAll: Int = .max, replyBytes: Int
+        argumentBytesInAll: Int = .max, descriptorsPerUser: Int = .max, descriptorsInAll: Int = .max, replyBytes: Int
     ) {
+        self.descriptorsPerUser = descriptorsPerUser
+        self.descriptorsInAll = descriptorsInAll
         self.pendingCalls = pendingCalls
         self.callsPerUser = callsPerUser
         self.arguments = arguments
@@ -188,8 +197,9 @@ extension BusEventLoop {
         let id = makeIdentifier()
         let cost = allowance.decodedBytes
         incomingCalls[id] = IncomingCall(
-            message: sd_bus_message_ref(message), uid: uid, replyBytes: object.limits.replyBytes, argumentBytes: cost)
-        callLedger.take(uid, bytes: cost)
+            message: sd_bus_message_ref(message), uid: uid, replyBytes: object.limits.replyBytes, argumentBytes: cost,
+            descriptors: allowance.descriptors)
+        callLedger.take(uid, bytes: cost, descriptors: allowance.descriptors)
         let call = DBusMethodCall(
             loop: self, id: id, member: field(sd_bus_message_get_member(message)), sender: sender, senderUID: uid,
             arguments: arguments, allowsInteractiveAuthorization: sd_bus_message_get_allow_interactive_authorization(message) > 0)
@@ -233,7 +243,7 @@ extension BusEventLoop {
         guard let call = incomingCalls.removeValue(forKey: id) else { return }
         let message = call.message
         defer { sd_bus_message_unref(message) }
-        callLedger.release(call.uid, bytes: call.argumentBytes)
+        callLedger.release(call.uid, bytes: call.argumentBytes, descriptors: call.descriptors)
         guard let bus else { return }
         switch answer {
         case .values(let values):

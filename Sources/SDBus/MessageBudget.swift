@@ -34,6 +34,16 @@ final class DecodeAllowance {
     /// The bound crossed, once one was.
     private(set) var exceeded: DBusBudgetExceeded?
 
+    /// Unix file descriptors taken (each an open descriptor while the call waits).
+    private(set) var descriptors = 0
+
+    /// Takes a Unix file descriptor (and the value it is).
+    func takeDescriptor() -> Bool {
+        guard takeValue() else { return false }
+        descriptors += 1
+        return true
+    }
+
     /// About what the values taken so far occupy once decoded (each a heap allocation of
     /// some 64 bytes, and the strings' bytes).
     var decodedBytes: Int {

@@ -25,10 +25,12 @@ struct MessageReader {
         let more = sd_bus_message_peek_type(message, &type, &contentsPointer)
         try check(more, "sd_bus_message_peek_type")
         guard more > 0 else { return nil }
-        if let allowance, UInt8(bitPattern: type) != UInt8(ascii: "s"), UInt8(bitPattern: type) != UInt8(ascii: "o"),
-            UInt8(bitPattern: type) != UInt8(ascii: "g"), !allowance.takeValue()
-        {
-            throw .overBudget(allowance.exceeded!)
+        if let allowance {
+            switch UInt8(bitPattern: type) {
+            case UInt8(ascii: "s"), UInt8(ascii: "o"), UInt8(ascii: "g"): break  // counted with their bytes
+            case UInt8(ascii: "h"): if !allowance.takeDescriptor() { throw .overBudget(allowance.exceeded!) }
+            default: if !allowance.takeValue() { throw .overBudget(allowance.exceeded!) }
+            }
         }
         let contents = contentsPointer.map { String(cString: $0) } ?? ""
         switch UInt8(bitPattern: type) {

@@ -3,7 +3,7 @@ import JSONLines
 import SensorDecoding
 import Timestamps
 
-/// The hrmd-trace format, version 1 (CONTRACT.md): UTF-8 JSON Lines; a header line
+/// The hrmd-trace format, version 1 (README, "Recording and replay"): UTF-8 JSON Lines; a header line
 /// `{"format":"hrmd-trace","version":1,…}`, then one event per line with `t`, `transport`,
 /// `device`, `kind`, and for data frames `characteristic` and `value` (lowercase hex).
 /// Unknown keys and kinds are kept out of the way: a reader ignores them.

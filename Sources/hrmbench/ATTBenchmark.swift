@@ -79,6 +79,7 @@ struct ATTBenchmark {
         let link = StrapLink(client: attClient, device: "C0:FF:EE:00:00:01", sink: frames.sink)
         let before = processCPUSeconds()
         let end = await link.run {}
+        withExtendedLifetime(server) {}  // the server serves while it is held: until the link ended
         let cpu = processCPUSeconds() - before - serverCPU.withLock { $0 }
         let ending = if case .ended(let reason, _) = end { reason } else { "cancelled" }
         return ClientRun(frames: frames.notifications, cpuSeconds: cpu, end: ending)

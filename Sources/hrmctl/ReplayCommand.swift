@@ -13,7 +13,7 @@ struct ReplayCommand: ParsableCommand {
         commandName: "replay",
         abstract: "Store the samples of recorded traces, FIT files and btsnoop captures, through the same path as live data.",
         discussion: """
-            Each FILE is an hrmd trace (written by hrmd --record, CONTRACT.md), a FIT
+            Each FILE is an hrmd trace (written by hrmd --record), a FIT
             activity file from a watch or bike computer, or a btsnoop capture of the
             Bluetooth host interface (btmon -w, Android's btsnoop_hci.log), told apart by
             their content. Their frames go through the same decode → convert → authorize

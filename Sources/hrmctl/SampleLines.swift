@@ -12,7 +12,7 @@ import Timestamps
 /// `RFC3339` and `DisplayNumber` print them.
 struct SampleLineFormatter {
     enum Shape {
-        /// One JSON object per line, CONTRACT.md's shape.
+        /// One JSON object per line, the documented shape.
         case json
         /// The CSV rows of `samples --output csv` and `export --format csv`.
         case csv

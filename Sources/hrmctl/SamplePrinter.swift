@@ -75,7 +75,7 @@ final class SamplePrinter {
     }
 }
 
-/// The JSON shape of CONTRACT.md, keys in its order (`type`, `start`, `end`, `value`, then
+/// The documented JSON shape, keys in its order (`type`, `start`, `end`, `value`, then
 /// these); `metadata` leaves out what is unknown. `SampleLineFormatter` writes the lines.
 enum SampleJSON {
     /// The members after `value`, which the samples of one chunk share: unit, source, device

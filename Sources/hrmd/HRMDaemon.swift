@@ -78,7 +78,7 @@ struct HRMDaemon: AsyncParsableCommand {
 
             RECORDING
               --record DIR writes every raw frame and lifecycle event to hrmd-trace
-              files (JSON Lines, CONTRACT.md) named hrmd-<start time>.trace.jsonl, a new
+              files (JSON Lines, the hrmd-trace format) named hrmd-<start time>.trace.jsonl, a new
               file every 64 MiB. A line is whole or absent; a full disk is logged and
               never stops ingest.
               "hrmctl replay FILE" or --sensor replay:FILE plays a recording back.
@@ -217,7 +217,7 @@ struct HRMDaemon: AsyncParsableCommand {
         let serving = serve || configuration.serve
         let location = StoreLocation(flag: store, configured: configuration.storePath)
         if serving {
-            // The store service's files belong to the service alone (CONTRACT.md).
+            // The store service's files belong to the service alone.
             umask(0o077)
         }
         let healthStore = try location.open(.createIfMissing, pageCacheKiB: HealthStore.longRunningPageCacheKiB)

@@ -72,7 +72,7 @@ struct StoreAccessTests {
         #expect(calls == 0)
     }
 
-    @Test("D-Bus errors become the exit statuses of CONTRACT.md, in one line")
+    @Test("D-Bus errors become the documented exit statuses, in one line")
     func errorMapping() {
         func failure(_ name: String) -> CommandFailure {
             HealthServiceError(.remote(name: name, message: "said \(name)"), member: "Test").commandFailure

@@ -6,7 +6,7 @@ import Timestamps
 
 @Suite("Sensor specifications")
 struct SensorSpecTests {
-    @Test("every kind of CONTRACT.md parses")
+    @Test("every documented sensor kind parses")
     func kinds() throws {
         #expect(try SensorSpec(parsing: "ble") == .ble(address: nil))
         #expect(try SensorSpec(parsing: "ble:aa:bb:cc:dd:ee:ff") == .ble(address: "AA:BB:CC:DD:EE:FF"))

@@ -1,5 +1,5 @@
 """Who an application is: the service names a caller's application by a label it cannot choose
-(CONTRACT.md, "Who an application is"), and hrmctl says which sources are verified.
+(README, "Applications Linux can name"), and hrmctl says which sources are verified.
 
 The Flatpak path is tested for real: a client runs as nobody inside its own mount namespace and
 root (a chroot built from read-only bind mounts of /usr, /etc, /dev, /proc and /tmp, with the

@@ -2,7 +2,7 @@
 bus with the shipped policy, a mock polkit, applications running as other uids (nobody, and
 65533 which has no login name), and examples/hrm-client.py.
 
-What is checked comes from CONTRACT.md ("The store service on D-Bus") and
+What is checked comes from the documented interface (README, "The store service on D-Bus") and
 dbus/org.hrmd.Health1.xml. hrmd runs as root here, so the test's own (root) connection is a
 manager's. Skipped, with the reason, until the built hrmd has --serve.
 """

@@ -54,7 +54,7 @@ struct NordicVectorTests {
         }
     }
 
-    @Test("the uint8 vector is the JSON example of CONTRACT.md: 85 bpm, detected, 50 kJ, 0.0322265625 s")
+    @Test("the uint8 vector is the documented JSON example: 85 bpm, detected, 50 kJ, 0.0322265625 s")
     func contractExample() throws {
         let measurement = try HeartRateMeasurement(decoding: [0b11110, 85, 50, 0, 33, 0])
         #expect(measurement.rrIntervalSeconds == [0.0322265625])

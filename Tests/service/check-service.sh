@@ -35,7 +35,7 @@ expected=(
     usr/share/polkit-1/actions/org.hrmd.health.policy
     usr/share/polkit-1/rules.d/50-hrmd.rules
     etc/hrmd/hrmd.conf.example etc/hrmd/hrmd.conf
-    usr/share/doc/hrmd/hrmd.service.d/hci.conf
+    usr/share/doc/hrmd/hrmd.service.d/hci.conf usr/share/doc/hrmd/hrmd.service.d/flatpak-identity.conf
     usr/share/man/man8/hrmd.8 usr/share/man/man1/hrmctl.1
     usr/share/bash-completion/completions/hrmd usr/share/bash-completion/completions/hrmctl
     usr/share/zsh/site-functions/_hrmd usr/share/zsh/site-functions/_hrmctl
@@ -65,28 +65,36 @@ if command -v systemd-analyze > /dev/null; then
         fail "security exposure ${score:-unknown} > 2.0: $(printf '%s\n' "$security" | grep '✗' | head -5)"
     fi
 
-    # The hci drop-in, applied as the documentation says (/etc/systemd/system/hrmd.service.d/).
-    dropin="$destdir/usr/share/doc/hrmd/hrmd.service.d/hci.conf"
-    mkdir -p "$scratch/verify/hrmd.service.d"
-    cp "$dropin" "$scratch/verify/hrmd.service.d/"
-    verify=$(cd "$scratch/verify" && SYSTEMD_UNIT_PATH="$scratch/verify:" systemd-analyze verify --man=no hrmd.service 2>&1)
-    if [ -z "$verify" ]; then pass "systemd-analyze verify with the hci drop-in: no warnings"; else fail "verify with the hci drop-in: $verify"; fi
-    hciroot="$scratch/hciroot"
-    mkdir -p "$hciroot/usr/lib/systemd/system" "$hciroot/etc/systemd/system/hrmd.service.d"
-    cp "$unit" "$hciroot/usr/lib/systemd/system/" && cp "$dropin" "$hciroot/etc/systemd/system/hrmd.service.d/"
-    security=$(systemd-analyze security --offline=yes --root="$hciroot" hrmd.service 2>&1)
-    score=$(printf '%s\n' "$security" | sed -n 's/.*Overall exposure level for hrmd.service: \([0-9.]*\).*/\1/p')
-    if [ -n "$score" ] && awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }'; then
-        pass "security exposure with the hci drop-in $score ≤ 2.0"
-    else
-        fail "security exposure with the hci drop-in ${score:-unknown} > 2.0: $(printf '%s\n' "$security" | grep '✗' | head -5)"
-    fi
-    for line in "CapabilityBoundingSet=CAP_NET_RAW CAP_NET_ADMIN" "AmbientCapabilities=CAP_NET_RAW CAP_NET_ADMIN" \
-        "RestrictAddressFamilies=AF_UNIX AF_NETLINK AF_BLUETOOTH"; do
-        if grep -qx "$line" "$dropin"; then pass "hci drop-in: $line"; else fail "the hci drop-in lacks $line"; fi
-    done
-    others=$(grep -v '^#' "$dropin" | grep -v '^$' | grep -v '^\[Service\]$' | grep -v -e '^CapabilityBoundingSet=' -e '^AmbientCapabilities=' -e '^RestrictAddressFamilies=')
-    if [ -z "$others" ]; then pass "the hci drop-in changes nothing else"; else fail "the hci drop-in also sets: $others"; fi
+    # Each drop-in, applied as the documentation says (/etc/systemd/system/hrmd.service.d/):
+    # verified, scored, and changing only the lines it names.
+    check_dropin() {
+        local name=$1; shift
+        local dropin="$destdir/usr/share/doc/hrmd/hrmd.service.d/$name.conf"
+        rm -rf "$scratch/verify/hrmd.service.d" && mkdir -p "$scratch/verify/hrmd.service.d"
+        cp "$dropin" "$scratch/verify/hrmd.service.d/"
+        verify=$(cd "$scratch/verify" && SYSTEMD_UNIT_PATH="$scratch/verify:" systemd-analyze verify --man=no hrmd.service 2>&1)
+        if [ -z "$verify" ]; then pass "systemd-analyze verify with the $name drop-in: no warnings"; else fail "verify with the $name drop-in: $verify"; fi
+        local root="$scratch/root-$name"
+        mkdir -p "$root/usr/lib/systemd/system" "$root/etc/systemd/system/hrmd.service.d"
+        cp "$unit" "$root/usr/lib/systemd/system/" && cp "$dropin" "$root/etc/systemd/system/hrmd.service.d/"
+        security=$(systemd-analyze security --offline=yes --root="$root" hrmd.service 2>&1)
+        score=$(printf '%s\n' "$security" | sed -n 's/.*Overall exposure level for hrmd.service: \([0-9.]*\).*/\1/p')
+        if [ -n "$score" ] && awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }'; then
+            pass "security exposure with the $name drop-in $score ≤ 2.0"
+        else
+            fail "security exposure with the $name drop-in ${score:-unknown} > 2.0: $(printf '%s\n' "$security" | grep '✗' | head -5)"
+        fi
+        local line keys=()
+        for line in "$@"; do
+            if grep -qx "$line" "$dropin"; then pass "$name drop-in: $line"; else fail "the $name drop-in lacks $line"; fi
+            keys+=(-e "^${line%%=*}=")
+        done
+        others=$(grep -v '^#' "$dropin" | grep -v '^$' | grep -v '^\[Service\]$' | grep -v "${keys[@]}")
+        if [ -z "$others" ]; then pass "the $name drop-in changes nothing else"; else fail "the $name drop-in also sets: $others"; fi
+    }
+    check_dropin hci "CapabilityBoundingSet=CAP_NET_RAW CAP_NET_ADMIN" "AmbientCapabilities=CAP_NET_RAW CAP_NET_ADMIN" \
+        "RestrictAddressFamilies=AF_UNIX AF_NETLINK AF_BLUETOOTH"
+    check_dropin flatpak-identity "CapabilityBoundingSet=CAP_SYS_PTRACE" "AmbientCapabilities=CAP_SYS_PTRACE"
 else
     fail "systemd-analyze is not installed"
 fi
@@ -97,7 +105,8 @@ for line in "CapabilityBoundingSet=" "AmbientCapabilities=" "RestrictAddressFami
 done
 
 # The unit serves the store on the bus, and the store is private to the service's user.
-for line in "BusName=org.hrmd.Health" "StateDirectoryMode=0700" "UMask=0077" "User=hrmd"; do
+for line in "BusName=org.hrmd.Health" "StateDirectoryMode=0700" "UMask=0077" "User=hrmd" \
+    "MemoryHigh=256M" "MemoryMax=512M" "TasksMax=256" "LimitNOFILE=2048"; do
     if grep -qx "$line" "$unit"; then pass "unit: $line"; else fail "unit lacks $line"; fi
 done
 if grep -q "^ExecStart=.* --serve\( \|$\)" "$unit"; then pass "unit: ExecStart serves (--serve)"; else fail "ExecStart lacks --serve: $(grep ExecStart "$unit")"; fi

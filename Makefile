@@ -14,7 +14,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Benchmarks: /usr/bin/time, and a venv for bleak (python3-venv).
 APT_PACKAGES := libsqlite3-dev sqlite3 libsystemd-dev libudev-dev libbluetooth-dev systemd \
 	dbus-daemon python3-dbus python3-gi python3-dbusmock udev umockdev libumockdev-dev gir1.2-umockdev-1.0 \
-	time python3-venv libxml2-utils tshark
+	time python3-venv libxml2-utils tshark python3-hypothesis
 DEMO_DIR := demo
 DEMO_STORE := $(DEMO_DIR)/hrmd.sqlite
 DEBUG_BIN := .build/debug
@@ -46,7 +46,7 @@ INSTALLED := \
 	$(PREFIX)/share/zsh/site-functions/_hrmd $(PREFIX)/share/zsh/site-functions/_hrmctl \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish
 
-.PHONY: all deps build test check-service check-service-bus check-rules check-fake-bluez check-captures check-fuzz fuzz soak demo bench bench-service bench-ble release install uninstall clean
+.PHONY: all deps build test check-service check-service-bus check-rules check-fake-bluez check-captures check-fuzz fuzz fuzz-bus soak demo bench bench-service bench-ble release install uninstall clean
 
 all: build
 
@@ -101,6 +101,13 @@ check-service-bus:
 FUZZ_SECONDS ?= 600
 fuzz: deps
 	bash Tests/Fuzz/fuzz.sh $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS)) $(FUZZ_TARGETS)
+	$(if $(FUZZ_TARGETS),,$(MAKE) --no-print-directory fuzz-bus)
+
+## fuzz-bus: the D-Bus fuzzing client (Tests/HealthService/test_bus_fuzz.py) against hrmd --serve
+## as an unprivileged uid for FUZZ_SECONDS (default 600): every method and property, well and
+## ill typed; prints its executions and findings (root; make test runs it for 30 s)
+fuzz-bus: build
+	HRMD_FUZZ_SECONDS=$(FUZZ_SECONDS) timeout --kill-after=10 $$(( $(FUZZ_SECONDS) + 600 )) /usr/bin/python3 Tests/HealthService/run.py -k fuzz
 
 ## check-fuzz: a short smoke of every fuzz target from its seeds (part of make test)
 check-fuzz:

@@ -148,7 +148,10 @@ class Store:
 
     def watch(self, seconds, on_change, on_observing):
         """Calls on_change(type, anchor) for each SamplesChanged during SECONDS. Subscribes to the
-        signal before Observe, so that no change between the two is missed."""
+        signal before Observe, so that no change between the two is missed. Naming the service's
+        well-known name as bus_name makes dbus-python deliver only signals from the connection
+        that owns it now: any client can send this one a forged SamplesChanged directly. The
+        anchor is an opaque token to an application: pass it back as it came."""
         self.bus.add_signal_receiver(on_change, signal_name="SamplesChanged", dbus_interface=INTERFACE,
                                      bus_name=SERVICE, path=PATH)
         self.call("Observe", self.app, TYPE)

@@ -308,11 +308,11 @@ final class BusEventLoop: @unchecked Sendable {
             if let destination {
                 try check(sd_bus_message_set_destination(message, destination), "sd_bus_message_set_destination(\(destination))")
             }
-            let size = WireSize.of(arguments)
-            guard size <= DBusCallLimits.signalBytes else {
-                throw DBusError.system(operation: "\(member): a \(size)-byte signal, over \(DBusCallLimits.signalBytes)", errno: EMSGSIZE)
+            let writer = MessageWriter(message: message)
+            try writer.append(arguments)
+            guard writer.size <= DBusCallLimits.signalBytes else {
+                throw DBusError.system(operation: "\(member): a \(writer.size)-byte signal, over \(DBusCallLimits.signalBytes)", errno: EMSGSIZE)
             }
-            try MessageWriter(message: message).append(arguments)
             try check(sd_bus_send(bus, message, nil), "sd_bus_send")
         } catch {
             return .failure(error)

@@ -247,12 +247,6 @@ extension BusEventLoop {
         guard let bus else { return }
         switch answer {
         case .values(let values):
-            let size = WireSize.of(values)
-            guard size <= call.replyBytes else {
-                return sendError(
-                    to: message, name: DBusCallLimits.limitsExceeded,
-                    message: "the reply would be \(size) bytes, over the \(call.replyBytes) one reply may carry; ask for less in one call")
-            }
             var reply: OpaquePointer?
             let created = sd_bus_message_new_method_return(message, &reply)
             guard created >= 0, let reply else {
@@ -260,7 +254,14 @@ extension BusEventLoop {
             }
             defer { sd_bus_message_unref(reply) }
             do {
-                try MessageWriter(message: reply).append(values)
+                let writer = MessageWriter(message: reply)
+                try writer.append(values)
+                // Measured as it was built: a reply over the budget is dropped unsent.
+                guard writer.size <= call.replyBytes else {
+                    return sendError(
+                        to: message, name: DBusCallLimits.limitsExceeded,
+                        message: "the reply would be \(writer.size) bytes, over the \(call.replyBytes) one reply may carry; ask for less in one call")
+                }
                 try check(sd_bus_send(bus, reply, nil), "sd_bus_send")
             } catch {
                 let signature = values.map(\.signature).joined()

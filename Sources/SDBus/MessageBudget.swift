@@ -82,25 +82,8 @@ final class DecodeAllowance {
     }
 }
 
-/// The size a message body takes on the wire (D-Bus marshalling, little-endian: each value
-/// aligned to its type's boundary), so that a reply or signal the bus daemon would refuse is
-/// never built: a connection that sends a message over the bus's limit is disconnected.
+/// D-Bus marshalling's alignment: what ``MessageWriter`` counts a body's size with.
 enum WireSize {
-    /// The bytes `values`, as a message body, occupy.
-    static func of(_ values: [DBusValue]) -> Int {
-        var offset = 0
-        for value in values { add(value, at: &offset) }
-        return offset
-    }
-
-    /// Bytes of a header besides its body: fixed part, path, interface, member, destination,
-    /// signature, sender. A generous bound for names of up to 255 bytes each.
-    static let headerAllowance = 2048
-
-    private static func pad(_ offset: inout Int, to alignment: Int) {
-        offset = (offset + alignment - 1) / alignment * alignment
-    }
-
     /// The alignment of a value of the type `signature` starts with.
     static func alignment(of signature: Substring) -> Int {
         switch signature.first {
@@ -108,46 +91,6 @@ enum WireSize {
         case "b", "i", "u", "h", "s", "o", "a": 4
         case "x", "t", "d", "(", "{": 8
         default: 1  // y, g, v
-        }
-    }
-
-    private static func add(_ value: DBusValue, at offset: inout Int) {
-        switch value {
-        case .byte: offset += 1
-        case .int16, .uint16:
-            pad(&offset, to: 2)
-            offset += 2
-        case .bool, .int32, .uint32, .unixFD:
-            pad(&offset, to: 4)
-            offset += 4
-        case .int64, .uint64, .double:
-            pad(&offset, to: 8)
-            offset += 8
-        case .string(let text), .objectPath(let text):
-            pad(&offset, to: 4)
-            offset += 4 + text.utf8.count + 1
-        case .signature(let text):
-            offset += 1 + text.utf8.count + 1
-        case .array(let element, let elements):
-            pad(&offset, to: 4)
-            offset += 4
-            pad(&offset, to: alignment(of: Substring(element)))
-            for element in elements { add(element, at: &offset) }
-        case .dictionary(_, _, let entries):
-            pad(&offset, to: 4)
-            offset += 4
-            pad(&offset, to: 8)
-            for entry in entries {
-                pad(&offset, to: 8)
-                add(entry.key, at: &offset)
-                add(entry.value, at: &offset)
-            }
-        case .structure(let fields):
-            pad(&offset, to: 8)
-            for field in fields { add(field, at: &offset) }
-        case .variant(let inner):
-            offset += 1 + inner.signature.utf8.count + 1
-            add(inner, at: &offset)
         }
     }
 }

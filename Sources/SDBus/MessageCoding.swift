@@ -114,40 +114,56 @@ struct MessageReader {
     }
 }
 
-/// Appends values to an `sd_bus_message`.
-struct MessageWriter {
+/// Appends values to an `sd_bus_message`, counting the bytes the body takes on the wire as it
+/// goes (``size``: D-Bus marshalling, each value aligned to its type), so that a message over a
+/// budget is found without a second walk over its values.
+final class MessageWriter {
     let message: OpaquePointer
+    /// Bytes of the body appended so far.
+    private(set) var size = 0
+
+    init(message: OpaquePointer) { self.message = message }
 
     func append(_ values: [DBusValue]) throws(DBusError) {
         for value in values { try append(value) }
     }
 
+    private func advance(_ bytes: Int, alignedTo alignment: Int) {
+        size = (size + alignment - 1) / alignment * alignment + bytes
+    }
+
     func append(_ value: DBusValue) throws(DBusError) {
         switch value {
-        case .byte(let v): try basic("y", v)
-        case .bool(let v): try basic("b", Int32(v ? 1 : 0))
-        case .int16(let v): try basic("n", v)
-        case .uint16(let v): try basic("q", v)
-        case .int32(let v): try basic("i", v)
-        case .uint32(let v): try basic("u", v)
-        case .int64(let v): try basic("x", v)
-        case .uint64(let v): try basic("t", v)
-        case .double(let v): try basic("d", v)
+        case .byte(let v): try basic("y", v, 1)
+        case .bool(let v): try basic("b", Int32(v ? 1 : 0), 4)
+        case .int16(let v): try basic("n", v, 2)
+        case .uint16(let v): try basic("q", v, 2)
+        case .int32(let v): try basic("i", v, 4)
+        case .uint32(let v): try basic("u", v, 4)
+        case .int64(let v): try basic("x", v, 8)
+        case .uint64(let v): try basic("t", v, 8)
+        case .double(let v): try basic("d", v, 8)
         case .string(let v): try text("s", v)
         case .objectPath(let v): try text("o", v)
         case .signature(let v): try text("g", v)
-        case .unixFD(let fd): try basic("h", fd.rawValue)  // sd-bus duplicates it
+        case .unixFD(let fd): try basic("h", fd.rawValue, 4)  // sd-bus duplicates it
         case .array(let element, let items):
+            advance(4, alignedTo: 4)
             if element == "y" {
                 let bytes = items.compactMap { if case .byte(let b) = $0 { b } else { nil } }
                 let appended = bytes.withUnsafeBytes { sd_bus_message_append_array(message, typeCode("y"), $0.baseAddress, $0.count) }
                 try check(appended, "sd_bus_message_append_array")
+                size += bytes.count
             } else {
+                advance(0, alignedTo: WireSize.alignment(of: Substring(element)))
                 try container("a", element) { () throws(DBusError) in try append(items) }
             }
         case .dictionary(let key, let valueType, let entries):
+            advance(4, alignedTo: 4)
+            advance(0, alignedTo: 8)
             try container("a", "{" + key + valueType + "}") { () throws(DBusError) in
                 for entry in entries {
+                    advance(0, alignedTo: 8)
                     try container("e", key + valueType) { () throws(DBusError) in
                         try append(entry.key)
                         try append(entry.value)
@@ -155,19 +171,24 @@ struct MessageWriter {
                 }
             }
         case .structure(let fields):
+            advance(0, alignedTo: 8)
             try container("r", fields.map(\.signature).joined()) { () throws(DBusError) in try append(fields) }
         case .variant(let inner):
-            try container("v", inner.signature) { () throws(DBusError) in try append(inner) }
+            let signature = inner.signature
+            size += 1 + signature.utf8.count + 1
+            try container("v", signature) { () throws(DBusError) in try append(inner) }
         }
     }
 
-    private func basic<T>(_ type: Unicode.Scalar, _ value: T) throws(DBusError) {
+    private func basic<T>(_ type: Unicode.Scalar, _ value: T, _ width: Int) throws(DBusError) {
+        advance(width, alignedTo: width)
         var copy = value
         let appended = withUnsafePointer(to: &copy) { sd_bus_message_append_basic(message, typeCode(type), $0) }
         try check(appended, "sd_bus_message_append_basic(\(type))")
     }
 
     private func text(_ type: Unicode.Scalar, _ value: String) throws(DBusError) {
+        if type == "g" { size += value.utf8.count + 2 } else { advance(4 + value.utf8.count + 1, alignedTo: 4) }
         let appended = value.withCString { sd_bus_message_append_basic(message, typeCode(type), $0) }
         try check(appended, "sd_bus_message_append_basic(\(type))")
     }

@@ -113,7 +113,7 @@ extension HealthStore {
     }
 
     /// Deletes the samples of `type` written by `source` (and, when given, measured by the
-    /// device with local identifier `device`) that start in [since, until), leaving
+    /// source's device with local identifier `device`) that start in [since, until), leaving
     /// tombstones; a source deletes only its own samples, as in HealthKit, and a manager names
     /// the source it deletes from. Returns the count; observers hear of it when it is not 0.
     @discardableResult
@@ -132,7 +132,7 @@ extension HealthStore {
             var arguments: StatementArguments = [type.storageID, sourceID, to, from]
             if let device {
                 guard let deviceID = try Int64.fetchOne(
-                    db, sql: "SELECT id FROM device WHERE localIdentifier = ?", arguments: [device])
+                    db, sql: "SELECT id FROM device WHERE sourceId = ? AND localIdentifier = ?", arguments: [sourceID, device])
                 else { return (0, nil) }
                 condition += " AND deviceId = ?"
                 _ = arguments.append(contentsOf: [deviceID])

@@ -12,7 +12,8 @@ public struct SampleQuery: Sendable, Hashable {
     public var until: Timestamp?
     /// Only this source's samples.
     public var source: String?
-    /// Only this device's samples (its local identifier).
+    /// Only the samples of devices with this local identifier, of every source the reader
+    /// sees (each source has its own record of an identifier).
     public var device: String?
     public var limit: Int?
     /// Newest first instead of oldest first.
@@ -85,7 +86,7 @@ extension HealthStore {
             _ = arguments.append(contentsOf: [source])
         }
         if let device = query.device {
-            conditions.append("deviceId = (SELECT id FROM device WHERE localIdentifier = ?)")
+            conditions.append("deviceId IN (SELECT id FROM device WHERE localIdentifier = ?)")
             _ = arguments.append(contentsOf: [device])
         }
         try read { db in

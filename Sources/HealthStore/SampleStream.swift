@@ -25,7 +25,8 @@ struct ChunkContexts {
         let key = Key(sourceID: row.key.sourceID, deviceID: row.key.deviceID, shape: row.shape)
         if let index = known[key] { return index }
         let context = SampleContext(
-            source: try source(row.key.sourceID, db), device: try row.key.deviceID.map { try device($0, db) },
+            source: try source(row.key.sourceID, db),
+            device: try row.key.deviceID.map { try device($0, of: row.key.sourceID, db) },
             metadata: row.shape.metadata())
         spans.append(row.shape.span)
         numbers.append(shared.index(of: context))
@@ -58,15 +59,17 @@ struct ChunkContexts {
         return source
     }
 
-    private mutating func device(_ id: Int64, _ db: Database) throws -> HealthDevice {
+    /// Device record `id` of source `sourceID`: a chunk shows only its own source's record
+    /// (one of another source, which a chunk never names, reads as unknown).
+    private mutating func device(_ id: Int64, of sourceID: Int64, _ db: Database) throws -> HealthDevice {
         if let known = devices[id] { return known }
         let row = try Row.fetchOne(
             db,
             sql: """
                 SELECT localIdentifier, name, manufacturer, model, hardwareVersion, firmwareVersion, softwareVersion
-                FROM device WHERE id = ?
+                FROM device WHERE id = ? AND sourceId = ?
                 """,
-            arguments: [id])
+            arguments: [id, sourceID])
         let device = HealthDevice(
             localIdentifier: row?[0] ?? "unknown", name: row?[1], manufacturer: row?[2], model: row?[3],
             hardwareVersion: row?[4], firmwareVersion: row?[5], softwareVersion: row?[6])

@@ -44,7 +44,7 @@ struct SampleWriter {
         }
         self.sourceName = source.name
         self.anchors = try AnchorSequence(db)
-        self.devices = DeviceRows(db, known: cache.devices)
+        self.devices = DeviceRows(db, sourceID: self.sourceID, known: cache.devices)
     }
 
     /// Saves `samples` (see `HealthStore.save`).
@@ -127,25 +127,30 @@ struct SampleWriter {
     }
 }
 
-/// The rows of table `device` a save uses, added or filled in as devices become known.
+/// The rows of table `device` a save uses, the saving source's own, added or filled in as
+/// devices become known. Another source's record of the same identifier is never read or
+/// changed: each source's record holds only what that source said.
 private struct DeviceRows {
     let db: Database
-    /// Each device as it was last written to its row, by local identifier, and the row id.
-    private(set) var known: [String: (device: HealthDevice, id: Int64)]
+    let sourceID: Int64
+    /// Each device as it was last written to its row, by source and local identifier, and the row id.
+    private(set) var known: [DeviceKey: (device: HealthDevice, id: Int64)]
     /// The previous sample's device: batches usually hold long runs of one device.
     private var last: (device: HealthDevice, id: Int64)?
 
-    init(_ db: Database, known: [String: (device: HealthDevice, id: Int64)]) {
+    init(_ db: Database, sourceID: Int64, known: [DeviceKey: (device: HealthDevice, id: Int64)]) {
         self.db = db
+        self.sourceID = sourceID
         self.known = known
     }
 
-    /// The row id of `device`, adding it or filling in what became known about it.
+    /// The row id of the source's `device`, adding it or filling in what became known about it.
     mutating func id(of device: HealthDevice) throws -> Int64 {
         if let last, last.device == device { return last.id }
+        let key = DeviceKey(sourceID: sourceID, localIdentifier: device.localIdentifier)
         let row: (device: HealthDevice, id: Int64) =
-            try known[device.localIdentifier].flatMap { $0.device == device ? $0 : nil } ?? (device, upsert(device))
-        known[device.localIdentifier] = row
+            try known[key].flatMap { $0.device == device ? $0 : nil } ?? (device, upsert(device))
+        known[key] = row
         last = row
         return row.id
     }
@@ -153,10 +158,10 @@ private struct DeviceRows {
     private func upsert(_ device: HealthDevice) throws -> Int64 {
         try Int64.fetchOne(
             db.cachedStatement(sql: """
-                INSERT INTO device (localIdentifier, name, manufacturer, model, hardwareVersion,
+                INSERT INTO device (sourceId, localIdentifier, name, manufacturer, model, hardwareVersion,
                                     firmwareVersion, softwareVersion)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (localIdentifier) DO UPDATE SET
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (sourceId, localIdentifier) DO UPDATE SET
                     name = COALESCE(excluded.name, name),
                     manufacturer = COALESCE(excluded.manufacturer, manufacturer),
                     model = COALESCE(excluded.model, model),
@@ -166,10 +171,16 @@ private struct DeviceRows {
                 RETURNING id
                 """),
             arguments: [
-                device.localIdentifier, device.name, device.manufacturer, device.model,
+                sourceID, device.localIdentifier, device.name, device.manufacturer, device.model,
                 device.hardwareVersion, device.firmwareVersion, device.softwareVersion,
             ])!
     }
+}
+
+/// A device record's key: device records belong to the source that wrote them.
+struct DeviceKey: Hashable, Sendable {
+    var sourceID: Int64
+    var localIdentifier: String
 }
 
 /// Tombstones (table `deletedSample`): what an anchored query reports as deleted.

@@ -20,6 +20,9 @@ enum Schema {
     /// A secret only the store's owner reads: the key of the tokens the store service gives
     /// applications in place of sample ids and anchors.
     static let serviceSecret = "v7-service-secret"
+    /// Device records belong to the source that wrote them: `device` gains `sourceId`, unique
+    /// with the local identifier (`DeviceOwnersUpgrade`).
+    static let deviceOwners = "v8-device-owners"
 
     /// The minute of a microsecond time column, rounded down (also before 1970).
     static func minute(of column: String) -> String {
@@ -40,6 +43,7 @@ enum Schema {
         migrator.registerMigration(authorizationRequests, migrate: addAuthorizationRequests)
         migrator.registerMigration(series) { db in try SeriesUpgrade(progress: progress).run(db) }
         migrator.registerMigration(serviceSecret, migrate: addServiceSecret)
+        migrator.registerMigration(deviceOwners) { db in try DeviceOwnersUpgrade().run(db) }
         return migrator
     }
 

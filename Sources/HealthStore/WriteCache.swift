@@ -5,7 +5,7 @@ import Synchronization
 /// What a store's saves remember from one to the next, so that a live stream's flush costs
 /// about its new samples: each group's open chunk as the last save wrote it (decoded, its
 /// encoders carried on), the latest start stored in each group (a batch after it needs no
-/// identity lookup), and the rows of the sources and devices saved.
+/// identity lookup), and the rows of the sources and (each source's own) devices saved.
 ///
 /// It is only as good as what it remembers is true. Another connection's commit (another
 /// process, another `HealthStore` on the file) changes `PRAGMA data_version`, which a save
@@ -27,8 +27,9 @@ final class WriteCache: Sendable {
         /// For the latest hour of each key seen, a start no stored sample of the group comes after.
         private var latestStarts: [SeriesKey: (hour: Int64, start: Int64)] = [:]
         var sources: [HealthSource: Int64] = [:]
-        /// Each device as a save last wrote it to its row, by local identifier, and the row id.
-        var devices: [String: (device: HealthDevice, id: Int64)] = [:]
+        /// Each device as a save last wrote it to its row, by source and local identifier (a
+        /// source's record is its own), and the row id.
+        var devices: [DeviceKey: (device: HealthDevice, id: Int64)] = [:]
 
         init(dataVersion: Int64, pageSize: Int) {
             self.dataVersion = dataVersion

@@ -38,7 +38,7 @@ struct StoredFormatTests {
         let store = try Fixture.authorizedStore()
         try store.write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO source (name) VALUES (?)", arguments: [Fixture.hrmd.name])
-            try db.execute(sql: "INSERT INTO device (localIdentifier) VALUES (?)", arguments: [Fixture.strap.localIdentifier])
+            try db.execute(sql: "INSERT INTO device (sourceId, localIdentifier) VALUES ((SELECT id FROM source WHERE name = ?), ?)", arguments: [Fixture.hrmd.name, Fixture.strap.localIdentifier])
             try db.execute(sql: "UPDATE anchorSequence SET lastAnchor = 287382")
             try db.execute(
                 sql: """

@@ -308,10 +308,10 @@ final class BusEventLoop: @unchecked Sendable {
             if let destination {
                 try check(sd_bus_message_set_destination(message, destination), "sd_bus_message_set_destination(\(destination))")
             }
-            let writer = MessageWriter(message: message)
-            try writer.append(arguments)
-            guard writer.size <= DBusCallLimits.signalBytes else {
-                throw DBusError.system(operation: "\(member): a \(writer.size)-byte signal, over \(DBusCallLimits.signalBytes)", errno: EMSGSIZE)
+            do {
+                try MessageWriter(message: message, limit: DBusCallLimits.signalBytes).append(arguments)
+            } catch .overBudget {
+                throw DBusError.system(operation: "\(member): a signal over \(DBusCallLimits.signalBytes) bytes", errno: EMSGSIZE)
             }
             try check(sd_bus_send(bus, message, nil), "sd_bus_send")
         } catch {

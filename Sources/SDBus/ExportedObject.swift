@@ -254,15 +254,13 @@ extension BusEventLoop {
             }
             defer { sd_bus_message_unref(reply) }
             do {
-                let writer = MessageWriter(message: reply)
-                try writer.append(values)
-                // Measured as it was built: a reply over the budget is dropped unsent.
-                guard writer.size <= call.replyBytes else {
-                    return sendError(
-                        to: message, name: DBusCallLimits.limitsExceeded,
-                        message: "the reply would be \(writer.size) bytes, over the \(call.replyBytes) one reply may carry; ask for less in one call")
-                }
+                // Measured as it is built: a reply over the budget stops being built, unsent.
+                try MessageWriter(message: reply, limit: call.replyBytes).append(values)
                 try check(sd_bus_send(bus, reply, nil), "sd_bus_send")
+            } catch .overBudget {
+                sendError(
+                    to: message, name: DBusCallLimits.limitsExceeded,
+                    message: "the reply would be over the \(call.replyBytes) bytes one reply may carry; ask for less in one call")
             } catch {
                 let signature = values.map(\.signature).joined()
                 sendError(to: message, name: DBusMethodCall.failed, message: "the service's reply '\(signature)' could not be sent: \(error)")

@@ -121,8 +121,18 @@ final class MessageWriter {
     let message: OpaquePointer
     /// Bytes of the body appended so far.
     private(set) var size = 0
+    /// The most the body may take: past it appending stops with `DBusError.overBudget`, so an
+    /// oversized message is never built whole.
+    let limit: Int
 
-    init(message: OpaquePointer) { self.message = message }
+    init(message: OpaquePointer, limit: Int = .max) {
+        self.message = message
+        self.limit = limit
+    }
+
+    private func checkLimit() throws(DBusError) {
+        if size > limit { throw .overBudget(DBusBudgetExceeded(bound: "bytes", limit: limit)) }
+    }
 
     func append(_ values: [DBusValue]) throws(DBusError) {
         for value in values { try append(value) }
@@ -150,10 +160,11 @@ final class MessageWriter {
         case .array(let element, let items):
             advance(4, alignedTo: 4)
             if element == "y" {
+                size += items.count
+                try checkLimit()
                 let bytes = items.compactMap { if case .byte(let b) = $0 { b } else { nil } }
                 let appended = bytes.withUnsafeBytes { sd_bus_message_append_array(message, typeCode("y"), $0.baseAddress, $0.count) }
                 try check(appended, "sd_bus_message_append_array")
-                size += bytes.count
             } else {
                 advance(0, alignedTo: WireSize.alignment(of: Substring(element)))
                 try container("a", element) { () throws(DBusError) in try append(items) }
@@ -182,6 +193,7 @@ final class MessageWriter {
 
     private func basic<T>(_ type: Unicode.Scalar, _ value: T, _ width: Int) throws(DBusError) {
         advance(width, alignedTo: width)
+        try checkLimit()
         var copy = value
         let appended = withUnsafePointer(to: &copy) { sd_bus_message_append_basic(message, typeCode(type), $0) }
         try check(appended, "sd_bus_message_append_basic(\(type))")
@@ -189,6 +201,7 @@ final class MessageWriter {
 
     private func text(_ type: Unicode.Scalar, _ value: String) throws(DBusError) {
         if type == "g" { size += value.utf8.count + 2 } else { advance(4 + value.utf8.count + 1, alignedTo: 4) }
+        try checkLimit()
         let appended = value.withCString { sd_bus_message_append_basic(message, typeCode(type), $0) }
         try check(appended, "sd_bus_message_append_basic(\(type))")
     }

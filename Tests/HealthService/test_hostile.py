@@ -70,10 +70,18 @@ class HostileClientTests(harness.ServiceTestCase):
 
     def assertVictimServed(self, probe, times=3, what="the victim"):
         """The victim's call is answered (any answer) within VICTIM_S, TIMES in a row."""
+        slowest = 0.0
         for _ in range(times):
             seconds, outcome = probe.ask()
             self.assertIsNotNone(seconds, "%s's call was not answered: %s%s" % (what, outcome, self.log()))
             self.assertLess(seconds, VICTIM_S, "%s's call took %.3f s (%s)%s" % (what, seconds, outcome, self.log()))
+            slowest = max(slowest, seconds)
+        self.figure("%s answered in %.1f ms at most (%d calls)" % (what, slowest * 1000, times))
+
+    def figure(self, text):
+        """A measured figure, on stderr beside the test's name (the run's log keeps it)."""
+        sys.stderr.write("\n    %s: %s " % (self._testMethodName.replace("test_hostile_", ""), text))
+        sys.stderr.flush()
 
     def assertStillServing(self, probe=None, memory=False):
         self.assertTrue(self.service.alive(), "hrmd ended%s" % self.log())
@@ -87,6 +95,7 @@ class HostileClientTests(harness.ServiceTestCase):
     def assertMemoryBounded(self):
         peak = harness.vm_hwm_kib(self.service.process.pid)
         self.assertIsNotNone(peak, "hrmd is gone")
+        self.figure("hrmd's peak resident memory %.1f MB" % (peak / 1024))
         self.assertLess(peak, MEMORY_LIMIT_KIB, "hrmd's VmHWM is %d KiB" % peak)
 
     def grant(self, src, access="share"):

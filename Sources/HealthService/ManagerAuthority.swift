@@ -16,7 +16,14 @@ final class ManagerAuthority: Sendable {
     /// them must not become a burst of polkit calls. Unique bus names are never reused.
     private let recent = Mutex<[String: (manager: Bool, at: ContinuousClock.Instant)]>([:])
     private let polkitMissingLogged = Atomic<Bool>(false)
-    private let checks = PolkitChecks()
+    /// The polkit checks under way. polkit may take as long as a person takes to answer its
+    /// password prompt, or hang (an authentication agent that never answers): such checks then
+    /// hold these slots and nothing else, so other users' calls are served meanwhile. As many
+    /// per user as one user's calls that run at once (so a user is never refused for its own
+    /// checks, only made to wait its turn), and eight users' worth in all.
+    private let checks = UserSlots(
+        perUser: HealthBusLimits.runningCallsPerUser, inAll: 8 * HealthBusLimits.runningCallsPerUser,
+        what: "authorization checks under way with polkit")
 
     static let rememberFor: Duration = .seconds(2)
     static let polkitTimeout: Duration = .seconds(30)
@@ -32,7 +39,7 @@ final class ManagerAuthority: Sendable {
     /// Whether `caller` may manage the store. `interactive` lets polkit ask the user for a
     /// password when the caller allows it (the methods only managers may call); queries ask
     /// without interaction, so that a plain application is never prompted. Checks under way
-    /// with polkit are bounded per user and in all (``PolkitChecks``): past them this fails
+    /// with polkit are bounded per user and in all (``checks``): past them this fails
     /// with LimitsExceeded, so a user whose checks hang holds only its own.
     func isManager(_ caller: Caller, interactive: Bool) async throws(ServiceFailure) -> Bool {
         if caller.uid == 0 || caller.uid == serviceUID { return true }
@@ -40,9 +47,9 @@ final class ManagerAuthority: Sendable {
         if !interactive, let known = recent.withLock({ $0[caller.busName] }), now - known.at < Self.rememberFor {
             return known.manager
         }
-        try checks.begin(for: caller.uid)
-        defer { checks.end(for: caller.uid) }
-        let allowed = await askPolkit(caller, interactive: interactive && caller.allowsInteraction)
+        let allowed = try await checks.run(for: caller.uid) { () async throws(ServiceFailure) in
+            await askPolkit(caller, interactive: interactive && caller.allowsInteraction)
+        }
         recent.withLock { answers in
             if answers.count > 4096 { answers = answers.filter { now - $0.value.at < Self.rememberFor } }
             answers[caller.busName] = (allowed, now)
@@ -92,40 +99,6 @@ final class ManagerAuthority: Sendable {
                 logger.warning("polkit CheckAuthorization failed for \(caller.user): \(error)")
             }
             return false
-        }
-    }
-}
-
-/// The polkit checks under way: at most ``perUser`` for one uid and ``inAll`` together, each
-/// bounded by its call's timeout. polkit may take as long as a person takes to answer its
-/// password prompt, or hang (an authentication agent that never answers): such checks then
-/// hold these slots and nothing else, so other users' calls are served meanwhile.
-final class PolkitChecks: Sendable {
-    /// As many as one user's calls that run at once, so a user is never refused for its own
-    /// checks, only made to wait its turn (``UserTurns``).
-    static let perUser = HealthBusLimits.runningCallsPerUser
-    /// Eight users' worth.
-    static let inAll = 64
-    private let underWay = Mutex<(total: Int, byUID: [uid_t: Int])>((0, [:]))
-
-    /// Takes a slot for `uid`, or fails with LimitsExceeded naming the limit reached.
-    func begin(for uid: uid_t) throws(ServiceFailure) {
-        let refusal: String? = underWay.withLock { state in
-            let own = state.byUID[uid, default: 0]
-            if own >= Self.perUser { return "uid \(uid) has \(own) authorization checks under way with polkit, the most one user may have" }
-            if state.total >= Self.inAll { return "\(state.total) authorization checks are under way with polkit, the most the service makes at once" }
-            state.total += 1
-            state.byUID[uid] = own + 1
-            return nil
-        }
-        if let refusal { throw ServiceFailure(name: HealthBusError.limitsExceeded, message: refusal + "; try again when they end") }
-    }
-
-    func end(for uid: uid_t) {
-        underWay.withLock { state in
-            state.total -= 1
-            let own = state.byUID[uid, default: 1] - 1
-            state.byUID[uid] = own > 0 ? own : nil
         }
     }
 }

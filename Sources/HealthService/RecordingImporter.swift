@@ -22,7 +22,8 @@ final class RecordingImporter: Sendable {
     private let store: HealthStore
     private let source: HealthSource
     private let logger: Logger
-    private let running = Mutex<(total: Int, byUID: [UInt32: Int])>((0, [:]))
+    private let running = UserSlots(
+        perUser: HealthBusLimits.importsPerUser, inAll: RecordingImporter.concurrentImports, what: "imports running")
     private let workers: StoreWorkers
     static let concurrentImports = 2
 
@@ -36,22 +37,8 @@ final class RecordingImporter: Sendable {
     func run(_ request: Request, from file: DBusFileDescriptor, uid: UInt32) async throws(ServiceFailure)
         -> (summary: RecordingImportSummary, messages: [String])
     {
-        let refusal: String? = running.withLock { running in
-            let own = running.byUID[uid, default: 0]
-            if own >= HealthBusLimits.importsPerUser { return "uid \(uid) already runs \(own) import(s), the most one user may" }
-            if running.total >= Self.concurrentImports { return "\(Self.concurrentImports) imports are already running" }
-            running.total += 1
-            running.byUID[uid] = own + 1
-            return nil
-        }
-        if let refusal { throw ServiceFailure(name: HealthBusError.limitsExceeded, message: refusal + "; try again when one ends") }
-        defer {
-            running.withLock { running in
-                running.total -= 1
-                let own = running.byUID[uid, default: 1] - 1
-                running.byUID[uid] = own > 0 ? own : nil
-            }
-        }
+        try running.take(for: uid)
+        defer { running.release(for: uid) }
         let (store, source, logger) = (store, source, logger)
         return try await workers.run { () throws(ServiceFailure) -> (summary: RecordingImportSummary, messages: [String]) in
             let messages = Mutex<(lines: [String], dropped: Int)>(([], 0))

@@ -130,6 +130,7 @@ final class MessageWriter {
         self.limit = limit
     }
 
+    @inline(__always)
     private func checkLimit() throws(DBusError) {
         if size > limit { throw .overBudget(DBusBudgetExceeded(bound: "bytes", limit: limit)) }
     }
@@ -138,8 +139,11 @@ final class MessageWriter {
         for value in values { try append(value) }
     }
 
+    /// Pads to `alignment` (1, 2, 4 or 8: a mask, not a division, on this per-value path) and
+    /// adds `bytes`.
+    @inline(__always)
     private func advance(_ bytes: Int, alignedTo alignment: Int) {
-        size = (size + alignment - 1) / alignment * alignment + bytes
+        size = ((size + alignment - 1) & -alignment) + bytes
     }
 
     func append(_ value: DBusValue) throws(DBusError) {

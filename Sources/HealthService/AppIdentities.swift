@@ -43,21 +43,22 @@ final class AppIdentities: Sendable {
     private let connection: DBusConnection
     private let logger: Logger
     private let capacity: Int
-    private let known = Mutex(RememberedIdentities())
+    private let known: Mutex<UniqueNameCache<VerifiedApp?>>
     private let warnedUnreadable = Atomic<Bool>(false)
 
     init(connection: DBusConnection, logger: Logger, capacity: Int = 1024) {
         self.connection = connection
         self.logger = logger
         self.capacity = capacity
+        known = Mutex(UniqueNameCache(capacity: capacity))
     }
 
     /// The verified application of the connection `busName` (a uid's process), or nil when it
     /// declares its own.
     func application(of busName: String, uid: UInt32) async throws(Failure) -> VerifiedApp? {
-        if let remembered = known.withLock({ $0.answers[busName] }) { return remembered }
+        if let remembered = known.withLock({ $0[busName] }) { return remembered }
         let answer = try await lookUp(busName, uid: uid)
-        known.withLock { $0.insert(answer, for: busName, capacity: capacity) }
+        known.withLock { $0.insert(answer, for: busName) }
         return answer
     }
 
@@ -103,25 +104,5 @@ final class AppIdentities: Sendable {
             return app
         }
         return AppLabels.serviceUnit(fromCgroup: cgroup, uid: uid)
-    }
-}
-
-/// The answers per unique name, in the order they came.
-private struct RememberedIdentities: ~Copyable {
-    var answers: [String: VerifiedApp?] = [:]
-    var order: [String] = []
-
-    mutating func insert(_ answer: VerifiedApp?, for name: String, capacity: Int) {
-        guard answers.updateValue(answer, forKey: name) == nil else { return }
-        order.append(name)
-        if order.count > capacity, let oldest = order.first {
-            order.removeFirst()
-            answers[oldest] = nil
-        }
-    }
-
-    mutating func remove(_ name: String) {
-        guard answers.removeValue(forKey: name) != nil else { return }
-        order.removeAll { $0 == name }
     }
 }

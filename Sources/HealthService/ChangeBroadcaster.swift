@@ -51,7 +51,7 @@ final class ChangeBroadcaster: Sendable {
                     do {
                         try await connection.emitSignal(
                             path: HealthBus.path, interface: HealthBus.interface, member: "SamplesChanged",
-                            arguments: [.string(type.identifier), .uint64(recipient.isManager ? UInt64(max(0, anchor)) : requests.tokens.token(anchor))],
+                            arguments: [.string(type.identifier), .uint64(requests.view(of: recipient.source, isManager: recipient.isManager).anchor(anchor))],
                             destination: recipient.busName)
                     } catch {
                         logger.debug("SamplesChanged to \(recipient.busName) failed: \(error)")

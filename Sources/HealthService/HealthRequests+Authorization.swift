@@ -64,10 +64,7 @@ extension HealthRequests {
     /// A source a manager may name: the daemon's own, `USER/APP`, or `USER/KIND:NAME` (verified).
     static func isSourceName(_ source: String) -> Bool {
         if source == HealthBus.daemonSource { return true }
-        guard let slash = source.firstIndex(of: "/") else { return false }
-        let user = source[..<slash]
-        let app = String(source[source.index(after: slash)...])
-        guard !user.isEmpty, user.utf8.count <= 64, !user.contains("/") else { return false }
-        return (try? AppName.validate(app)) != nil || VerifiedApp(applicationPart: app[...]) != nil
+        guard let (user, app) = AppName.parts(of: source), !user.isEmpty, user.utf8.count <= 64 else { return false }
+        return (try? AppName.validate(String(app))) != nil || VerifiedApp(applicationPart: app) != nil
     }
 }

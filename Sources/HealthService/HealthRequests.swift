@@ -78,7 +78,11 @@ struct HealthRequests: Sendable {
     /// What `caller`, as `source`, sees: the reader its queries run as, and how ids and
     /// anchors are shown to it.
     func view(for caller: Caller, source: String) async throws(ServiceFailure) -> CallerView {
-        try await authority.isManager(caller, interactive: false)
-            ? CallerView(reader: nil, tokens: nil) : CallerView(reader: source, tokens: tokens)
+        view(of: source, isManager: try await authority.isManager(caller, interactive: false))
+    }
+
+    /// What `source` sees, as a manager or not.
+    func view(of source: String, isManager: Bool) -> CallerView {
+        isManager ? CallerView(reader: nil, tokens: nil) : CallerView(reader: source, tokens: tokens)
     }
 }

@@ -52,9 +52,4 @@ final class UserTurns: Sendable {
         }
         next?.resume()
     }
-
-    /// Calls of `uid` running and waiting now.
-    func load(of uid: UInt32) -> (running: Int, waiting: Int) {
-        turns.withLock { all in (all[uid]?.running ?? 0, all[uid]?.waiting.count ?? 0) }
-    }
 }

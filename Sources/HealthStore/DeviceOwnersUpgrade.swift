@@ -22,9 +22,6 @@ import GRDB
 ///   not risk showing one source what another wrote, and a record without samples shows no
 ///   sample's device.
 struct DeviceOwnersUpgrade {
-    /// The daemon's source name, as stores written before this migration know it.
-    static let daemonSource = "hrmd"
-
     /// The new table, made under a name of its own and renamed `device` once the old one is
     /// dropped (SQLite cannot drop the old UNIQUE constraint in place).
     static let createDevice = """
@@ -51,7 +48,7 @@ struct DeviceOwnersUpgrade {
         """
 
     func run(_ db: Database) throws {
-        let daemonID = try Int64.fetchOne(db, sql: "SELECT id FROM source WHERE name = ?", arguments: [Self.daemonSource])
+        let daemonID = try Int64.fetchOne(db, sql: "SELECT id FROM source WHERE name = ?", arguments: [HealthSource.daemonName])
         // Which sources' chunks use each record: one pass over the chunks.
         var users: [Int64: Set<Int64>] = [:]
         let uses = try Row.fetchCursor(db, sql: "SELECT DISTINCT deviceId, sourceId FROM series WHERE deviceId IS NOT NULL")

@@ -47,7 +47,7 @@ extension HealthStore {
                 SELECT COUNT(DISTINCT a.sourceId) FROM authorization a JOIN source s ON s.id = a.sourceId
                 WHERE substr(s.name, 1, ?) = ?
                 """,
-            arguments: [quota.owner.count, quota.owner]) ?? 0
+            arguments: [quota.owner.unicodeScalars.count, quota.owner]) ?? 0  // substr counts code points
         if owned >= quota.perOwner {
             throw HealthStoreError.limitReached(
                 "\(quota.owner.dropLast()) already has \(owned) applications with authorization records, the most one user may have; use one of those names")

@@ -192,17 +192,19 @@ extension HealthStore {
     public func latestAnchor(of type: SampleType, reader: String?) throws(HealthStoreError) -> Int64 {
         try read { db in
             let scope = try ReaderScope(reader: reader, type: type, db)
-            let added = scope.condition(on: "sourceId")
-            let deleted = scope.condition(on: "sourceId")
+            // Both tables name the source in `sourceId`: one condition serves both halves.
+            let visible = scope.condition(on: "sourceId")
+            let condition = visible.map { " AND " + $0.sql } ?? ""
+            let arguments = [type.storageID] + (visible?.arguments ?? [])
             return try Int64.fetchOne(
                 db,
                 sql: """
                     SELECT MAX(anchor) FROM (
-                        SELECT MAX(lastAnchor) AS anchor FROM series WHERE typeId = ?\(added.map { " AND " + $0.sql } ?? "")
+                        SELECT MAX(lastAnchor) AS anchor FROM series WHERE typeId = ?\(condition)
                         UNION ALL
-                        SELECT MAX(anchor) FROM deletedSample WHERE typeId = ?\(deleted.map { " AND " + $0.sql } ?? ""))
+                        SELECT MAX(anchor) FROM deletedSample WHERE typeId = ?\(condition))
                     """,
-                arguments: [type.storageID] + (added?.arguments ?? []) + [type.storageID] + (deleted?.arguments ?? [])) ?? 0
+                arguments: arguments + arguments) ?? 0
         }
     }
 

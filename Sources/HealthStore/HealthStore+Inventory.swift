@@ -31,9 +31,6 @@ public struct SourceSummary: Sendable, Hashable {
 }
 
 extension HealthStore {
-    /// The source whose device records the inventory shows first: the recording daemon's.
-    static let daemonSourceName = "hrmd"
-
     /// Every device with its sample count, last sample time and last location: the store's
     /// owner's inventory, one entry per local identifier. Each source has its own record of
     /// an identifier (its samples carry only that); here they merge: the counts and times are
@@ -54,7 +51,7 @@ extension HealthStore {
                     FROM device d LEFT JOIN series s ON s.deviceId = d.id
                     GROUP BY d.id ORDER BY d.localIdentifier, daemon DESC, d.sourceId
                     """,
-                arguments: [Self.daemonSourceName])
+                arguments: [HealthSource.daemonName])
             var summaries: [DeviceSummary] = []
             for row in records {
                 let lastSeen = (row[8] as Int64?).map(Timestamp.init(microsecondsSinceEpoch:))

@@ -8,6 +8,10 @@ public struct HealthSource: Sendable, Hashable {
         self.name = name
         self.version = version
     }
+
+    /// The name of the recording daemon's own source: the one that reads device details off
+    /// the straps themselves.
+    public static let daemonName = "hrmd"
 }
 
 /// The hardware that measured a sample (HKDevice). `localIdentifier` (a BLE address, an ANT

@@ -18,6 +18,13 @@ public enum AppName {
         }
     }
 
+    /// The user and application parts of a source `USER/APP` (split at the first `/`), or nil
+    /// when it has no `/` (the daemon's own source).
+    public static func parts(of source: String) -> (user: Substring, app: Substring)? {
+        guard let slash = source.firstIndex(of: "/") else { return nil }
+        return (source[..<slash], source[source.index(after: slash)...])
+    }
+
     /// The source of application `app` run by `user`: `USER/APP`.
     public static func source(user: String, app: String) -> String { "\(user)/\(app)" }
 }

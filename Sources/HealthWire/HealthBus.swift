@@ -1,3 +1,5 @@
+import HealthStore
+
 /// The names of the store service on D-Bus (README, `dbus/org.hrmd.Health1.xml`).
 public enum HealthBus {
     /// The service's well-known name on the system bus.
@@ -9,7 +11,7 @@ public enum HealthBus {
     /// The polkit action that makes a caller a manager of the store.
     public static let manageAction = "org.hrmd.health.manage"
     /// The source name of the daemon's own recorder; no bus caller can ever be it.
-    public static let daemonSource = "hrmd"
+    public static let daemonSource = HealthSource.daemonName
     /// The systemd unit that provides the service (named in "not running" messages).
     public static let unit = "hrmd.service"
 }

@@ -35,8 +35,8 @@ public struct VerifiedApp: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `source` (`USER/APP`) has a verified application part.
     public static func isVerified(source: String) -> Bool {
-        guard let slash = source.firstIndex(of: "/") else { return false }
-        return VerifiedApp(applicationPart: source[source.index(after: slash)...]) != nil
+        guard let app = AppName.parts(of: source)?.app else { return false }
+        return VerifiedApp(applicationPart: app) != nil
     }
 
     static func isWellFormed(_ name: String, kind: Kind) -> Bool {

@@ -46,7 +46,7 @@ final class BusEventLoop: @unchecked Sendable {
     var callLedger = CallLedger()
     /// The filter that guards the standard interfaces sd-bus answers (ExportedObject.swift).
     var propertiesGuard: OpaquePointer?
-    var senderUIDs = SenderUIDCache(capacity: 512)
+    var senderUIDs = UniqueNameCache<UInt32>(capacity: 512)
     // Sockets read beside the bus (DatagramReader.swift), and which reader each poll entry
     // after the first two is.
     var datagramReaders: [UInt64: DatagramReader] = [:]

@@ -89,13 +89,13 @@ public struct DBusCallLimits: Sendable, Hashable {
         pendingCalls: Int, callsPerUser: Int, arguments: DBusDecodeBudget, argumentBytesPerUser: Int = .max,
         argumentBytesInAll: Int = .max, descriptorsPerUser: Int = .max, descriptorsInAll: Int = .max, replyBytes: Int
     ) {
-        self.descriptorsPerUser = descriptorsPerUser
-        self.descriptorsInAll = descriptorsInAll
         self.pendingCalls = pendingCalls
         self.callsPerUser = callsPerUser
         self.arguments = arguments
         self.argumentBytesPerUser = argumentBytesPerUser
         self.argumentBytesInAll = argumentBytesInAll
+        self.descriptorsPerUser = descriptorsPerUser
+        self.descriptorsInAll = descriptorsInAll
         self.replyBytes = replyBytes
     }
 
@@ -104,24 +104,6 @@ public struct DBusCallLimits: Sendable, Hashable {
     /// The largest signal body sent.
     public static let signalBytes = 1 << 20
     static let limitsExceeded = "org.freedesktop.DBus.Error.LimitsExceeded"
-}
-
-/// The unique names of recent callers and their uids. Unique names are never reused on a bus,
-/// so an entry never goes stale; the oldest entries go when the cache is full.
-struct SenderUIDCache {
-    let capacity: Int
-    private var uids: [String: UInt32] = [:]
-    private var order: [String] = []
-
-    init(capacity: Int) { self.capacity = capacity }
-
-    subscript(sender: String) -> UInt32? { uids[sender] }
-
-    mutating func insert(_ uid: UInt32, for sender: String) {
-        guard uids.updateValue(uid, forKey: sender) == nil else { return }
-        order.append(sender)
-        if order.count > capacity { uids[order.removeFirst()] = nil }
-    }
 }
 
 // MARK: Exported objects (loop thread only)

@@ -17,81 +17,56 @@ public struct DBusDecodeBudget: Sendable, Hashable {
     public static let unlimited = DBusDecodeBudget(values: .max, stringBytes: .max)
 }
 
-/// What a decode found over its budget: the first bound it crossed.
+/// What a message was found to hold past its budget, read (`values`, `string bytes`) or
+/// written (`bytes`): the first bound it crossed.
 public struct DBusBudgetExceeded: Error, Sendable, Hashable, CustomStringConvertible {
-    /// `values` or `string bytes`.
+    /// `values`, `string bytes` or `bytes`.
     public var bound: String
     public var limit: Int
 
     public var description: String { "the message holds more than \(limit) \(bound), the most this service decodes" }
 }
 
-/// Counts what a decode has taken against its budget (one decode, on one thread).
+/// Counts what a decode has taken against its budget (one decode, on one thread); a take
+/// past the budget throws `DBusError.overBudget`.
 final class DecodeAllowance {
-    private var valuesLeft: Int
-    private var stringBytesLeft: Int
     private let budget: DBusDecodeBudget
-    /// The bound crossed, once one was.
-    private(set) var exceeded: DBusBudgetExceeded?
-
+    private var values = 0
+    private var stringBytes = 0
     /// Unix file descriptors taken (each an open descriptor while the call waits).
     private(set) var descriptors = 0
 
-    /// Takes a Unix file descriptor (and the value it is).
-    func takeDescriptor() -> Bool {
-        guard takeValue() else { return false }
-        descriptors += 1
-        return true
-    }
+    init(_ budget: DBusDecodeBudget) { self.budget = budget }
 
-    /// About what the values taken so far occupy once decoded (each a heap allocation of
-    /// some 64 bytes, and the strings' bytes).
-    var decodedBytes: Int {
-        (budget.values - max(valuesLeft, 0)) * 64 + (budget.stringBytes - max(stringBytesLeft, 0))
-    }
+    /// About what the values taken occupy once decoded (each a heap allocation of some 64
+    /// bytes, and the strings' bytes).
+    var decodedBytes: Int { values * 64 + stringBytes }
 
-    init(_ budget: DBusDecodeBudget) {
-        self.budget = budget
-        valuesLeft = budget.values
-        stringBytesLeft = budget.stringBytes
+    /// Takes the value a message holds next, of D-Bus type `type`; strings, object paths and
+    /// signatures are taken with their bytes (``takeString(_:)``), once their length is known.
+    func take(_ type: CChar) throws(DBusError) {
+        switch UInt8(bitPattern: type) {
+        case UInt8(ascii: "s"), UInt8(ascii: "o"), UInt8(ascii: "g"): return
+        case UInt8(ascii: "h"):
+            try takeValues(1)
+            descriptors += 1
+        default: try takeValues(1)
+        }
     }
-
-    /// Takes one value; false (and `exceeded` set) once the budget is spent.
-    func takeValue() -> Bool { takeValues(1) }
 
     /// Takes `count` values at once (a byte array read in one piece).
-    func takeValues(_ count: Int) -> Bool {
-        guard exceeded == nil else { return false }
-        guard count <= valuesLeft else {
-            exceeded = DBusBudgetExceeded(bound: "values", limit: budget.values)
-            return false
-        }
-        valuesLeft -= count
-        return true
+    func takeValues(_ count: Int) throws(DBusError) {
+        guard count <= budget.values - values else { throw .overBudget(DBusBudgetExceeded(bound: "values", limit: budget.values)) }
+        values += count
     }
 
     /// Takes a string of `count` bytes (and the value it is).
-    func takeString(_ count: Int) -> Bool {
-        guard takeValue() else { return false }
-        guard count <= stringBytesLeft else {
-            exceeded = DBusBudgetExceeded(bound: "string bytes", limit: budget.stringBytes)
-            return false
+    func takeString(_ count: Int) throws(DBusError) {
+        try takeValues(1)
+        guard count <= budget.stringBytes - stringBytes else {
+            throw .overBudget(DBusBudgetExceeded(bound: "string bytes", limit: budget.stringBytes))
         }
-        stringBytesLeft -= count
-        return true
-    }
-}
-
-/// D-Bus marshalling's alignment: what ``MessageWriter`` counts a body's size with.
-enum WireSize {
-    /// The alignment of a value of the type `signature` starts with.
-    static func alignment(of signature: Substring) -> Int {
-        switch signature.first {
-        case "n", "q": 2
-        case "b", "i", "u", "h", "s", "o", "a": 4
-        case "x", "t", "d", "(", "{": 8
-        default: 1  // y, g, v
-        }
+        stringBytes += count
     }
 }
 

@@ -25,13 +25,7 @@ struct MessageReader {
         let more = sd_bus_message_peek_type(message, &type, &contentsPointer)
         try check(more, "sd_bus_message_peek_type")
         guard more > 0 else { return nil }
-        if let allowance {
-            switch UInt8(bitPattern: type) {
-            case UInt8(ascii: "s"), UInt8(ascii: "o"), UInt8(ascii: "g"): break  // counted with their bytes
-            case UInt8(ascii: "h"): if !allowance.takeDescriptor() { throw .overBudget(allowance.exceeded!) }
-            default: if !allowance.takeValue() { throw .overBudget(allowance.exceeded!) }
-            }
-        }
+        try allowance?.take(type)
         let contents = contentsPointer.map { String(cString: $0) } ?? ""
         switch UInt8(bitPattern: type) {
         case UInt8(ascii: "y"): return .byte(try basic(type, UInt8(0)))
@@ -64,7 +58,7 @@ struct MessageReader {
             var pointer: UnsafeRawPointer?
             var size = 0
             try check(sd_bus_message_read_array(message, typeCode("y"), &pointer, &size), "sd_bus_message_read_array")
-            if let allowance, !allowance.takeValues(size) { throw .overBudget(allowance.exceeded!) }
+            try allowance?.takeValues(size)
             guard let pointer, size > 0 else { return .bytes([]) }
             return .bytes(Array(UnsafeRawBufferPointer(start: pointer, count: size)))
         }
@@ -109,7 +103,7 @@ struct MessageReader {
         var pointer: UnsafePointer<CChar>?
         try check(sd_bus_message_read_basic(message, type, &pointer), "sd_bus_message_read_basic")
         guard let pointer else { return "" }
-        if let allowance, !allowance.takeString(strlen(pointer)) { throw .overBudget(allowance.exceeded!) }
+        try allowance?.takeString(strlen(pointer))
         return String(cString: pointer)
     }
 }
@@ -128,6 +122,16 @@ final class MessageWriter {
     init(message: OpaquePointer, limit: Int = .max) {
         self.message = message
         self.limit = limit
+    }
+
+    /// The alignment of a value whose type signature starts as `signature` does.
+    private static func alignment(of signature: String) -> Int {
+        switch signature.utf8.first {
+        case UInt8(ascii: "n"), UInt8(ascii: "q"): 2
+        case UInt8(ascii: "b"), UInt8(ascii: "i"), UInt8(ascii: "u"), UInt8(ascii: "h"), UInt8(ascii: "s"), UInt8(ascii: "o"), UInt8(ascii: "a"): 4
+        case UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"), UInt8(ascii: "("), UInt8(ascii: "{"): 8
+        default: 1  // y, g, v
+        }
     }
 
     @inline(__always)
@@ -170,7 +174,7 @@ final class MessageWriter {
                 let appended = bytes.withUnsafeBytes { sd_bus_message_append_array(message, typeCode("y"), $0.baseAddress, $0.count) }
                 try check(appended, "sd_bus_message_append_array")
             } else {
-                advance(0, alignedTo: WireSize.alignment(of: Substring(element)))
+                advance(0, alignedTo: Self.alignment(of: element))
                 try container("a", element) { () throws(DBusError) in try append(items) }
             }
         case .dictionary(let key, let valueType, let entries):

@@ -79,7 +79,7 @@ extension BusEventLoop {
 
     /// A NameOwnerChanged for a followed name; believed only from the bus daemon.
     private func ownerChanged(_ message: OpaquePointer) {
-        guard let sender = sd_bus_message_get_sender(message), String(cString: sender) == NameOwners.busDaemon,
+        guard let sender = sd_bus_message_get_sender(message), isTrue(sender: String(cString: sender), named: NameOwners.busDaemon),
             let arguments = try? MessageReader(message: message).readAll(), arguments.count == 3,
             let name = arguments[0].string, let newOwner = arguments[2].string, nameOwners.followed[name] != nil
         else { return }

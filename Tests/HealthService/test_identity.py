@@ -127,13 +127,18 @@ class Sandbox:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-class IdentityTests(harness.ServiceTestCase):
+class SandboxTestCase(harness.ServiceTestCase):
+    """A service test that builds sandboxes: skipped (failed in CI) without what they need."""
+
     @classmethod
     def setUpClass(cls):
         missing = sandbox_requirements()
         if missing:
             harness.skip_or_fail(missing)
         super().setUpClass()
+
+
+class IdentityTests(SandboxTestCase):
 
     def setUp(self):
         self.assertTrue(self.hrmd.alive(), "hrmd is no longer running:\n" + self.hrmd.output()[-3000:])
@@ -225,19 +230,12 @@ class IdentityTests(harness.ServiceTestCase):
         self.assertNotIn("nobody/flatpak:" + APP_ID.lower(), sources)
         self.assertNotIn("nobody/unit:hrm-export.service", sources)
 
-class UnreadableProcTests(harness.ServiceTestCase):
-    """hrmd without capabilities (as under the shipped unit, which also hides other users'
-    processes): it cannot read a caller's root, says so once, and serves the caller under the
+class UnreadableProcTests(SandboxTestCase):
+    """hrmd without capabilities (as under the shipped unit without its flatpak-identity
+    drop-in): it cannot read a caller's root, says so once, and serves the caller under the
     name it declares instead of failing it."""
 
     shares_hrmd = False
-
-    @classmethod
-    def setUpClass(cls):
-        missing = sandbox_requirements()
-        if missing:
-            harness.skip_or_fail(missing)
-        super().setUpClass()
 
     def test_without_ptrace_access_a_flatpak_application_declares_its_name(self):
         wrapper = os.path.join(self.bus.directory, "hrmd-without-capabilities")

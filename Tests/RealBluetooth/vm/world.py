@@ -1,0 +1,120 @@
+"""One scenario's world: btmon, a fresh virtual adapter (hciN), straps on the air, bluetoothd
+when the backend is `ble`, and hrmd with its own store."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import os
+import time
+
+from stack import OUT, Bluetoothd, Btmon, Hrmd, SystemBus, power_on, stored_samples
+from straps import Adapter, AirLink, Strap, StrapSpec
+
+
+def strap_address(number: int) -> str:
+    """Random static addresses (the two top bits set), one per strap: C0:FF:EE:00:00:01, ..."""
+    return f"C0:FF:EE:00:{number >> 8:02X}:{number & 0xFF:02X}"
+
+
+class World:
+    def __init__(self, bus: SystemBus, name: str, backend: str):
+        self.bus = bus
+        self.name = name
+        self.backend = backend
+        self.label = f"{name}-{backend}"
+        self.link = AirLink()
+        self.adapter = Adapter(self.link)
+        self.straps: list[Strap] = []
+        self.btmon = Btmon(f"{OUT}/{self.label}.btsnoop")
+        self.bluetoothd = Bluetoothd(bus, self.label) if backend == "ble" else None
+        self.store = f"/tmp/{self.label}.sqlite"
+        self.hrmd = Hrmd(self.label, self.store)
+        self.figures: dict = {}
+        self.checks: list[str] = []
+
+    async def __aenter__(self) -> "World":
+        for path in (self.store, self.store + "-wal", self.store + "-shm"):
+            if os.path.exists(path):
+                os.remove(path)
+        await self.btmon.start()
+        before = set(os.listdir("/sys/class/bluetooth")) if os.path.isdir("/sys/class/bluetooth") else set()
+        await self.adapter.open()
+        self.index = await self._new_index(before)
+        if self.bluetoothd:
+            await self.bluetoothd.start()
+        await power_on(self.index)
+        return self
+
+    async def _new_index(self, before: set[str]) -> int:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            names = set(os.listdir("/sys/class/bluetooth")) if os.path.isdir("/sys/class/bluetooth") else set()
+            new = sorted(name for name in names - before if name.startswith("hci") and ":" not in name)
+            if new:
+                return int(new[0][3:])
+            await asyncio.sleep(0.05)
+        raise TimeoutError("the kernel made no hci device for /dev/vhci within 20 s")
+
+    async def __aexit__(self, *exc) -> None:
+        if self.hrmd.process.running:
+            await self.hrmd.process.stop(30)
+        for strap in self.straps:
+            await strap.stop()
+        if self.bluetoothd:
+            await self.bluetoothd.stop()
+        await self.adapter.close()
+        await self.btmon.stop()
+
+    async def add_strap(self, spec: StrapSpec) -> Strap:
+        strap = Strap(spec, self.link)
+        await strap.start()
+        self.straps.append(strap)
+        return strap
+
+    async def add_straps(self, count: int, first: int = 1, **options) -> list[Strap]:
+        specs = [StrapSpec(address=strap_address(first + n), name=f"Strap {first + n}",
+                           first_bpm=60 + (n * 7) % 100, **options) for n in range(count)]
+        return [await self.add_strap(spec) for spec in specs]
+
+    def sensor_arguments(self, addresses: list[str], any_strap: bool = False) -> list[str]:
+        """hrmd's --sensor flags for the straps by this world's backend."""
+        if self.backend == "ble":
+            arguments = [f"--sensor=ble:{address}" for address in addresses] or ["--sensor=ble"]
+        else:
+            arguments = [f"--sensor=hci:hci{self.index}"] + [f"--sensor=ble:{address}" for address in addresses]
+        return arguments + (["--any-strap"] if any_strap else [])
+
+    def check(self, condition: bool, text: str) -> None:
+        """A named check: recorded when it holds, AssertionError when it does not."""
+        if not condition:
+            raise AssertionError(text)
+        self.checks.append(text)
+
+    async def stored(self) -> dict[str, list[dict]]:
+        return await stored_samples(self.store)
+
+    def compare(self, strap: Strap, stored: list[dict]) -> dict:
+        """Sent while subscribed against stored, sample by sample: what was stored is what the
+        strap sent, in order, and nothing sent before hrmd was asked to stop is missing (after
+        that, a backend that closes its link without unsubscribing first may miss the last few).
+        Returns the counts and the median latency from sending to the stored timestamp."""
+        sent = [entry.bpm for entry in strap.sent]
+        until = self.hrmd.stop_requested_at
+        required = sum(1 for entry in strap.sent if until is None or entry.time < until)
+        values = [round(sample["value"]) for sample in stored]
+        if values != sent[:len(values)] or len(values) < required:
+            first = next((i for i, (a, b) in enumerate(zip(sent, values)) if a != b), min(len(sent), len(values)))
+            raise AssertionError(
+                f"{strap.spec.address}: stored {len(values)} samples; sent {len(sent)} while subscribed, "
+                f"{required} of them before the stop; first difference at #{first}: "
+                f"sent {sent[first:first + 5]}, stored {values[first:first + 5]}")
+        delays = sorted(stamp(sample["start"]) - entry.time for sample, entry in zip(stored, strap.sent))
+        return {"sent": len(sent), "sent_before_stop": required, "stored": len(values),
+                "lost": required - min(required, len(values)),
+                "median_latency_ms": round(1000 * delays[len(delays) // 2], 1) if delays else None}
+
+
+def stamp(text: str) -> float:
+    """Seconds since the epoch of an RFC 3339 UTC time with milliseconds, as hrmctl prints it."""
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()

@@ -14,6 +14,9 @@ struct StrapSession {
     let feed: AsyncStream<Event>.Continuation
     let ticks: TickNeed
     private var connectedFrameSent = false
+    /// Whether this session asked bluetoothd for the strap's link (or found it connected and
+    /// took it): then a stop lets the strap go, also when the link was still coming up.
+    private var linkTaken = false
     /// The AcquireNotify socket, read on the bus's loop thread.
     private var socket: DBusDatagramReading?
     /// The characteristic whose StartNotify notifications the model routes to the sink.
@@ -49,8 +52,9 @@ struct StrapSession {
         await socket?.stop()
         if let routedPath { context.model.removeRoute(of: routedPath) }
         if connectedFrameSent { send(.disconnected) }
-        if outcome == .cancelled, connectedFrameSent, let device = context.model.cache.device(address: strap.address) {
-            await disconnect(device)  // hrmd is stopping: leave the strap free
+        if outcome == .cancelled, linkTaken, let device = context.model.cache.device(address: strap.address) {
+            // hrmd is stopping: leave the strap free, within a budget.
+            await StopDisconnect(bus: bus, logger: context.logger).tell(device, id: id)
         }
         return outcome
     }
@@ -77,6 +81,7 @@ struct StrapSession {
     /// Connects (unless already connected) and waits, bounded, for the services.
     private mutating func connect(_ known: Device) async throws(Outcome) -> Device {
         report(.connecting)
+        linkTaken = true
         if !known.connected {
             do {
                 _ = try await bus.call(

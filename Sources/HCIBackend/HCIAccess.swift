@@ -31,9 +31,16 @@ protocol HCIAccess: Sendable {
 /// CAP_NET_ADMIN (without CAP_NET_ADMIN the kernel hides LE events instead of failing), that
 /// the adapter is up (bringing it up when it is not); then it opens the adapter's HCI socket.
 /// All of it runs on a thread of its own: bringing an adapter up waits for its initialisation.
+/// A cancelled caller (hrmd stopping) does not wait for that: it gets ECANCELED at once, and an
+/// adapter the thread opens after that is closed again.
 struct KernelHCI: HCIAccess {
     func open(_ choice: AdapterChoice, logger: Logger) async throws(HCIProblem) -> OpenAdapter {
-        try await onOwnThread(named: "open \(choice)") { () throws(HCIProblem) in try openNow(choice, logger: logger) }
+        try await onOwnThread(
+            named: "open \(choice)", abandonedOnCancel: .failed(BluetoothSocketError(call: "open \(choice)", errno: ECANCELED)),
+            discard: { $0.controller.close() }
+        ) { () throws(HCIProblem) in
+            try openNow(choice, logger: logger)
+        }
     }
 
     private func openNow(_ choice: AdapterChoice, logger: Logger) throws(HCIProblem) -> OpenAdapter {

@@ -91,6 +91,7 @@ public struct HCISensors: SensorBackend {
                 if opened.duration(to: .now) >= Self.settledLifetime { failures = 0 }
                 problem = ended
             } catch {
+                if Task.isCancelled { return }  // stopping: not a problem to report
                 problem = error
             }
             failures += 1

@@ -228,7 +228,7 @@ final class BusEventLoop: @unchecked Sendable {
     func cancelCall(id: UInt64) {
         guard let slot = callSlots.removeValue(forKey: id), let call = calls.removeValue(forKey: slot) else { return }
         sd_bus_slot_unref(slot)
-        call.continuation.resume(returning: .failure(.remote(name: "org.freedesktop.DBus.Error.NoReply", message: "cancelled")))
+        call.continuation.resume(returning: .failure(.abandoned))
     }
 
     /// Adds a match; `installed` is resumed once the bus daemon confirmed it.

@@ -49,24 +49,62 @@ public final class DBusConnection: Sendable {
     public func close() { loop.stop() }
 
     /// Calls a method and returns the reply's body. An error reply throws `DBusError.remote`
-    /// with the error's name; cancelling the task abandons the call.
+    /// with the error's name. Cancelling the task abandons the call at once (it throws
+    /// `org.freedesktop.DBus.Error.NoReply`, "cancelled"): a call under way stops waiting for
+    /// its reply, and a call whose task is already cancelled is not sent at all.
     public func call(
         destination: String, path: String, interface: String, member: String, arguments: [DBusValue] = [],
         timeout: Duration = DBusConnection.defaultTimeout
     ) async throws(DBusError) -> [DBusValue] {
+        try await perform(
+            destination: destination, path: path, interface: interface, member: member, arguments: arguments,
+            timeout: timeout, abandonedOnCancel: true)
+    }
+
+    /// Calls a method as `call` does, but sees it through whatever becomes of the calling task:
+    /// the call is sent, and its reply waited for, even when the task is cancelled. For what a
+    /// task still has to say on its way out once it is cancelled (a BLE strap's
+    /// `Device1.Disconnect` when hrmd stops), which `call` would not send. Nothing but
+    /// `timeout`, which therefore has no default, ends the wait before the reply (or the
+    /// connection closing): keep it short.
+    public func callDespiteCancellation(
+        destination: String, path: String, interface: String, member: String, arguments: [DBusValue] = [],
+        timeout: Duration
+    ) async throws(DBusError) -> [DBusValue] {
+        try await perform(
+            destination: destination, path: path, interface: interface, member: member, arguments: arguments,
+            timeout: timeout, abandonedOnCancel: false)
+    }
+
+    /// Sends a method call on the loop thread and waits for its reply, its timeout, or (when
+    /// `abandonedOnCancel`) the task's cancellation.
+    private func perform(
+        destination: String, path: String, interface: String, member: String, arguments: [DBusValue],
+        timeout: Duration, abandonedOnCancel: Bool
+    ) async throws(DBusError) -> [DBusValue] {
         let loop = loop
         let id = loop.makeIdentifier()
         let microseconds = UInt64(max(1, timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000))
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: BusEventLoop.CallContinuation) in
-                let queued = loop.enqueue { loop in
-                    loop.startCall(
-                        id: id, destination: destination, path: path, interface: interface, member: member,
-                        arguments: arguments, timeoutMicroseconds: microseconds, continuation: continuation)
-                }
-                if !queued { continuation.resume(returning: .failure(.disconnected)) }
+        let abandonment = CallAbandonment()
+        @Sendable func start(_ continuation: BusEventLoop.CallContinuation) {
+            let queued = loop.enqueue { loop in
+                // Given up on before it was sent (the loop's cancelCall came first and found nothing).
+                if abandonment.isRequested { return continuation.resume(returning: .failure(.abandoned)) }
+                loop.startCall(
+                    id: id, destination: destination, path: path, interface: interface, member: member,
+                    arguments: arguments, timeoutMicroseconds: microseconds, continuation: continuation)
             }
+            if !queued { continuation.resume(returning: .failure(.disconnected)) }
+        }
+        guard abandonedOnCancel else {
+            return try await withCheckedContinuation(start).get()
+        }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation(start)
         } onCancel: {
+            // The flag first: a cancelCall job that runs before the call started finds nothing,
+            // and the call's own job, after it, sees the flag.
+            abandonment.request()
             loop.enqueue { $0.cancelCall(id: id) }
         }
         return try result.get()

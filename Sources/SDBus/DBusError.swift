@@ -15,6 +15,9 @@ public enum DBusError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A received message was larger than the budget it is decoded within.
     case overBudget(DBusBudgetExceeded)
 
+    /// What a call abandoned by its cancelled task throws.
+    static let abandoned = DBusError.remote(name: "org.freedesktop.DBus.Error.NoReply", message: "cancelled")
+
     /// The D-Bus error name for remote errors, nil otherwise.
     public var name: String? {
         if case .remote(let name, _) = self { return name }

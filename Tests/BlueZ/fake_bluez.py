@@ -18,9 +18,9 @@ on stdout ({"ok": true, ...} or {"ok": false, "error": "..."}):
     malformed ADDR N          N malformed Heart Rate Measurement notifications (empty values
                               only through StartNotify: on a socket they would read as EOF)
     stats [ADDR]              counters (sent, dropped, connects, connect_calls, disconnects,
-                              start_notify_calls, acquire_notify_calls, reads, subscribed,
-                              connected, discovering, discovery_filter, start_discovery_calls,
-                              stop_discovery_calls, ...): for ADDR alone, else summed over the
+                              disconnect_calls, start_notify_calls, acquire_notify_calls, reads,
+                              subscribed, connected, discovering, discovery_filter,
+                              start_discovery_calls, stop_discovery_calls, ...): for ADDR alone, else summed over the
                               devices (subscribed and connected then count devices) with
                               "devices": {ADDR: {...}}
     power on|off              the adapter's Powered (off disconnects every strap)
@@ -36,7 +36,7 @@ Scenario file:
                   "manufacturer": "Polar Electro Oy", "model": "H10", "hardware": "...",
                   "firmware": "...", "software": "...", "battery": 87, "battery_gatt": 90,
                   "notify_acquired": true, "connect_failures": 0, "auto_stream_hz": 0,
-                  "drop_after_s": 0}]}
+                  "drop_after_s": 0, "disconnect_reply_after_s": 0}]}
 
 A paired or trusted device exists from the start; a discoverable unknown one appears only after
 StartDiscovery. Connect sets Connected, about 100 ms later adds the GATT objects (Heart Rate
@@ -45,7 +45,9 @@ set, org.bluez.Battery1 on the device when battery is set), sets ServicesResolve
 replies, as bluetoothd does for LE. The first connect_failures Connect calls fail with
 org.bluez.Error.Failed "le-connection-abort-by-local", after Connected went true then false
 (the link bluetoothd made and aborted). Disconnect closes the acquired notify
-socket, clears Notifying, removes the GATT objects, then clears ServicesResolved and Connected.
+socket, clears Notifying, removes the GATT objects, then clears ServicesResolved and Connected;
+it answers at once, or disconnect_reply_after_s seconds later, or with "never" not at all (a
+bluetoothd waiting for a strap out of range to acknowledge the end of the link).
 With auto_stream_hz > 0 the strap streams generated measurements whenever it is subscribed.
 With drop_after_s > 0 it ends every link that many seconds after it was subscribed (as `drop`
 does), the way a strap whose connection-parameter update is rejected drops at the same age.

@@ -43,6 +43,8 @@ B = "AA:BB:CC:DD:EE:02"  # StartNotify only
 C = "AA:BB:CC:DD:EE:03"  # unknown, discoverable
 D = "AA:BB:CC:DD:EE:04"  # streams by itself while subscribed
 E = "AA:BB:CC:DD:EE:06"  # ends each link soon after it is subscribed
+F = "AA:BB:CC:DD:EE:07"  # never answers Disconnect
+G = "AA:BB:CC:DD:EE:08"  # answers Disconnect late
 SCENARIO = {"adapters": ["hci0"], "devices": [
     {"address": A, "name": "Polar H10 A1B2C3D4", "trusted": True, "location": 1, "battery": 87,
      "battery_gatt": 90, "notify_acquired": True, "connect_failures": 1},
@@ -50,6 +52,8 @@ SCENARIO = {"adapters": ["hci0"], "devices": [
     {"address": C, "name": "Strap C", "discoverable": True},
     {"address": D, "name": "Strap D", "trusted": True, "notify_acquired": True, "auto_stream_hz": 20},
     {"address": E, "name": "Strap E", "trusted": True, "notify_acquired": False, "drop_after_s": 0.3},
+    {"address": F, "name": "Strap F", "trusted": True, "disconnect_reply_after_s": "never"},
+    {"address": G, "name": "Strap G", "trusted": True, "disconnect_reply_after_s": 0.5},
 ]}
 
 
@@ -400,6 +404,25 @@ def check_timed_drop(r, client, fake):
     r.check(fake.command("stats %s" % E)["disconnects"] == 2, "stats: both links counted as disconnects")
 
 
+def check_disconnect_reply(r, client, fake):
+    """disconnect_reply_after_s: the link goes down at once, the answer late or never."""
+    answers = {}
+    for address in (F, G):
+        path = device_path(address)
+        client.interface(path, DEVICE).Connect(timeout=5)
+        client.interface(path, DEVICE).Disconnect(
+            reply_handler=lambda address=address: answers.setdefault(address, "reply"),
+            error_handler=lambda error, address=address: answers.setdefault(address, error.get_dbus_name()),
+            timeout=30)
+        r.check(client.wait(lambda: not client.prop(path, DEVICE, "Connected"), 2),
+                "disconnect_reply_after_s: %s's link goes down at once" % address)
+    r.check(client.wait(lambda: G in answers, 3) and answers[G] == "reply",
+            "disconnect_reply_after_s 0.5: the answer comes late")
+    r.check(not client.wait(lambda: F in answers, 1), "disconnect_reply_after_s never: no answer")
+    r.check(fake.command("stats %s" % F)["disconnect_calls"] == 1 and fake.command("stats %s" % G)["disconnects"] == 1,
+            "stats count Disconnect calls and disconnects")
+
+
 def check_restart(r, client, fake, start_fake):
     r.check(fake.terminate() == 0, "SIGTERM: clean exit")
     r.check(client.wait(lambda: not client.bus.name_has_owner("org.bluez")), "org.bluez released")
@@ -504,6 +527,7 @@ def main():
         check_discovery(r, client, fake)
         check_auto_stream(r, client, fake)
         check_timed_drop(r, client, fake)
+        check_disconnect_reply(r, client, fake)
         fake = check_restart(r, client, fake, start_fake)
         check_adapter_and_devices(r, client, fake)
         check_client_leaving(r, client, fake, address)

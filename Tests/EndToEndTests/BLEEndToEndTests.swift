@@ -220,6 +220,90 @@ struct BLEEndToEndTests {
         return count
     }
 
+    /// How bluetoothd answers Disconnect in a stop test.
+    enum DisconnectAnswer: CaseIterable, CustomTestStringConvertible, Sendable {
+        /// At once, as for a strap whose link is already down.
+        case atOnce
+        /// Never, as for a strap out of range that never acknowledges the end of its link.
+        case never
+
+        var scenarioValue: String { self == .never ? #""never""# : "0" }
+        var testDescription: String { self == .never ? "bluetoothd never answering Disconnect" : "bluetoothd answering Disconnect at once" }
+    }
+
+    /// The longest stop, SIGTERM to exit, the stop tests accept: far below the 25 s that sd-bus
+    /// waits for an unanswered call (what a stop took when it waited for Disconnect's answer) and
+    /// the 30 s of twenty straps told one after the other, far above the 1.5 s hrmd gives the
+    /// straps' Disconnects, all at once, plus the final write on a loaded machine.
+    private static let stopBound: Duration = .seconds(10)
+
+    @Test("SIGTERM with twenty straps streaming: hrmd exits within the bound, tells each strap once, stores every notification it received", arguments: DisconnectAnswer.allCases)
+    func boundedStop(answer: DisconnectAnswer) async throws {
+        let addresses = (0..<20).map { String(format: "C0:FF:EE:00:02:%02X", $0) }
+        let devices = addresses.enumerated().map { index, address in
+            strap(address, #", "auto_stream_hz": 5, "disconnect_reply_after_s": \#(answer.scenarioValue)"#
+                + (index.isMultiple(of: 2) ? "" : #", "notify_acquired": false"#))
+        }
+        let setup = try await Setup(#"{"adapters": ["hci0"], "devices": [\#(devices.joined(separator: ", "))]}"#)
+        // A flush interval far longer than the run: the stop's final write stores what was received.
+        let config = setup.harness.directory.file("slow-flush.conf")
+        try "[hrmd]\nflush-interval = 60\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let traces = setup.harness.directory.file("traces")
+        try FileManager.default.createDirectory(atPath: traces, withIntermediateDirectories: false)
+        let daemon = try setup.startDaemon(["--config", config, "--sensor", "ble", "--record", traces])
+        try await eventually("every strap streaming") {
+            let stats = try await setup.fake.stats()
+            let sent = (stats["devices"] as? [String: [String: Any]] ?? [:]).values.map { $0["sent"] as? Int ?? 0 }
+            return stats["subscribed"] as? Int == addresses.count && sent.count == addresses.count && sent.allSatisfy { $0 >= 10 }
+        }
+
+        daemon.send(SIGTERM)
+        let signalled = ContinuousClock.now
+        let termination = try await daemon.wait()
+        let stopTook = signalled.duration(to: .now)
+        print("stop with \(addresses.count) straps and \(answer.testDescription): SIGTERM to exit \(stopTook)")
+        let log = daemon.standardError
+        #expect(termination == .exited(0), "\(log)")
+        #expect(stopTook < Self.stopBound, "SIGTERM to exit took \(stopTook)")
+
+        let stats = try await setup.fake.stats()["devices"] as? [String: [String: Any]] ?? [:]
+        let received = try Self.recordedHeartRates(in: traces)
+        var storedInAll = 0
+        for address in addresses {
+            #expect(stats[address]?["disconnect_calls"] as? Int == 1, "\(address): Disconnect called once at stop")
+            let told = answer == .never ? "\(address): no answer to Disconnect within 1.5 s; leaving it to bluetoothd"
+                : "\(address): disconnected at stop"
+            #expect(log.contains(told), "\(told): \(log)")
+            // The fake's measurements count up from 60 bpm, so what hrmd received is a prefix of what was sent.
+            let stored = try await setup.values(of: address).map { Int($0) }
+            let generated = (0..<stored.count).map { 60 + $0 % 121 }
+            #expect(!stored.isEmpty && stored == received[address], "\(address): stored \(stored), received \(received[address] ?? [])")
+            #expect(stored == generated, "\(address): stored \(stored), the fake's first \(stored.count) \(generated)")
+            #expect(stored.count <= stats[address]?["sent"] as? Int ?? 0, "\(address): more stored than sent")
+            storedInAll += stored.count
+        }
+        let rrIntervals = try await setup.harness.samples(type: "rr-interval").count
+        #expect(log.contains(" \(storedInAll + rrIntervals) samples stored,"), "the final log line counts what the store holds: \(log)")
+        #expect(!log.contains("could not write"), "\(log)")
+    }
+
+    /// The bpm of each Heart Rate Measurement notification the traces in `directory` recorded
+    /// (hrmd records every frame it receives), by device, in the order received.
+    private static func recordedHeartRates(in directory: String) throws -> [String: [Int]] {
+        var rates: [String: [Int]] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory).sorted() where name.hasSuffix(".trace.jsonl") {
+            for line in try String(contentsOfFile: directory + "/" + name, encoding: .utf8).split(separator: "\n") {
+                guard let event = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    event["kind"] as? String == "notify", event["characteristic"] as? String == "2a37",
+                    let device = event["device"] as? String, let value = event["value"] as? String, value.count >= 4,
+                    let bpm = Int(value.dropFirst(2).prefix(2), radix: 16)
+                else { continue }
+                rates[device, default: []].append(bpm)
+            }
+        }
+        return rates
+    }
+
     @Test("no system bus: hrmd waits it out instead of failing")
     func noSystemBus() async throws {
         let harness = try Harness()

@@ -174,6 +174,93 @@ struct DBusConnectionTests {
         withExtendedLifetime(call) {}
     }
 
+    /// A connection and an owner of `org.example.Silent`, whose `Hang(s)` calls arrive on the
+    /// stream `start` returns and are answered only when the test answers them.
+    private struct SilentPeer: Sendable {
+        static let name = "org.example.Silent"
+        let bus: PrivateBus
+        let connection: DBusConnection
+        let owner: DBusConnection
+
+        static func start() async throws -> (SilentPeer, calls: AsyncStream<DBusMethodCall>.AsyncIterator) {
+            let bus = try await PrivateBus()
+            let peer = SilentPeer(
+                bus: bus, connection: try DBusConnection.connect(address: bus.address), owner: try DBusConnection.connect(address: bus.address))
+            let silent = DBusInterfaceDescription(name: Self.name, methods: [.init(name: "Hang", inputs: [("tag", "s")])])
+            let calls = try await peer.owner.exportObject(path: "/", interface: silent, maximumPendingCalls: 4).makeAsyncIterator()
+            try await peer.owner.requestName(Self.name)
+            return (peer, calls)
+        }
+
+        func hang(_ tag: String, timeout: Duration = HangBound.duration, despiteCancellation: Bool = false) async throws(DBusError) -> [DBusValue] {
+            if despiteCancellation {
+                return try await connection.callDespiteCancellation(
+                    destination: Self.name, path: "/", interface: Self.name, member: "Hang", arguments: [.string(tag)], timeout: timeout)
+            }
+            return try await connection.call(
+                destination: Self.name, path: "/", interface: Self.name, member: "Hang", arguments: [.string(tag)], timeout: timeout)
+        }
+
+        func close() {
+            connection.close()
+            owner.close()
+        }
+    }
+
+    /// A task that is cancelled before it makes its call: it waits for its cancellation first.
+    private func cancelledTask<T: Sendable>(_ body: @escaping @Sendable () async throws(DBusError) -> T) -> Task<T, any Error> {
+        let task = Task { () async throws -> T in
+            try? await Task.sleep(for: HangBound.duration)  // ends when the task is cancelled
+            return try await body()
+        }
+        task.cancel()
+        return task
+    }
+
+    @Test func aCallFromACancelledTaskIsNotSent() async throws {
+        let (peer, incoming) = try await SilentPeer.start()
+        var calls = incoming
+        defer { peer.close() }
+        let cancelled = cancelledTask { () async throws(DBusError) in try await peer.hang("from a cancelled task", timeout: .seconds(5)) }
+        // The cancellation ended the call, not an answer nor its timeout (which says so otherwise).
+        await #expect(throws: DBusError.remote(name: "org.freedesktop.DBus.Error.NoReply", message: "cancelled")) { try await cancelled.value }
+        let live = Task { () async throws(DBusError) in try await peer.hang("live") }
+        let first = try #require(await calls.next())
+        #expect(first.arguments == [.string("live")], "the cancelled task's call was never sent")
+        first.reply()
+        _ = try await live.value
+    }
+
+    @Test func aCallDespiteCancellationIsSentAndAnsweredFromACancelledTask() async throws {
+        let (peer, incoming) = try await SilentPeer.start()
+        var calls = incoming
+        defer { peer.close() }
+        let cancelled = cancelledTask { () async throws(DBusError) in
+            try await peer.hang("on the way out", despiteCancellation: true)
+        }
+        let call = try #require(await calls.next())
+        #expect(call.arguments == [.string("on the way out")])
+        call.reply()
+        #expect(try await cancelled.value == [])
+    }
+
+    @Test func aCallDespiteCancellationEndsAtItsTimeout() async throws {
+        let (peer, incoming) = try await SilentPeer.start()
+        var calls = incoming
+        defer { peer.close() }
+        let cancelled = cancelledTask { () async throws(DBusError) in
+            try await peer.hang("unanswered", timeout: .milliseconds(200), despiteCancellation: true)
+        }
+        let call = try #require(await calls.next(), "sent although its task is cancelled")
+        let result = await cancelled.result
+        #expect(throws: DBusError.self) { try result.get() }
+        if case .failure(let error as DBusError) = result {
+            #expect(error.isNoReply && error != DBusError.remote(name: "org.freedesktop.DBus.Error.NoReply", message: "cancelled"),
+                    "sd-bus's timeout, not the cancellation: \(error)")
+        }
+        withExtendedLifetime(call) {}
+    }
+
     @Test func aDroppedStreamRemovesItsMatch() async throws {
         let bus = try await PrivateBus()
         let connection = try DBusConnection.connect(address: bus.address)

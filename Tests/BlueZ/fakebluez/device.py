@@ -53,9 +53,23 @@ class Device(PropertyObject):
         generation = self.generation
         GLib.timeout_add(int(CONNECT_DELAY_S * 1000), self._link_up, generation)
 
-    @dbus.service.method(DEVICE, in_signature="", out_signature="")
-    def Disconnect(self):
+    @dbus.service.method(DEVICE, in_signature="", out_signature="", async_callbacks=("reply", "error"))
+    def Disconnect(self, reply, error):
+        """The link goes down at once; the answer comes as disconnect_reply_after_s says: at once
+        (0), that many seconds later, or never ("never"), like a bluetoothd that answers only
+        once a strap out of range has acknowledged the end of the link."""
+        self.strap.counters["disconnect_calls"] += 1
         self.disconnect()
+        delay = self.strap.config["disconnect_reply_after_s"]
+        if delay == "never":
+            return
+        if float(delay) <= 0:
+            return reply()
+
+        def late_reply():
+            reply()
+            return False
+        GLib.timeout_add(max(1, int(float(delay) * 1000)), late_reply)
 
     @dbus.service.method(DEVICE, in_signature="", out_signature="")
     def Pair(self):

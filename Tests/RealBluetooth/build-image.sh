@@ -15,6 +15,11 @@ mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 key=$(cat "$here/build-image.sh" "$here/vm-init" "$here/requirements.txt" | sha256sum | cut -c1-16)
 image=$cache/$key
 if [ -s "$image/rootfs.cpio" ] && [ -s "$image/vmlinuz" ]; then echo "$image"; exit 0; fi
+# One build at a time; whoever waited finds the image built.
+mkdir -p "$cache"
+exec 9> "$cache/.build.lock"
+flock 9
+if [ -s "$image/rootfs.cpio" ] && [ -s "$image/vmlinuz" ]; then echo "$image"; exit 0; fi
 
 packages=linux-image-amd64,bluez,dbus,python3,libsqlite3-0,libbluetooth3,libstdc++6,kmod,procps,util-linux
 # The modules the VM loads, with what they need (modprobe resolves the rest from modules.dep).
@@ -31,7 +36,7 @@ debootstrap --variant=minbase --include="$packages" bookworm "$root" "$mirror" >
 python3 -m pip download --quiet --only-binary=:all: --python-version 3.11 --implementation cp \
 	--platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 \
 	-r "$here/requirements.txt" -d "$work/wheels" >&2
-python3 -m pip install --quiet --no-deps --no-index --no-compile --target "$root/opt/bumble" "$work"/wheels/*.whl >&2
+python3 -m pip install --quiet --root-user-action=ignore --no-deps --no-index --no-compile --target "$root/opt/bumble" "$work"/wheels/*.whl >&2
 
 # Keep only the kernel modules the tests load and their dependencies.
 kver=$(ls "$root/lib/modules")
@@ -51,4 +56,6 @@ install -m 0755 "$here/vm-init" "$root/init"
 (cd "$root" && find . -print0 | cpio --null --create --format=newc --quiet) > "$image.tmp/rootfs.cpio"
 printf 'kernel %s\nbumble %s\n' "$kver" "$(ls "$work/wheels" | grep -o '^bumble-[^-]*')" > "$image.tmp/versions"
 rm -rf "$image" && mv "$image.tmp" "$image"
+# Images of older scripts are not booted again.
+find "$cache" -mindepth 1 -maxdepth 1 -type d ! -name "$key" -exec rm -rf {} +
 echo "$image"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
+from stack import CPUWindow
 from world import World
 
 SCENARIOS = {}
@@ -36,3 +37,47 @@ async def one_strap(world: World) -> None:
     stored = await world.stored()
     world.figures[address] = world.compare(strap, stored.get(address, []))
     world.check(True, "stored equals sent while subscribed")
+
+
+async def all_streaming(world: World, straps, timeout: float, since: int = 0) -> float:
+    """Waits until every strap streams (each one's line after log line `since`); returns when
+    the last one did (monotonic)."""
+    times = [await world.hrmd.streaming(strap.spec.address, timeout, since) for strap in straps]
+    return max(times)
+
+
+def compare_all(world: World, straps, stored) -> None:
+    totals = {"sent": 0, "stored": 0, "lost": 0, "unreceivable": 0}
+    for strap in straps:
+        figures = world.compare(strap, stored.get(strap.spec.address, []))
+        for key in totals:
+            totals[key] += figures[key]
+    world.figures["notifications"] = totals
+    world.check(totals["lost"] == 0, f"{len(straps)} straps: every notification sent while subscribed is stored")
+
+
+@scenario("ble", "hci")
+async def twenty_straps(world: World) -> None:
+    """Twenty listed straps: how long until all stream, from hrmd's start and (ble) from a
+    bluetoothd restart; SIGTERM with all connected; nothing lost."""
+    straps = await world.add_straps(20)
+    cpu = CPUWindow()
+    cpu.start()
+    await world.hrmd.start(*world.sensor_arguments([strap.spec.address for strap in straps]))
+    last = await all_streaming(world, straps, 120)
+    world.figures["all_streaming_after_start_s"] = round(last - world.hrmd.started_at, 2)
+    world.figures["cpu_while_connecting"] = cpu.stop()
+    await asyncio.gather(*(strap.wait_for(lambda s=strap: len(s.sent) >= 8, 60, "8 notifications sent") for strap in straps))
+    if world.bluetoothd:
+        since = len(world.hrmd.process.lines)
+        import time as clock
+        world.excuse(clock.time())
+        restarted = clock.monotonic()
+        await world.bluetoothd.restart()
+        last = await all_streaming(world, straps, 120, since)
+        world.figures["all_streaming_after_bluetoothd_restart_s"] = round(last - restarted, 2)
+        await asyncio.gather(*(strap.wait_for(lambda s=strap: len(s.sent) >= 16, 60, "16 notifications sent") for strap in straps))
+    code, seconds = await world.hrmd.stop()
+    world.figures["stop_seconds"] = round(seconds, 2)
+    world.check(code == 0, "hrmd exits 0 on SIGTERM")
+    compare_all(world, straps, await world.stored())

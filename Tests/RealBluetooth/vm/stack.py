@@ -177,24 +177,25 @@ class Bluetoothd:
         await self.start(fresh=False)
 
 
-class Btmon:
-    """btmon writing the host interface of every controller to a btsnoop capture."""
+class Capture:
+    """The host interface of every controller, captured to a btsnoop file (capture.py, btmon's
+    format), written in the VM's memory and copied out when it stops."""
 
     def __init__(self, path: str):
         self.path = path
-        # btmon writes to the VM's own memory: its writes to the 9p share stop after a while.
         self.local = "/tmp/" + os.path.basename(path)
-        self.process = Process("btmon", path.replace(".btsnoop", ".btmon.log"))
+        self.process = Process("capture", path.replace(".btsnoop", ".capture.log"))
 
     async def start(self) -> None:
-        await self.process.start("btmon", "-w", self.local)
-        await until(lambda: os.path.exists(self.local), 10, "btmon opened its capture")
+        here = os.path.dirname(os.path.abspath(__file__))
+        await self.process.start("python3", os.path.join(here, "capture.py"), self.local)
+        await until(lambda: os.path.exists(self.local) and os.path.getsize(self.local) >= 16, 20, "the capture began")
 
     async def stop(self) -> None:
         code = await self.process.stop(10)
         shutil.copyfile(self.local, self.path)
-        if code not in (0, -15, None):
-            raise RuntimeError(f"btmon ended with status {code}: its capture {self.path} is cut short")
+        if code != 0:
+            raise RuntimeError(f"the capture ended with status {code}: {self.path} may be cut short")
 
 
 async def power_on(index: int) -> None:
@@ -249,3 +250,51 @@ async def devices(store: str) -> list[dict]:
     if text.startswith("["):
         return json.loads(text)
     return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+class CPUWindow:
+    """CPU time spent in the VM between `start()` and `stop()`: the whole machine (both vCPUs)
+    and each program by name, to tell hrmd's share from the emulated controller's."""
+
+    TICK = os.sysconf("SC_CLK_TCK")
+
+    @staticmethod
+    def _machine() -> tuple[int, int]:
+        with open("/proc/stat") as file:
+            fields = [int(v) for v in file.readline().split()[1:]]
+        idle = fields[3] + fields[4]
+        return sum(fields), idle
+
+    @staticmethod
+    def _programs() -> dict[str, int]:
+        ticks: dict[str, int] = {}
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/stat") as file:
+                    text = file.read()
+                with open(f"/proc/{pid}/cmdline", "rb") as file:
+                    argv = file.read().split(b"\0")
+            except OSError:
+                continue
+            name = text[text.index("(") + 1:text.rindex(")")]
+            if name.startswith("python") and len(argv) > 1:
+                name = os.path.basename(argv[1].decode(errors="replace"))
+            fields = text[text.rindex(")") + 2:].split()
+            ticks[name] = ticks.get(name, 0) + int(fields[11]) + int(fields[12])
+        return ticks
+
+    def start(self) -> None:
+        self.began = time.monotonic()
+        self.machine = self._machine()
+        self.programs = self._programs()
+
+    def stop(self) -> dict:
+        seconds = time.monotonic() - self.began
+        total, idle = self._machine()
+        busy = (total - self.machine[0]) - (idle - self.machine[1])
+        programs = self._programs()
+        shares = {name: round((ticks - self.programs.get(name, 0)) / self.TICK / seconds * 100, 1)
+                  for name, ticks in programs.items() if ticks - self.programs.get(name, 0) > 0}
+        return {"seconds": round(seconds, 1),
+                "vm_busy_percent": round(100 * busy / max(1, total - self.machine[0]), 1),
+                "percent_of_one_cpu": dict(sorted(shares.items(), key=lambda item: -item[1])[:6])}

@@ -48,7 +48,7 @@ INSTALLED := \
 	$(PREFIX)/share/zsh/site-functions/_hrmd $(PREFIX)/share/zsh/site-functions/_hrmctl \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish
 
-.PHONY: all deps build test check-bluetooth check-service check-service-bus check-rules check-fake-bluez check-captures check-fuzz fuzz fuzz-bus soak demo bench bench-service bench-ble release install uninstall clean
+.PHONY: all deps build test check-bluetooth check-service check-service-bus check-rules check-fake-bluez check-captures check-fuzz fuzz fuzz-bus soak demo bench bench-service bench-ble bench-ble-vm release install uninstall clean
 
 all: build
 
@@ -150,6 +150,12 @@ bench: release
 ## HRMBENCH_SERVICE_SECONDS (each ingestion run, 30)
 bench-service: release
 	HRMD_BIN_DIR=$(RELEASE_BIN) $(RELEASE_BIN)/hrmbench service
+
+## bench-ble-vm: the BLE benchmark on the real stack (the VM of check-bluetooth): hrmd (release),
+## the bleak logger and the C floor against 20 virtual straps through Debian's bluetoothd
+## (HRMD_VM_BENCH_SECONDS each, default 60); figures in .build/real-bluetooth/out/bench.json
+bench-ble-vm: release
+	HRMD_BIN_DIR=$(RELEASE_BIN) /usr/bin/python3 Tests/RealBluetooth/run.py --bench
 
 ## bench-ble: the Python peer, a bleak logger, against 20 fake straps at 4 Hz for 60 s
 bench-ble: deps

@@ -3,6 +3,7 @@
 Bumble's virtual controller behind /dev/vhci and virtual straps on its air link.
 
     run.py [SCENARIO[:BACKEND] ...]      all scenarios when none are named
+    run.py --bench                       the BLE benchmark: hrmd, the bleak logger, the C floor
 
 Builds the VM image once (build-image.sh, cached outside the repository), shares a run folder
 with the VM over 9p (the built hrmd and hrmctl, the Swift runtime they link, the scenario
@@ -40,7 +41,7 @@ def swift_libraries(binary: str) -> list[str]:
     return paths
 
 
-def prepare(run_dir: str, bin_dir: str) -> None:
+def prepare(run_dir: str, bin_dir: str, bench: bool = False) -> None:
     if os.path.exists(run_dir):
         shutil.rmtree(run_dir)
     for sub in ("bin", "lib", "out"):
@@ -57,6 +58,20 @@ def prepare(run_dir: str, bin_dir: str) -> None:
     shutil.copytree(os.path.join(HERE, "vm"), os.path.join(run_dir, "vm"),
                     ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy2(os.path.join(HERE, "vm-main"), os.path.join(run_dir, "vm-main"))
+    # The settings the VM's side reads (HRMD_VM_*), as shell assignments vm-main sources.
+    with open(os.path.join(run_dir, "settings"), "w") as file:
+        for name, value in sorted(os.environ.items()):
+            if name.startswith("HRMD_VM_") and all(c.isalnum() or c in "._-" for c in value):
+                file.write(f"export {name}={value}\n")
+    if bench:
+        # The benchmark's peers: the bleak logger, and the C floor built against libsystemd here
+        # (the VM has the same Debian libsystemd0).
+        os.makedirs(os.path.join(run_dir, "bench"))
+        shutil.copy2(os.path.join(ROOT, "bench", "bleak_logger.py"), os.path.join(run_dir, "bench"))
+        flags = subprocess.run(["pkg-config", "--cflags", "--libs", "libsystemd"], check=True,
+                               capture_output=True, text=True).stdout.split()
+        subprocess.run(["cc", "-O2", "-o", os.path.join(run_dir, "bin", "floor_client"),
+                        os.path.join(ROOT, "bench", "floor_client.c"), *flags], check=True)
 
 
 def boot(image: str, run_dir: str, arguments: list[str], timeout: float) -> int:
@@ -102,6 +117,9 @@ def boot(image: str, run_dir: str, arguments: list[str], timeout: float) -> int:
 
 def main() -> int:
     arguments = sys.argv[1:]
+    bench = arguments == ["--bench"]
+    if bench:
+        arguments = ["bench"]
     bin_dir = os.path.abspath(os.environ.get("HRMD_BIN_DIR", os.path.join(ROOT, ".build", "debug")))
     run_dir = os.path.abspath(os.environ.get("HRMD_VM_OUT", os.path.join(ROOT, ".build", "real-bluetooth")))
     timeout = float(os.environ.get("HRMD_VM_TIMEOUT", "1500"))
@@ -109,7 +127,7 @@ def main() -> int:
     image = subprocess.run(["bash", os.path.join(HERE, "build-image.sh")], check=True,
                            capture_output=False, stdout=subprocess.PIPE, text=True).stdout.strip().splitlines()[-1]
     built = time.monotonic()
-    prepare(run_dir, bin_dir)
+    prepare(run_dir, bin_dir, bench)
     status = boot(image, run_dir, arguments, timeout)
     results = [json.load(open(path)) for path in sorted(glob.glob(os.path.join(run_dir, "out", "*.result.json")))]
     failed = [r for r in results if not r.get("passed")]

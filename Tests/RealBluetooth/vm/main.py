@@ -40,8 +40,13 @@ async def main(arguments: list[str]) -> int:
     bus = SystemBus()
     await bus.start()
     failures = 0
-    for name, backend in chosen(arguments):
-        function, _ = SCENARIOS[name]
+    if arguments == ["bench"]:
+        from bench import benchmark
+        runs, functions = [("bench", "ble")], {"bench": benchmark}
+    else:
+        runs, functions = chosen(arguments), {name: function for name, (function, _) in SCENARIOS.items()}
+    for name, backend in runs:
+        function = functions[name]
         began = time.monotonic()
         result = {"scenario": name, "backend": backend}
         print(f"hrmd-vm: {name} ({backend}) ...", flush=True)

@@ -11,7 +11,7 @@ scripts), boots it, and reads each scenario's result back from the folder's `out
 logs and btmon captures stay for reading (see docs/testing.md).
 
 Environment: HRMD_BIN_DIR (default .build/debug), HRMD_VM_OUT (default .build/real-bluetooth),
-HRMD_VM_ACCEL (tcg, the default, or kvm), HRMD_VM_TIMEOUT (seconds for the whole VM run,
+HRMD_VM_ACCEL (kvm or tcg; by default kvm where it boots the kernel, found out once per image), HRMD_VM_TIMEOUT (seconds for the whole VM run,
 default 1500), HRMD_VM_CACHE (where images live).
 """
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import selectors
 import shutil
 import subprocess
 import sys
@@ -74,8 +75,43 @@ def prepare(run_dir: str, bin_dir: str, bench: bool = False) -> None:
                         os.path.join(ROOT, "bench", "floor_client.c"), *flags], check=True)
 
 
+def accelerator(image: str) -> str:
+    """kvm when /dev/kvm works here, else tcg (software emulation). A nested /dev/kvm can be
+    present yet hang in the firmware, so the first run on a machine boots the kernel once with
+    KVM, bounded, and the answer is kept beside the image."""
+    chosen = os.environ.get("HRMD_VM_ACCEL")
+    if chosen:
+        return chosen
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        return "tcg"
+    verdict = os.path.join(image, "kvm-probe")
+    if os.path.exists(verdict):
+        return open(verdict).read().strip()
+    probe = subprocess.Popen(
+        ["qemu-system-x86_64", "-accel", "kvm", "-cpu", "host", "-m", "256", "-nographic", "-nic", "none",
+         "-no-reboot", "-kernel", os.path.join(image, "vmlinuz"), "-append", "console=ttyS0 panic=-1"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    result = "tcg"
+    deadline = time.monotonic() + 20
+    seen = b""
+    selector = selectors.DefaultSelector()
+    selector.register(probe.stdout, selectors.EVENT_READ)
+    while time.monotonic() < deadline and probe.poll() is None:
+        if selector.select(timeout=0.5):
+            seen += os.read(probe.stdout.fileno(), 65536)
+            if b"Linux version" in seen:
+                result = "kvm"
+                break
+    probe.kill()
+    probe.wait()
+    with open(verdict, "w") as file:
+        file.write(result + "\n")
+    print(f"real-bluetooth: KVM {'works' if result == 'kvm' else 'does not boot the kernel here'}; using {result}", flush=True)
+    return result
+
+
 def boot(image: str, run_dir: str, arguments: list[str], timeout: float) -> int:
-    accel = os.environ.get("HRMD_VM_ACCEL", "tcg")
+    accel = accelerator(image)
     vm_args = " ".join(arguments)
     command = [
         "qemu-system-x86_64", "-accel", accel, "-cpu", "max" if accel == "tcg" else "host",
@@ -88,7 +124,6 @@ def boot(image: str, run_dir: str, arguments: list[str], timeout: float) -> int:
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     deadline = time.monotonic() + timeout
     assert process.stdout
-    import selectors
     selector = selectors.DefaultSelector()
     selector.register(process.stdout, selectors.EVENT_READ)
     pending = b""

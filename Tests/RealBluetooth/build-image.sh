@@ -5,7 +5,8 @@
 #                               btmon), dbus, Python 3.11 with Bumble under /opt/bumble, and the
 #                               kernel modules the tests load (bluetooth, hci_vhci, 9p)
 # The key is a hash of this script, the VM's init and the wheel list, so a change rebuilds it.
-# Prints the image folder. Needs root (debootstrap), network to deb.debian.org and PyPI.
+# Prints the image folder. Building needs root (debootstrap; without it: exit 77), and network
+# to deb.debian.org and PyPI.
 #   HRMD_VM_CACHE   where images live (default ${XDG_CACHE_HOME:-~/.cache}/hrmd-vm)
 #   DEBIAN_MIRROR   the Debian mirror (default http://deb.debian.org/debian)
 set -euo pipefail
@@ -15,6 +16,10 @@ mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 key=$(cat "$here/build-image.sh" "$here/vm-init" "$here/requirements.txt" | sha256sum | cut -c1-16)
 image=$cache/$key
 if [ -s "$image/rootfs.cpio" ] && [ -s "$image/vmlinuz" ]; then echo "$image"; exit 0; fi
+if [ "$(id -u)" != 0 ]; then
+	echo "the VM image is not built yet, and building it needs root (debootstrap)" >&2
+	exit 77
+fi
 # One build at a time; whoever waited finds the image built.
 mkdir -p "$cache"
 exec 9> "$cache/.build.lock"
@@ -56,6 +61,6 @@ install -m 0755 "$here/vm-init" "$root/init"
 (cd "$root" && find . -print0 | cpio --null --create --format=newc --quiet) > "$image.tmp/rootfs.cpio"
 printf 'kernel %s\nbumble %s\n' "$kver" "$(ls "$work/wheels" | grep -o '^bumble-[^-]*')" > "$image.tmp/versions"
 rm -rf "$image" && mv "$image.tmp" "$image"
-# Images of older scripts are not booted again.
-find "$cache" -mindepth 1 -maxdepth 1 -type d ! -name "$key" -exec rm -rf {} +
+# Images of older scripts: keep the two newest besides this one (other checkouts may use them).
+ls -1td "$cache"/*/ | tail -n +4 | xargs -r rm -rf
 echo "$image"

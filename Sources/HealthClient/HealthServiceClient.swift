@@ -121,36 +121,59 @@ public struct HealthServiceClient: Sendable {
     }
 
     /// Every sample of the query, without a size limit, through a pipe (QuerySamplesToFile):
-    /// `body` gets each one as it arrives, in order, on a reader thread, so a year of samples
-    /// never sits in memory. Returns how many went to `body`.
+    /// `body` gets each one, in order, on the calling task, while the call runs; a reader
+    /// thread decodes the pipe a bounded way ahead, so a year of samples never sits in memory.
+    /// Returns how many went to `body`. Cancelling the task abandons the call and the reading.
     @discardableResult
     public func querySamplesToFile(
         of type: SampleType, since: Timestamp? = nil, until: Timestamp? = nil, filter: SampleFilter = SampleFilter(),
-        _ body: @escaping @Sendable (StoredSample) -> Void
+        _ body: (StoredSample) -> Void
     ) async throws(HealthServiceError) -> Int {
         var ends: [Int32] = [-1, -1]
         guard systemPipe2(&ends, O_CLOEXEC) == 0 else {
             throw .other("QuerySamplesToFile: pipe2 failed: \(String(cString: strerror(errno)))")
         }
-        let reader = SampleLineReader(descriptor: ends[0], body: body)
+        let reader: SampleLineReader
+        do {
+            reader = try SampleLineReader(descriptor: ends[0])
+        } catch {
+            close(ends[1])
+            throw error
+        }
         reader.start()
         let options = WireDictionary.value([
             ("source", filter.source.map(DBusValue.string)), ("device", filter.device.map(DBusValue.string)),
             ("limit", filter.limit.map { .uint32(UInt32(clamping: $0)) }), ("newestFirst", .bool(filter.newestFirst)),
         ])
+        async let answered = querySamplesCall(
+            app: app, type: type, since: since, until: until, options: options, writeEnd: ends[1], reader: reader)
+        while let samples = await reader.next() {
+            for sample in samples { body(sample) }
+        }
+        // A failed call stopped the reader: its error is the one to report.
+        try await answered.get()
+        guard let outcome = reader.outcome else { throw .other("QuerySamplesToFile: the sample reader ended without an outcome") }
+        return try outcome.get()
+    }
+
+    /// Calls QuerySamplesToFile and tells `reader` how it went: answered (read what is left)
+    /// or failed (stop reading).
+    private func querySamplesCall(
+        app: String, type: SampleType, since: Timestamp?, until: Timestamp?, options: DBusValue, writeEnd: Int32,
+        reader: SampleLineReader
+    ) async -> Result<Void, HealthServiceError> {
         do {
             // The write end is owned by the call's arguments alone: sd-bus puts a duplicate in
             // the message, and this process's copy is closed as soon as the call is done with
             // it, so the reader sees the end of the stream when the service closes its copy.
             _ = try await call("QuerySamplesToFile", Self.queryArguments(
-                app: app, type: type, since: since, until: until, options: options, writeEnd: ends[1]))
+                app: app, type: type, since: since, until: until, options: options, writeEnd: writeEnd))
         } catch {
             reader.stop()
-            _ = await reader.finished()
-            throw error
+            return .failure(error)
         }
         reader.callReplied()
-        return try await reader.finished().get()
+        return .success(())
     }
 
     private static func queryArguments(
@@ -325,4 +348,4 @@ public struct HealthServiceClient: Sendable {
 
 /// pipe2(2), which Glibc's Swift module leaves out (it needs _GNU_SOURCE).
 @_silgen_name("pipe2")
-private func systemPipe2(_ descriptors: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
+func systemPipe2(_ descriptors: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32

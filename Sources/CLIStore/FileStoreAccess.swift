@@ -1,26 +1,26 @@
-@preconcurrency import Glibc
 import CLISupport
 import HealthClient
 import HealthStore
 import HealthWire
 import Timestamps
 
-/// A store file opened directly: `--store PATH` or `HRMD_STORE`.
+/// A store file opened directly: `--store PATH` or `HRMD_STORE`. Its queries are local SQLite
+/// work, done on the calling task; between polls for changes it sleeps as a task does.
 public struct FileStoreAccess: StoreAccess {
     public let store: HealthStore
 
     public init(store: HealthStore) { self.store = store }
 
-    public func authorizations() throws(CommandFailure) -> [AuthorizationEntry] {
+    public func authorizations() async throws(CommandFailure) -> [AuthorizationEntry] {
         try Self.failures { () throws(HealthStoreError) in try store.authorizations() }
     }
 
-    public func pendingRequests() throws(CommandFailure) -> [AuthorizationRequest] {
+    public func pendingRequests() async throws(CommandFailure) -> [AuthorizationRequest] {
         AuthorizationRequest.pending(in: try Self.failures { () throws(HealthStoreError) in try store.authorizationAccessEntries() })
     }
 
     public func setAuthorization(_ status: AuthorizationStatus, source: String, type: SampleType, access: AuthorizationAccess)
-        throws(CommandFailure)
+        async throws(CommandFailure)
     {
         try Self.failures { () throws(HealthStoreError) in
             switch access {
@@ -30,16 +30,16 @@ public struct FileStoreAccess: StoreAccess {
         }
     }
 
-    public func enumerateSamples(_ query: SampleQuery, _ body: (StoredSample) -> Void) throws(CommandFailure) {
+    public func enumerateSamples(_ query: SampleQuery, _ body: (StoredSample) -> Void) async throws(CommandFailure) {
         try Self.failures { () throws(HealthStoreError) in try store.enumerateSamples(query) { body($0) } }
     }
 
-    public func enumeratePoints(_ query: SampleQuery, _ body: (StoredPoint, SampleContexts) -> Void) throws(CommandFailure) {
+    public func enumeratePoints(_ query: SampleQuery, _ body: (StoredPoint, SampleContexts) -> Void) async throws(CommandFailure) {
         try Self.failures { () throws(HealthStoreError) in try store.enumeratePoints(query) { body($0, $1) } }
     }
 
     public func statistics(of type: SampleType, by bucket: StatisticsBucketName, since: Timestamp?, until: Timestamp?)
-        throws(CommandFailure) -> [StatisticsBucketValue]
+        async throws(CommandFailure) -> [StatisticsBucketValue]
     {
         let buckets: StatisticsBucket = switch bucket {
         case .minute: .seconds(60)
@@ -50,27 +50,27 @@ public struct FileStoreAccess: StoreAccess {
         return try Self.failures { () throws(HealthStoreError) in try store.statistics(of: type, by: buckets, since: since, until: until) }
     }
 
-    public func heartRateVariability(since: Timestamp?, until: Timestamp?) throws(CommandFailure) -> HeartRateVariability? {
+    public func heartRateVariability(since: Timestamp?, until: Timestamp?) async throws(CommandFailure) -> HeartRateVariability? {
         try Self.failures { () throws(HealthStoreError) in
             try store.heartRateVariability(SampleQuery(type: .rrInterval, since: since, until: until))
         }
     }
 
-    public func heartRateZones(since: Timestamp?, until: Timestamp?, maximumHeartRate: Double) throws(CommandFailure) -> [HeartRateZones.Zone] {
-        let rates = try samples(SampleQuery(type: .heartRate, since: since, until: until)).map(\.sample)
+    public func heartRateZones(since: Timestamp?, until: Timestamp?, maximumHeartRate: Double) async throws(CommandFailure) -> [HeartRateZones.Zone] {
+        let rates = try await samples(SampleQuery(type: .heartRate, since: since, until: until)).map(\.sample)
         guard !rates.isEmpty else { return [] }
         return HeartRateZones(samples: rates, maximumHeartRate: maximumHeartRate).zones
     }
 
-    public func devices() throws(CommandFailure) -> (devices: [DeviceSummary], activity: [SensorActivity]) {
+    public func devices() async throws(CommandFailure) -> (devices: [DeviceSummary], activity: [SensorActivity]) {
         try Self.failures { () throws(HealthStoreError) in (try store.deviceSummaries(), try store.sensorActivity()) }
     }
 
-    public func sources() throws(CommandFailure) -> [SourceSummary] {
+    public func sources() async throws(CommandFailure) -> [SourceSummary] {
         try Self.failures { () throws(HealthStoreError) in try store.sourceSummaries() }
     }
 
-    public func deleteSamples(of type: SampleType, source: String, since: Timestamp?, until: Timestamp?) throws(CommandFailure) -> Int {
+    public func deleteSamples(of type: SampleType, source: String, since: Timestamp?, until: Timestamp?) async throws(CommandFailure) -> Int {
         try Self.failures { () throws(HealthStoreError) in try store.deleteSamples(of: type, source: source, since: since, until: until) }
     }
 
@@ -78,14 +78,16 @@ public struct FileStoreAccess: StoreAccess {
     /// another process).
     public func followChanges(
         of type: SampleType, pollInterval: Double, until deadline: ContinuousClock.Instant?, _ body: (ChangeSet) -> Void
-    ) throws(CommandFailure) {
+    ) async throws(CommandFailure) {
         var anchor = try Self.failures { () throws(HealthStoreError) in try store.currentAnchor() }
         let limit = 10_000
-        while deadline.map({ ContinuousClock.now < $0 }) ?? true {
+        while !Task.isCancelled, deadline.map({ ContinuousClock.now < $0 }) ?? true {
             let changes = try Self.failures { () throws(HealthStoreError) in try store.changes(of: type, since: anchor, limit: limit) }
             anchor = changes.anchor
             if !changes.added.isEmpty || !changes.deleted.isEmpty { body(changes) }
-            if changes.added.count < limit { usleep(useconds_t(pollInterval * 1_000_000)) }
+            if changes.added.count < limit {
+                do { try await Task.sleep(for: .seconds(pollInterval)) } catch { return }
+            }
         }
     }
 

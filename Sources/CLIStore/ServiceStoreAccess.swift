@@ -7,8 +7,8 @@ import HealthWire
 import Timestamps
 
 /// The store service `org.hrmd.Health` on the system bus, as hrmctl uses it when neither
-/// `--store` nor `HRMD_STORE` names a file. The synchronous calls of `StoreAccess` wait for
-/// the asynchronous client on a task of their own.
+/// `--store` nor `HRMD_STORE` names a file. Every call awaits the asynchronous client on the
+/// calling task; samples and changes reach the caller's closure on that task too.
 public struct ServiceStoreAccess: StoreAccess {
     public let client: HealthServiceClient
 
@@ -23,79 +23,82 @@ public struct ServiceStoreAccess: StoreAccess {
         }
     }
 
-    public func authorizations() throws(CommandFailure) -> [AuthorizationEntry] {
-        AuthorizationOrder.rows(from: try wait { client in try await client.authorizations() })
+    public func authorizations() async throws(CommandFailure) -> [AuthorizationEntry] {
+        AuthorizationOrder.rows(from: try await answer { () async throws(HealthServiceError) in try await client.authorizations() })
     }
 
-    public func pendingRequests() throws(CommandFailure) -> [AuthorizationRequest] {
-        AuthorizationRequest.pending(in: try wait { client in try await client.authorizations() })
+    public func pendingRequests() async throws(CommandFailure) -> [AuthorizationRequest] {
+        AuthorizationRequest.pending(in: try await answer { () async throws(HealthServiceError) in try await client.authorizations() })
     }
 
     public func setAuthorization(_ status: AuthorizationStatus, source: String, type: SampleType, access: AuthorizationAccess)
-        throws(CommandFailure)
+        async throws(CommandFailure)
     {
-        try wait { client in try await client.setAuthorization(status, source: source, type: type, access: access) }
+        try await answer { () async throws(HealthServiceError) in
+            try await client.setAuthorization(status, source: source, type: type, access: access)
+        }
     }
 
-    public func enumerateSamples(_ query: SampleQuery, _ body: (StoredSample) -> Void) throws(CommandFailure) {
+    public func enumerateSamples(_ query: SampleQuery, _ body: (StoredSample) -> Void) async throws(CommandFailure) {
         let filter = HealthServiceClient.SampleFilter(
             source: query.source, device: query.device, limit: query.limit, newestFirst: query.newestFirst)
-        try stream({ client, channel in
-            _ = try await client.querySamplesToFile(of: query.type, since: query.since, until: query.until, filter: filter) {
-                channel.send($0)
-            }
-        }, body)
+        try await answer { () async throws(HealthServiceError) in
+            _ = try await client.querySamplesToFile(of: query.type, since: query.since, until: query.until, filter: filter, body)
+        }
     }
 
     public func statistics(of type: SampleType, by bucket: StatisticsBucketName, since: Timestamp?, until: Timestamp?)
-        throws(CommandFailure) -> [StatisticsBucketValue]
+        async throws(CommandFailure) -> [StatisticsBucketValue]
     {
         let zone = TimeZone.current.identifier
-        return try wait { client in try await client.statistics(of: type, by: bucket, since: since, until: until, timeZone: zone) }
+        return try await answer { () async throws(HealthServiceError) in
+            try await client.statistics(of: type, by: bucket, since: since, until: until, timeZone: zone)
+        }
     }
 
-    public func heartRateVariability(since: Timestamp?, until: Timestamp?) throws(CommandFailure) -> HeartRateVariability? {
-        try wait { client in try await client.heartRateVariability(since: since, until: until) }
+    public func heartRateVariability(since: Timestamp?, until: Timestamp?) async throws(CommandFailure) -> HeartRateVariability? {
+        try await answer { () async throws(HealthServiceError) in try await client.heartRateVariability(since: since, until: until) }
     }
 
-    public func heartRateZones(since: Timestamp?, until: Timestamp?, maximumHeartRate: Double) throws(CommandFailure) -> [HeartRateZones.Zone] {
-        try wait { client in try await client.heartRateZones(since: since, until: until, maximumHeartRate: maximumHeartRate) }
+    public func heartRateZones(since: Timestamp?, until: Timestamp?, maximumHeartRate: Double) async throws(CommandFailure)
+        -> [HeartRateZones.Zone]
+    {
+        try await answer { () async throws(HealthServiceError) in
+            try await client.heartRateZones(since: since, until: until, maximumHeartRate: maximumHeartRate)
+        }
     }
 
-    public func devices() throws(CommandFailure) -> (devices: [DeviceSummary], activity: [SensorActivity]) {
-        try wait { client in try await client.devices() }
+    public func devices() async throws(CommandFailure) -> (devices: [DeviceSummary], activity: [SensorActivity]) {
+        try await answer { () async throws(HealthServiceError) in try await client.devices() }
     }
 
-    public func sources() throws(CommandFailure) -> [SourceSummary] {
-        try wait { client in try await client.sources() }
+    public func sources() async throws(CommandFailure) -> [SourceSummary] {
+        try await answer { () async throws(HealthServiceError) in try await client.sources() }
     }
 
-    public func deleteSamples(of type: SampleType, source: String, since: Timestamp?, until: Timestamp?) throws(CommandFailure) -> Int {
-        try wait { client in try await client.deleteSamples(of: type, source: source, since: since, until: until) }
+    public func deleteSamples(of type: SampleType, source: String, since: Timestamp?, until: Timestamp?) async throws(CommandFailure) -> Int {
+        try await answer { () async throws(HealthServiceError) in
+            try await client.deleteSamples(of: type, source: source, since: since, until: until)
+        }
     }
 
     /// Follows `SamplesChanged`: no polling.
     public func followChanges(
         of type: SampleType, pollInterval: Double, until deadline: ContinuousClock.Instant?, _ body: (ChangeSet) -> Void
-    ) throws(CommandFailure) {
-        try stream({ client, channel in
-            let changes = try await client.watch(type)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for try await change in changes { channel.send(change) }
-                }
-                if let deadline {
-                    group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
-                }
-                try await group.next()
-                group.cancelAll()
-            }
-        }, body)
+    ) async throws(CommandFailure) {
+        let changes = try await answer { () async throws(HealthServiceError) in try await client.watch(type) }
+        do {
+            try await StreamUntilDeadline(elements: changes, deadline: deadline).forEach(body)
+        } catch let error as HealthServiceError {
+            throw error.commandFailure
+        } catch {
+            throw CommandFailure("\(error)", status: .failure)
+        }
     }
 
     /// Replays the recording at `path` through the service (Import), as source hrmd.
-    public func importRecording(path: String, acceptDamaged: Bool, speed: Double?, measurementHandle: UInt16? = nil) throws(CommandFailure)
-        -> HealthServiceClient.ImportResult
+    public func importRecording(path: String, acceptDamaged: Bool, speed: Double?, measurementHandle: UInt16? = nil)
+        async throws(CommandFailure) -> HealthServiceClient.ImportResult
     {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -103,41 +106,19 @@ public struct ServiceStoreAccess: StoreAccess {
             throw CommandFailure("cannot open the recording \(path): \(reason)", status: errno == ENOENT ? .noInput : errno == EACCES ? .permissionDenied : .failure)
         }
         defer { close(descriptor) }
-        return try wait { client in
+        return try await answer { () async throws(HealthServiceError) in
             try await client.importRecording(
                 descriptor: descriptor, name: path, acceptDamaged: acceptDamaged, speed: speed, measurementHandle: measurementHandle)
         }
     }
 
-    /// Runs `produce` on a task of its own and calls `body` on this thread with each value it
-    /// sends, in order, until it ends; its failure becomes this call's.
-    private func stream<Element: Sendable>(
-        _ produce: @escaping @Sendable (HealthServiceClient, BlockingChannel<Element>) async throws -> Void,
-        _ body: (Element) -> Void
-    ) throws(CommandFailure) {
-        let channel = BlockingChannel<Element>()
-        let client = client
-        Task.detached {
-            do {
-                try await produce(client, channel)
-                channel.finish()
-            } catch let error as HealthServiceError {
-                channel.finish(failing: error.commandFailure)
-            } catch let failure as CommandFailure {
-                channel.finish(failing: failure)
-            } catch {
-                channel.finish(failing: CommandFailure("\(error)", status: .failure))
-            }
+    /// Awaits `call`, turning the service's error into the one-line failure.
+    private func answer<T>(_ call: () async throws(HealthServiceError) -> T) async throws(CommandFailure) -> T {
+        do {
+            return try await call()
+        } catch {
+            throw error.commandFailure
         }
-        try channel.drain(body)
-    }
-
-    /// Runs `operation` on a task of its own and waits for its result on this thread.
-    private func wait<T: Sendable>(_ operation: @escaping @Sendable (HealthServiceClient) async throws -> T) throws(CommandFailure) -> T {
-        var result: T?
-        try stream({ client, channel in channel.send(try await operation(client)) }) { result = $0 }
-        guard let result else { throw CommandFailure("the store service call ended without an answer", status: .failure) }
-        return result
     }
 }
 

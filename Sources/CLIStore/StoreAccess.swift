@@ -7,61 +7,65 @@ import Timestamps
 /// What hrmctl's store subcommands need of a store, whether it is a file opened directly
 /// (`--store PATH`, `HRMD_STORE`) or the store service on the system bus. Each subcommand has
 /// one code path over this, so its output is the same either way. Every failure is a
-/// one-line `CommandFailure` with the documented exit status.
+/// one-line `CommandFailure` with the documented exit status. Every call is asynchronous:
+/// the service's answers are awaited, never waited for on a thread; the closures that take
+/// samples and changes run on the calling task, in order.
 public protocol StoreAccess {
     /// Every source's answers, one row per (source, type), ordered by source then type.
-    func authorizations() throws(CommandFailure) -> [AuthorizationEntry]
+    func authorizations() async throws(CommandFailure) -> [AuthorizationEntry]
     /// The requests nobody has answered yet, in the same order.
-    func pendingRequests() throws(CommandFailure) -> [AuthorizationRequest]
+    func pendingRequests() async throws(CommandFailure) -> [AuthorizationRequest]
     /// Records the user's answer for `source` and `type`.
     func setAuthorization(_ status: AuthorizationStatus, source: String, type: SampleType, access: AuthorizationAccess)
-        throws(CommandFailure)
+        async throws(CommandFailure)
     /// Calls `body` with each sample of `query`, in order, without holding them all.
-    func enumerateSamples(_ query: SampleQuery, _ body: (StoredSample) -> Void) throws(CommandFailure)
+    func enumerateSamples(_ query: SampleQuery, _ body: (StoredSample) -> Void) async throws(CommandFailure)
     /// The same samples as points with their contexts (`HealthStore.enumeratePoints`), for
     /// readers that print many.
-    func enumeratePoints(_ query: SampleQuery, _ body: (StoredPoint, SampleContexts) -> Void) throws(CommandFailure)
+    func enumeratePoints(_ query: SampleQuery, _ body: (StoredPoint, SampleContexts) -> Void) async throws(CommandFailure)
     /// Statistics per bucket (1d buckets are days of the local time zone), canonical unit.
     func statistics(of type: SampleType, by bucket: StatisticsBucketName, since: Timestamp?, until: Timestamp?)
-        throws(CommandFailure) -> [StatisticsBucketValue]
+        async throws(CommandFailure) -> [StatisticsBucketValue]
     /// Heart-rate variability of the RR intervals in the range; nil without beats.
-    func heartRateVariability(since: Timestamp?, until: Timestamp?) throws(CommandFailure) -> HeartRateVariability?
+    func heartRateVariability(since: Timestamp?, until: Timestamp?) async throws(CommandFailure) -> HeartRateVariability?
     /// Time in heart-rate zones over the range; empty without samples.
-    func heartRateZones(since: Timestamp?, until: Timestamp?, maximumHeartRate: Double) throws(CommandFailure) -> [HeartRateZones.Zone]
+    func heartRateZones(since: Timestamp?, until: Timestamp?, maximumHeartRate: Double) async throws(CommandFailure)
+        -> [HeartRateZones.Zone]
     /// Every device, and what the daemon says of each sensor now.
-    func devices() throws(CommandFailure) -> (devices: [DeviceSummary], activity: [SensorActivity])
+    func devices() async throws(CommandFailure) -> (devices: [DeviceSummary], activity: [SensorActivity])
     /// Every source that wrote samples.
-    func sources() throws(CommandFailure) -> [SourceSummary]
+    func sources() async throws(CommandFailure) -> [SourceSummary]
     /// Deletes `source`'s samples of `type` in the range, leaving tombstones; returns how many.
-    func deleteSamples(of type: SampleType, source: String, since: Timestamp?, until: Timestamp?) throws(CommandFailure) -> Int
+    func deleteSamples(of type: SampleType, source: String, since: Timestamp?, until: Timestamp?) async throws(CommandFailure) -> Int
     /// Calls `body` with each change of `type` after now, until `deadline` (nil: until the
-    /// process ends). A file is polled every `pollInterval` seconds; the service signals.
+    /// process ends) or until the calling task is cancelled, which ends it as the deadline
+    /// does. A file is polled every `pollInterval` seconds; the service signals.
     func followChanges(
         of type: SampleType, pollInterval: Double, until deadline: ContinuousClock.Instant?, _ body: (ChangeSet) -> Void
-    ) throws(CommandFailure)
+    ) async throws(CommandFailure)
 }
 
 extension StoreAccess {
     /// Points made from `enumerateSamples`, each context numbered once.
-    public func enumeratePoints(_ query: SampleQuery, _ body: (StoredPoint, SampleContexts) -> Void) throws(CommandFailure) {
+    public func enumeratePoints(_ query: SampleQuery, _ body: (StoredPoint, SampleContexts) -> Void) async throws(CommandFailure) {
         var contexts = SampleContexts()
-        try enumerateSamples(query) { stored in
+        try await enumerateSamples(query) { stored in
             let point = contexts.point(of: stored)
             body(point, contexts)
         }
     }
 
     /// The samples of `query`, in memory (for what needs them all, such as a plot).
-    public func samples(_ query: SampleQuery) throws(CommandFailure) -> [StoredSample] {
+    public func samples(_ query: SampleQuery) async throws(CommandFailure) -> [StoredSample] {
         var result: [StoredSample] = []
-        try enumerateSamples(query) { result.append($0) }
+        try await enumerateSamples(query) { result.append($0) }
         return result
     }
 
     /// How many samples `query` matches.
-    public func count(_ query: SampleQuery) throws(CommandFailure) -> Int {
+    public func count(_ query: SampleQuery) async throws(CommandFailure) -> Int {
         var count = 0
-        try enumerateSamples(query) { _ in count += 1 }
+        try await enumerateSamples(query) { _ in count += 1 }
         return count
     }
 }

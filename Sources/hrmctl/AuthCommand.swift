@@ -28,7 +28,7 @@ struct AuthCommand: ParsableCommand {
         subcommands: [Grant.self, Revoke.self, List.self, Requests.self]
     )
 
-    struct Grant: ParsableCommand {
+    struct Grant: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "grant",
             abstract: "Allow a source to store types (creates the store if needed).",
@@ -37,12 +37,12 @@ struct AuthCommand: ParsableCommand {
 
         func validate() throws { _ = try answer.sampleTypes() }
 
-        func run() throws {
-            try answer.apply(.sharingAuthorized, opening: .createIfMissing, saying: "may now")
+        func run() async throws {
+            try await answer.apply(.sharingAuthorized, opening: .createIfMissing, saying: "may now")
         }
     }
 
-    struct Revoke: ParsableCommand {
+    struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "revoke",
             abstract: "Stop a source from storing types; what it stored is kept.",
@@ -51,19 +51,19 @@ struct AuthCommand: ParsableCommand {
 
         func validate() throws { _ = try answer.sampleTypes() }
 
-        func run() throws {
-            try answer.apply(.sharingDenied, opening: .existingOnly, saying: "may no longer")
+        func run() async throws {
+            try await answer.apply(.sharingDenied, opening: .existingOnly, saying: "may no longer")
         }
     }
 
-    struct List: ParsableCommand {
+    struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List every source's requests and answers.")
         @OptionGroup var storeOptions: StoreOptions
         @Option(help: "table or json (one object per line).") var output: OutputFormat = .table
 
-        func run() throws {
-            try reportingFailures {
-                let entries = try storeOptions.access().authorizations()
+        func run() async throws {
+            try await reportingFailures {
+                let entries = try await storeOptions.access().authorizations()
                 switch output {
                 case .json:
                     for entry in entries {
@@ -89,7 +89,7 @@ struct AuthCommand: ParsableCommand {
         }
     }
 
-    struct Requests: ParsableCommand {
+    struct Requests: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "requests",
             abstract: "List the requests nobody has answered yet, with the command that answers each.",
@@ -102,9 +102,9 @@ struct AuthCommand: ParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
         @Option(help: "table, json (one object per line) or csv.") var output: OutputFormat = .table
 
-        func run() throws {
-            try reportingFailures {
-                let requests = try storeOptions.access().pendingRequests()
+        func run() async throws {
+            try await reportingFailures {
+                let requests = try await storeOptions.access().pendingRequests()
                 func answer(_ verb: String, _ request: AuthorizationRequest) -> String {
                     (["hrmctl", "auth", verb, shellWord(request.source), request.type.identifier] + (request.access == .read ? ["--read"] : []))
                         .joined(separator: " ")
@@ -180,12 +180,12 @@ struct AuthAnswer: ParsableArguments {
     }
 
     /// Records `status` for every type and says so, one line per type.
-    func apply(_ status: AuthorizationStatus, opening mode: HealthStore.OpenMode, saying verb: String) throws {
-        try reportingFailures {
+    func apply(_ status: AuthorizationStatus, opening mode: HealthStore.OpenMode, saying verb: String) async throws {
+        try await reportingFailures {
             guard !source.isEmpty else { throw CommandFailure("the source name is empty", status: .usage) }
             let store = try storeOptions.access(mode)
             for type in try sampleTypes() {
-                try store.setAuthorization(status, source: source, type: type, access: read ? .read : .share)
+                try await store.setAuthorization(status, source: source, type: type, access: read ? .read : .share)
                 print("\(source) \(verb) \(read ? "read" : "store") \(type.identifier)")
             }
         }

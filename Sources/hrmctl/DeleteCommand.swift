@@ -6,7 +6,7 @@ import HealthStore
 import Timestamps
 
 /// `hrmctl delete`: one source's samples over a range, leaving tombstones.
-struct DeleteCommand: ParsableCommand {
+struct DeleteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
         abstract: "Delete one source's samples of a type over a range.",
@@ -29,13 +29,13 @@ struct DeleteCommand: ParsableCommand {
 
     func validate() throws { _ = try range.resolved() }
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             let (query, _) = try range.resolved()
             let store = try storeOptions.access(.existingOnly)
             var counted = query
             counted.source = source
-            let count = try store.count(counted)
+            let count = try await store.count(counted)
             guard count > 0 else {
                 print("no samples")
                 return
@@ -51,7 +51,7 @@ struct DeleteCommand: ParsableCommand {
                     return
                 }
             }
-            let deleted = try store.deleteSamples(of: query.type, source: source, since: query.since, until: query.until)
+            let deleted = try await store.deleteSamples(of: query.type, source: source, since: query.since, until: query.until)
             print("deleted \(deleted) \(query.type.identifier) samples of \(source)")
         }
     }

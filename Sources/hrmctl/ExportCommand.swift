@@ -9,7 +9,7 @@ import JSONLines
 import Timestamps
 
 /// `hrmctl export`: stored samples in formats other tools read.
-struct ExportCommand: ParsableCommand {
+struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Export stored samples as CSV, JSON Lines, FHIR R4 or Open mHealth.",
@@ -39,8 +39,8 @@ struct ExportCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             let (query, unit) = try range.resolved()
             let store = try storeOptions.access()
             let sink = try LineSink(path: output)
@@ -49,7 +49,7 @@ struct ExportCommand: ParsableCommand {
             case .csv, .jsonl:
                 let writer = SampleLinesExport(format == .csv ? .csv : .json, type: query.type, unit: unit)
                 writer.begin(sink)
-                try store.enumeratePoints(query) { point, contexts in
+                try await store.enumeratePoints(query) { point, contexts in
                     writer.write(point, contexts, to: sink)
                     count += 1
                 }
@@ -57,7 +57,7 @@ struct ExportCommand: ParsableCommand {
             case .fhir, .omh:
                 let writer: any SampleExportWriter = format == .fhir ? FHIRBundleExport() : OpenMHealthExport()
                 writer.begin(sink)
-                try store.enumerateSamples(query) { stored in
+                try await store.enumerateSamples(query) { stored in
                     writer.write(stored, first: count == 0, to: sink)
                     count += 1
                 }

@@ -5,7 +5,7 @@ import HealthStore
 
 /// `hrmctl`: grant authorization, read, decode and inspect what hrmd stores.
 
-struct HRMCtl: ParsableCommand {
+struct HRMCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hrmctl",
         abstract: "Inspect and manage the heart-rate store that hrmd writes.",
@@ -89,11 +89,25 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
 
 /// Runs a subcommand body, turning a `CommandFailure` into one line on stderr and its exit
 /// status.
+func reportingFailures(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let failure as CommandFailure {
+        throw reported(failure)
+    }
+}
+
+/// The same for a subcommand that needs no store and awaits nothing (decode).
 func reportingFailures(_ body: () throws -> Void) throws {
     do {
         try body()
     } catch let failure as CommandFailure {
-        printError(failure.message, program: "hrmctl")
-        throw ExitCode(failure.status.rawValue)
+        throw reported(failure)
     }
+}
+
+/// Prints `failure`'s line on stderr; returns the exit status to throw.
+private func reported(_ failure: CommandFailure) -> ExitCode {
+    printError(failure.message, program: "hrmctl")
+    return ExitCode(failure.status.rawValue)
 }

@@ -7,7 +7,7 @@ import JSONLines
 import Timestamps
 
 /// `hrmctl devices`: the sensors, what they wrote and what they are doing now.
-struct DevicesCommand: ParsableCommand {
+struct DevicesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
         abstract: "List the sensors: what they wrote, their location, battery and what they are doing now.",
@@ -28,9 +28,9 @@ struct DevicesCommand: ParsableCommand {
     /// Seconds after which a sensor's recorded state is no longer current.
     static let staleAfter: Double = 30
 
-    func run() throws {
-        try reportingFailures {
-            let (summaries, activities) = try storeOptions.access().devices()
+    func run() async throws {
+        try await reportingFailures {
+            let (summaries, activities) = try await storeOptions.access().devices()
             let rows = Self.rows(summaries: summaries, activities: activities, now: .now())
             printInventory(rows, output: output, tableColumns: [
                 "identifier", "name", "model", "location", "state", "battery", "lastSeen", "samples",
@@ -85,15 +85,15 @@ struct DevicesCommand: ParsableCommand {
 }
 
 /// `hrmctl sources`: the programs that wrote samples.
-struct SourcesCommand: ParsableCommand {
+struct SourcesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sources", abstract: "List the sources that wrote samples, with their counts.")
     @OptionGroup var storeOptions: StoreOptions
     @Option(help: "table, json (one object per line) or csv.") var output: OutputFormat = .table
 
-    func run() throws {
-        try reportingFailures {
-            let sources = try storeOptions.access().sources()
+    func run() async throws {
+        try await reportingFailures {
+            let sources = try await storeOptions.access().sources()
             let rows: [InventoryRow] = sources.map { summary in
                 [
                     ("source", .text(summary.source.name)), ("version", summary.source.version.map(InventoryValue.text)),

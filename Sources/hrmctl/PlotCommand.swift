@@ -7,7 +7,7 @@ import HealthUnits
 import Timestamps
 
 /// `hrmctl plot`: the curve of a range, in the terminal or as an SVG file.
-struct PlotCommand: ParsableCommand {
+struct PlotCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plot",
         abstract: "Draw the heart-rate curve of a range in the terminal, or as an SVG picture.",
@@ -32,12 +32,12 @@ struct PlotCommand: ParsableCommand {
         guard (10...400).contains(width), (4...100).contains(height) else { throw ValidationError("--width must be 10…400 and --height 4…100") }
     }
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             let (query, unit) = try range.resolved()
             let store = try storeOptions.access()
             var points: [(time: Double, value: Double)] = []
-            try store.enumerateSamples(query) {
+            try await store.enumerateSamples(query) {
                 points.append((time: $0.sample.start.secondsSinceEpoch, value: (try? $0.sample.quantity.doubleValue(for: unit)) ?? .nan))
             }
             guard let first = points.first, let last = points.last else {

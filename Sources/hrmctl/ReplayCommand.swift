@@ -8,7 +8,7 @@ import Logging
 import SensorBackends
 
 /// `hrmctl replay`: recordings through the same path as live data.
-struct ReplayCommand: ParsableCommand {
+struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Store the samples of recorded traces, FIT files and btsnoop captures, through the same path as live data.",
@@ -79,37 +79,42 @@ struct ReplayCommand: ParsableCommand {
         if realtime && speed != nil { throw ValidationError("--realtime and --speed exclude each other") }
     }
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             for file in files where !FileManager.default.fileExists(atPath: file) {
                 throw CommandFailure("recording \(file) does not exist", status: .noInput)
             }
-            if try storeOptions.usesService { return try replayThroughService() }
-            let store = try storeOptions.location.open(.existingOnly)
-            var logger = Logger(label: "hrmctl") { StreamLogHandler.standardError(label: $0) }
-            logger.logLevel = .error
-            let progress = ProgressBox()
-            var recordings = RecordingImport(
-                store: store, settings: IngestSettings(source: HealthSource(name: "hrmd", version: HRMVersion.current), maxBatch: 10_000),
-                options: RecordingImport.Options(
-                    speed: realtime ? 1 : speed, acceptDamaged: acceptDamaged, capture: BTSnoopOptions(measurementHandle: handle)),
-                logger: logger
-            ) { message in
-                progress.line?.clear()
-                printError(message, program: "hrmctl")
-            }
-            for file in files {
-                progress.line = ProgressLine(label: (file as NSString).lastPathComponent, total: Self.size(of: file))
-                defer { progress.line?.finish() }
-                do throws(RecordingError) {
-                    try recordings.replay(path: file) { progress.line?.update($0) }
-                } catch {
-                    if case .unreadable(_, _, true) = error { throw CommandFailure("\(error)", status: .noInput) }
-                    throw CommandFailure("\(error)", status: .dataError)
-                }
-            }
-            try Self.conclude(recordings.finish())
+            if try storeOptions.usesService { return try await replayThroughService() }
+            try replayIntoFile()
         }
+    }
+
+    /// Replays each file into the store file itself.
+    private func replayIntoFile() throws {
+        let store = try storeOptions.location.open(.existingOnly)
+        var logger = Logger(label: "hrmctl") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = .error
+        let progress = ProgressBox()
+        var recordings = RecordingImport(
+            store: store, settings: IngestSettings(source: HealthSource(name: "hrmd", version: HRMVersion.current), maxBatch: 10_000),
+            options: RecordingImport.Options(
+                speed: realtime ? 1 : speed, acceptDamaged: acceptDamaged, capture: BTSnoopOptions(measurementHandle: handle)),
+            logger: logger
+        ) { message in
+            progress.line?.clear()
+            printError(message, program: "hrmctl")
+        }
+        for file in files {
+            progress.line = ProgressLine(label: (file as NSString).lastPathComponent, total: Self.size(of: file))
+            defer { progress.line?.finish() }
+            do throws(RecordingError) {
+                try recordings.replay(path: file) { progress.line?.update($0) }
+            } catch {
+                if case .unreadable(_, _, true) = error { throw CommandFailure("\(error)", status: .noInput) }
+                throw CommandFailure("\(error)", status: .dataError)
+            }
+        }
+        try Self.conclude(recordings.finish())
     }
 
     private static func size(of file: String) -> Int {

@@ -7,7 +7,7 @@ import HealthUnits
 import Timestamps
 
 /// `hrmctl samples`: the stored samples of one type over a range.
-struct SamplesCommand: ParsableCommand {
+struct SamplesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "samples",
         abstract: "Print stored samples, oldest first.",
@@ -41,8 +41,8 @@ struct SamplesCommand: ParsableCommand {
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
     }
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             var (query, displayUnit) = try range.resolved()
             query.device = device
             query.source = source
@@ -51,7 +51,7 @@ struct SamplesCommand: ParsableCommand {
             let store = try storeOptions.access()
             let printer = SamplePrinter(format: output, type: query.type, unit: displayUnit)
             var count = 0
-            try store.enumeratePoints(query) { point, contexts in
+            try await store.enumeratePoints(query) { point, contexts in
                 if count == 0 { printer.printHeader() }
                 count += 1
                 printer.print(point, contexts)

@@ -9,7 +9,7 @@ import JSONLines
 import Timestamps
 
 /// `hrmctl stats`: count, minimum, average and maximum per time bucket.
-struct StatsCommand: ParsableCommand {
+struct StatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
         abstract: "Summarize stored samples per minute, hour or day; HRV; time in zones.",
@@ -70,14 +70,14 @@ struct StatsCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             let (query, unit) = try range.resolved()
             let store = try storeOptions.access()
-            if hrv { return try printVariability(store: store, query: query) }
-            if zones { return try printZones(store: store, query: query) }
+            if hrv { return try await printVariability(store: store, query: query) }
+            if zones { return try await printZones(store: store, query: query) }
             guard let by else { return }
-            let buckets = try store.statistics(of: query.type, by: by.name, since: query.since, until: query.until)
+            let buckets = try await store.statistics(of: query.type, by: by.name, since: query.since, until: query.until)
             guard !buckets.isEmpty else {
                 if output == .table { print("no samples") } else { printError("no samples", program: "hrmctl") }
                 return
@@ -122,8 +122,8 @@ struct StatsCommand: ParsableCommand {
         }
     }
 
-    private func printVariability(store: any StoreAccess, query: SampleQuery) throws {
-        guard let variability = try store.heartRateVariability(since: query.since, until: query.until) else {
+    private func printVariability(store: any StoreAccess, query: SampleQuery) async throws {
+        guard let variability = try await store.heartRateVariability(since: query.since, until: query.until) else {
             if output == .table { print("no samples") } else { printError("no samples", program: "hrmctl") }
             return
         }
@@ -145,9 +145,9 @@ struct StatsCommand: ParsableCommand {
         }
     }
 
-    private func printZones(store: any StoreAccess, query: SampleQuery) throws {
+    private func printZones(store: any StoreAccess, query: SampleQuery) async throws {
         guard let maxHeartRate else { return }
-        let zones = try store.heartRateZones(since: query.since, until: query.until, maximumHeartRate: maxHeartRate)
+        let zones = try await store.heartRateZones(since: query.since, until: query.until, maximumHeartRate: maxHeartRate)
         guard !zones.isEmpty else {
             if output == .table { print("no samples") } else { printError("no samples", program: "hrmctl") }
             return

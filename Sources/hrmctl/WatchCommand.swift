@@ -9,7 +9,7 @@ import JSONLines
 import Timestamps
 
 /// `hrmctl watch`: follows new samples as hrmd stores them.
-struct WatchCommand: ParsableCommand {
+struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Follow new samples as they are stored, with a live line and a sparkline.",
@@ -42,8 +42,8 @@ struct WatchCommand: ParsableCommand {
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
     }
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             guard let sampleType = SampleType(identifier: type) else { return }
             let store = try storeOptions.access()
             let format = output ?? (isatty(STDOUT_FILENO) == 1 ? .live : .table)
@@ -52,7 +52,7 @@ struct WatchCommand: ParsableCommand {
             let deadline = duration.map { ContinuousClock.now.advanced(by: .seconds($0)) }
             if format == .table { printer.printHeader() }
             setvbuf(stdout, nil, _IOLBF, 0)
-            try store.followChanges(of: sampleType, pollInterval: interval, until: deadline) { changes in
+            try await store.followChanges(of: sampleType, pollInterval: interval, until: deadline) { changes in
                 for stored in changes.added where device == nil || stored.sample.device?.localIdentifier == device {
                     let value = stored.sample.canonicalValue
                     recent = Array((recent + [value]).suffix(30))

@@ -1,3 +1,3 @@
 import CLISupport
 
-CommandEntry.main(HRMCtl.self, program: "hrmctl")
+await CommandEntry.main(async: HRMCtl.self, program: "hrmctl")

@@ -18,24 +18,24 @@ struct StoreAccessTests {
     }
 
     @Test("auth requests on a file: a source that asked and was not answered, until it is")
-    func pendingRequestsOnAFile() throws {
+    func pendingRequestsOnAFile() async throws {
         let (access, directory) = try fileStore()
         _ = directory
-        #expect(try access.pendingRequests().isEmpty)
+        #expect(try await access.pendingRequests().isEmpty)
         _ = try access.store.requestAuthorization(source: "zeta", toShare: [.heartRate, .rrInterval])
         _ = try access.store.requestAuthorization(source: "alpha", toShare: [.heartRate])
-        try access.setAuthorization(.sharingAuthorized, source: "hrmd", type: .heartRate, access: .share)
-        #expect(try access.pendingRequests() == [
+        try await access.setAuthorization(.sharingAuthorized, source: "hrmd", type: .heartRate, access: .share)
+        #expect(try await access.pendingRequests() == [
             AuthorizationRequest(source: "alpha", type: .heartRate, access: .share),
             AuthorizationRequest(source: "zeta", type: .heartRate, access: .share),
             AuthorizationRequest(source: "zeta", type: .rrInterval, access: .share),
         ])
-        try access.setAuthorization(.sharingDenied, source: "zeta", type: .heartRate, access: .share)
-        try access.setAuthorization(.sharingAuthorized, source: "alpha", type: .heartRate, access: .share)
-        #expect(try access.pendingRequests() == [AuthorizationRequest(source: "zeta", type: .rrInterval, access: .share)])
+        try await access.setAuthorization(.sharingDenied, source: "zeta", type: .heartRate, access: .share)
+        try await access.setAuthorization(.sharingAuthorized, source: "alpha", type: .heartRate, access: .share)
+        #expect(try await access.pendingRequests() == [AuthorizationRequest(source: "zeta", type: .rrInterval, access: .share)])
         // A read answer is an answer, not a request.
-        try access.setAuthorization(.sharingAuthorized, source: "zeta", type: .rrInterval, access: .read)
-        #expect(try access.authorizations().first { $0.source == "zeta" && $0.type == .rrInterval }?.read == .sharingAuthorized)
+        try await access.setAuthorization(.sharingAuthorized, source: "zeta", type: .rrInterval, access: .read)
+        #expect(try await access.authorizations().first { $0.source == "zeta" && $0.type == .rrInterval }?.read == .sharingAuthorized)
     }
 
     @Test("the service's (source, type, access, status) entries fold into the file's rows, in its order")
@@ -61,14 +61,14 @@ struct StoreAccessTests {
     }
 
     @Test("an empty file: no zones, no variability, no statistics, no changes within the deadline")
-    func emptyFile() throws {
+    func emptyFile() async throws {
         let (access, directory) = try fileStore()
         _ = directory
-        #expect(try access.heartRateZones(since: nil, until: nil, maximumHeartRate: 190).isEmpty)
-        #expect(try access.heartRateVariability(since: nil, until: nil) == nil)
-        #expect(try access.statistics(of: .heartRate, by: .minute, since: nil, until: nil).isEmpty)
+        #expect(try await access.heartRateZones(since: nil, until: nil, maximumHeartRate: 190).isEmpty)
+        #expect(try await access.heartRateVariability(since: nil, until: nil) == nil)
+        #expect(try await access.statistics(of: .heartRate, by: .minute, since: nil, until: nil).isEmpty)
         var calls = 0
-        try access.followChanges(of: .heartRate, pollInterval: 0.05, until: .now.advanced(by: .milliseconds(200))) { _ in calls += 1 }
+        try await access.followChanges(of: .heartRate, pollInterval: 0.05, until: .now.advanced(by: .milliseconds(200))) { _ in calls += 1 }
         #expect(calls == 0)
     }
 

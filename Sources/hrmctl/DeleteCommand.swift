@@ -46,7 +46,7 @@ struct DeleteCommand: AsyncParsableCommand {
                     throw CommandFailure("would delete \(what); pass --yes to confirm without a terminal", status: .usage)
                 }
                 print("Delete \(what)? [y/N] ", terminator: "")
-                guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased()) else {
+                guard let answer = await TerminalLine.read(), ["y", "yes"].contains(answer.lowercased()) else {
                     print("nothing deleted")
                     return
                 }

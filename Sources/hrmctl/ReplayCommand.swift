@@ -85,11 +85,12 @@ struct ReplayCommand: AsyncParsableCommand {
                 throw CommandFailure("recording \(file) does not exist", status: .noInput)
             }
             if try storeOptions.usesService { return try await replayThroughService() }
-            try replayIntoFile()
+            try await onOwnThread(named: "hrmctl-replay") { try replayIntoFile() }
         }
     }
 
-    /// Replays each file into the store file itself.
+    /// Replays each file into the store file itself. Synchronous work (SQLite writes, paced by
+    /// the recording's own clock at --realtime or --speed), so it runs on a thread of its own.
     private func replayIntoFile() throws {
         let store = try storeOptions.location.open(.existingOnly)
         var logger = Logger(label: "hrmctl") { StreamLogHandler.standardError(label: $0) }

@@ -1,4 +1,5 @@
 # hrmd — build, test, demo and benchmark.
+#   make help    every target with what it does, one line each: start here
 #   make demo    set up, build, run hrmd with mock straps into ./demo/hrmd.sqlite, show the readings
 #   make test    set up, build and run every test (unit, store, pipeline, end to end)
 #   make bench   release build and the benchmarks with their peers
@@ -48,12 +49,20 @@ INSTALLED := \
 	$(PREFIX)/share/zsh/site-functions/_hrmd $(PREFIX)/share/zsh/site-functions/_hrmctl \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish
 
-.PHONY: all deps build test check-bluetooth check-service check-service-bus check-rules check-fake-bluez check-captures check-fuzz fuzz fuzz-bus soak demo bench bench-service bench-ble bench-ble-vm release install uninstall clean
+.PHONY: all help deps build test check-bluetooth check-service check-service-bus check-rules check-fake-bluez check-captures check-fuzz fuzz fuzz-bus soak demo bench bench-service bench-ble bench-ble-vm release install uninstall clean
 
+## all: the default target: build
 all: build
 
-## deps: install the Debian packages the build and tests need (only the missing ones); tshark's
-## question whether non-root users may capture is answered no beforehand
+## help: list every target with one line on what it does (the ## lines of this Makefile)
+help:
+	@awk 'match($$0, /^## [A-Za-z0-9_.-]+: /) { name = substr($$0, 4, RLENGTH - 5); if (!(name in doc)) doc[name] = substr($$0, RLENGTH + 1); next } \
+		/^[A-Za-z0-9_-][A-Za-z0-9_.-]*:([^=]|$$)/ { name = substr($$0, 1, index($$0, ":") - 1); if (!(name in listed)) { listed[name] = 1; order[++count] = name } } \
+		END { print "make TARGET, where TARGET is one of:"; \
+			for (i = 1; i <= count; i++) printf "  %-18s %s\n", order[i], (order[i] in doc) ? doc[order[i]] : "(undocumented: give it a ## line)" }' $(MAKEFILE_LIST)
+
+## deps: install the Debian packages the build and tests need (only the missing ones)
+## (tshark's question whether non-root users may capture is answered no beforehand)
 deps:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -62,9 +71,11 @@ deps:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
+## build: the debug build of every program (.build/debug)
 build: deps
 	$(SWIFT) build
 
+## test: set up, build and run every test (unit, store, pipeline, end to end) and the check-* targets
 test: deps
 	$(SWIFT) build --build-tests
 	timeout --kill-after=30 1500 $(SWIFT) test --skip-build
@@ -88,32 +99,33 @@ check-rules:
 check-fake-bluez:
 	/usr/bin/python3 Tests/BlueZ/test_fake_bluez.py
 
-## check-captures: the btsnoop captures the tests build, read back by tshark (Wireshark's
-## dissectors): records, connections, reassembly, the GATT handle mapping and every value
+## check-captures: the btsnoop captures the tests build, read back by tshark (Wireshark's dissectors)
+## and checked: records, connections, reassembly, the GATT handle mapping and every value
 check-captures:
 	CAPTURE_WRITER=$(DEBUG_BIN)/capture-writer bash Tests/captures/check-captures.sh
 
-## check-service-bus: hrmd --serve on a private system-like bus with the shipped policy, a mock
-## polkit and applications of other uids (root; skipped otherwise, failed in CI; the service tests
-## skip until hrmd has --serve). HRMD_BIN_DIR chooses the hrmd (default .build/debug).
+## check-service-bus: the store service's tests: hrmd --serve on a private system-like bus (root)
+## with the shipped policy, a mock polkit and applications of other uids (skipped without root, failed
+## in CI; the service tests skip until hrmd has --serve). HRMD_BIN_DIR chooses the hrmd (default .build/debug).
 check-service-bus:
 	timeout --kill-after=10 900 /usr/bin/python3 Tests/HealthService/run.py
 
-## fuzz: every parser's libFuzzer target (Tests/Fuzz/Targets) for FUZZ_SECONDS each (default 600),
-## or FUZZ_RUNS executions each; FUZZ_TARGETS chooses some. A crash fails it and keeps the input.
+## fuzz: fuzz every parser (Tests/Fuzz/Targets), then the store service's D-Bus methods (fuzz-bus)
+## for FUZZ_SECONDS each (default 600), or FUZZ_RUNS executions each; FUZZ_TARGETS chooses some
+## parsers (and skips fuzz-bus). A crash fails it and keeps the input.
 FUZZ_SECONDS ?= 600
 fuzz: deps
 	bash Tests/Fuzz/fuzz.sh $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS)) $(FUZZ_TARGETS)
 	$(if $(FUZZ_TARGETS),,$(MAKE) --no-print-directory fuzz-bus)
 
-## fuzz-bus: the D-Bus fuzzing client (Tests/HealthService/test_bus_fuzz.py) against hrmd --serve
-## as an unprivileged uid for FUZZ_SECONDS (default 600): every method and property, well and
-## ill typed; prints its executions and findings (root; make test runs it for 30 s)
+## fuzz-bus: fuzz hrmd --serve through D-Bus as an unprivileged uid for FUZZ_SECONDS (default 600; root)
+## (Tests/HealthService/test_bus_fuzz.py): every method and property, well and ill typed; prints
+## its executions and findings (make test runs it for 30 s)
 fuzz-bus: build
 	HRMD_FUZZ_SECONDS=$(FUZZ_SECONDS) timeout --kill-after=10 $$(( $(FUZZ_SECONDS) + 600 )) /usr/bin/python3 Tests/HealthService/run.py -k fuzz
 
-## check-bluetooth: hrmd against the real Bluetooth stack: Debian 12's kernel and bluetoothd in a
-## qemu VM, Bumble's virtual controller behind /dev/vhci and virtual straps on its air link (root:
+## check-bluetooth: hrmd against the real Bluetooth stack, in a qemu VM (root)
+## Debian 12's kernel and bluetoothd, Bumble's virtual controller behind /dev/vhci, virtual straps on its air link (root:
 ## the image is built once with debootstrap, cached outside the repository). SCENARIOS picks some
 ## (name or name:ble / name:hci); logs and btmon captures stay in .build/real-bluetooth/out
 check-bluetooth:
@@ -123,36 +135,39 @@ check-bluetooth:
 check-fuzz:
 	bash Tests/Fuzz/fuzz.sh --runs 20000
 
-## soak: hrmd for SOAK_MINUTES (default 30) with 20 fake BLE straps dropping every few minutes and
-## bluetoothd restarted twice, then with 20 mock straps and hrmctl readers: memory and descriptors
-## each minute, and what was sent against what was stored (not part of make test)
+## soak: hrmd under load for SOAK_MINUTES (default 30), memory and losses watched (not in make test)
+## 20 fake BLE straps dropping every few minutes and bluetoothd restarted twice, then 20 mock straps
+## and hrmctl readers: memory and descriptors each minute, and what was sent against what was stored
 SOAK_MINUTES ?= 30
 soak: deps
 	$(SWIFT) build --build-tests
 	HRMD_SOAK_MINUTES=$(SOAK_MINUTES) timeout --kill-after=30 $$(( $(SOAK_MINUTES) * 2 * 60 + 600 )) \
 		$(SWIFT) test --skip-build --filter SoakEndToEndTests
 
+## demo: set up, build, run hrmd with mock straps into ./demo/hrmd.sqlite, show the readings
 demo: build
 	@mkdir -p $(DEMO_DIR) && rm -f $(DEMO_STORE) $(DEMO_STORE)-wal $(DEMO_STORE)-shm
 	$(DEBUG_BIN)/hrmctl auth grant hrmd all --store $(DEMO_STORE)
 	$(DEBUG_BIN)/hrmd --store $(DEMO_STORE) --sensor mock:hz=2 --sensor mock:location=wrist,bpm=75,hz=2 --duration 6
 	$(DEBUG_BIN)/hrmctl samples --store $(DEMO_STORE)
 
+## release: the release build, the Swift runtime linked in statically (.build/release)
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib
 
+## bench: the release build and every benchmark with its peers (hrmbench)
 bench: release
 	HRMD_BIN_DIR=$(RELEASE_BIN) $(RELEASE_BIN)/hrmbench
 
-## bench-service: hrmd --serve on a private bus against its peers (hrmctl --store, queries in
-## process, hrmd with no client). Sizes: HRMBENCH_SERVICE_DAYS (store, default 365),
+## bench-service: only the store service's benchmarks: hrmd --serve on a private bus against its peers
+## (hrmctl --store, queries in process, hrmd with no client). Sizes: HRMBENCH_SERVICE_DAYS (store, default 365),
 ## HRMBENCH_SERVICE_RUNS (hrmctl runs, 7), HRMBENCH_SERVICE_CALLS (QuerySamples calls, 2000),
 ## HRMBENCH_SERVICE_SECONDS (each ingestion run, 30)
 bench-service: release
 	HRMD_BIN_DIR=$(RELEASE_BIN) $(RELEASE_BIN)/hrmbench service
 
-## bench-ble-vm: the BLE benchmark on the real stack (the VM of check-bluetooth): hrmd (release),
-## the bleak logger and the C floor against 20 virtual straps through Debian's bluetoothd
+## bench-ble-vm: the BLE benchmark on the real Bluetooth stack, in the VM of check-bluetooth
+## hrmd (release), the bleak logger and the C floor against 20 virtual straps through Debian's bluetoothd
 ## (HRMD_VM_BENCH_SECONDS each, default 60); figures in .build/real-bluetooth/out/bench.json
 bench-ble-vm: release
 	HRMD_BIN_DIR=$(RELEASE_BIN) /usr/bin/python3 Tests/RealBluetooth/run.py --bench
@@ -161,9 +176,10 @@ bench-ble-vm: release
 bench-ble: deps
 	bash bench/run_ble_bench.sh
 
-## install: the release binaries, unit, sysusers/tmpfiles, udev rules, D-Bus policy, activation
-## file and interface, polkit action and rules, example configuration, the unit's drop-in for
-## --sensor hci (as a document to copy), man pages and shell completions (honours PREFIX and DESTDIR)
+## install: install hrmd and hrmctl with all they ship (honours PREFIX and DESTDIR)
+## the release binaries, unit, sysusers/tmpfiles, udev rules, D-Bus policy, activation file and
+## interface, polkit action and rules, example configuration, the unit's drop-in for --sensor hci
+## (as a document to copy), man pages and shell completions
 install: release
 	$(SWIFT) package generate-manual --configuration debug > /dev/null
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(LIBDIR)/sysusers.d $(DESTDIR)$(LIBDIR)/tmpfiles.d \
@@ -195,10 +211,12 @@ install: release
 		$(RELEASE_BIN)/$$tool --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/$$tool.fish; \
 	done
 
+## uninstall: remove what install put in place (hrmd.conf only when it is still the example)
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	-cmp -s systemd/hrmd.conf.example $(DESTDIR)$(SYSCONFDIR)/hrmd/hrmd.conf && rm -f $(DESTDIR)$(SYSCONFDIR)/hrmd/hrmd.conf
 	-rmdir $(DESTDIR)$(SYSCONFDIR)/hrmd 2>/dev/null
 
+## clean: remove the build (.build) and the demo's store (demo)
 clean:
 	rm -rf .build $(DEMO_DIR)

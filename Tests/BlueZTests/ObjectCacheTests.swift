@@ -64,6 +64,25 @@ private let initial = managedObjects([
         #expect(cache.adapters.first?.powered == false)
     }
 
+    /// bluetoothd 5.66 can leave `Connected: true` unannounced on a link whose services it
+    /// then resolves: `ServicesResolved` (set only on a connected device) says it is connected.
+    @Test func resolvedServicesMeanConnectedEvenWhenConnectedWasNotAnnounced() {
+        var cache = BlueZObjectCache()
+        cache.load(managedObjects: initial)
+        #expect(cache.device(path: devicePath)?.connected == false)
+        cache.apply(signal("PropertiesChanged", path: devicePath, [
+            .string(BlueZ.deviceInterface), .properties([("ServicesResolved", .bool(true))]), .strings([]),
+        ]))
+        #expect(cache.device(path: devicePath)?.connected == true)
+        cache.apply(signal("PropertiesChanged", path: devicePath, [
+            .string(BlueZ.deviceInterface), .properties([("ServicesResolved", .bool(false))]), .strings([]),
+        ]))
+        cache.apply(signal("PropertiesChanged", path: devicePath, [
+            .string(BlueZ.deviceInterface), .properties([("Connected", .bool(false))]), .strings([]),
+        ]))
+        #expect(cache.device(path: devicePath)?.connected == false)
+    }
+
     @Test func ignoresPropertiesOfUnknownObjects() {
         var cache = BlueZObjectCache()
         let change = cache.apply(signal("PropertiesChanged", path: devicePath, [

@@ -1,0 +1,39 @@
+import BlueZBackend
+import SensorBackends
+import SensorDecoding
+import TestSupport
+import Testing
+
+private let a = "AA:BB:CC:DD:EE:01"
+
+/// A strap as the real bluetoothd 5.66 shows it, plus `extra` scenario keys: Connect answers
+/// once the link is up, before the services are resolved.
+private func strap566(_ extra: String) -> String {
+    #"{"address": "\#(a)", "name": "Strap 01", "trusted": true, "location": 1, "battery": 87, "manufacturer": "Polar Electro Oy", "model": "H10", "firmware": "3.1.1", "notify_acquired": true, "connect_reply": "link"\#(extra)}"#
+}
+
+private extension Collected {
+    /// Whether the strap at `address` was ever given up on (backing off until its next attempt).
+    func backedOff(_ address: String) -> Bool {
+        states(of: address).contains { if case .backingOff = $0 { true } else { false } }
+    }
+}
+
+/// How hrmd copes with the orders in which bluetoothd announces a new connection, as the real
+/// bluetoothd shows them with many straps connecting at once.
+@Suite("BlueZ backend: the order of a connection's announcements", .serialized, .timeLimit(.minutes(HangBound.suiteMinutes)))
+struct ConnectionOrderTests {
+    /// bluetoothd 5.66 can leave `Connected: true` unannounced (it logs "Device … is already
+    /// connected" when the kernel's event comes after the ATT channel's): the link is up and the
+    /// services resolve, and the strap streams without waiting out the services timeout.
+    @Test func aLinkWhoseConnectedIsNeverAnnouncedStreams() async throws {
+        let harness = try await BlueZHarness(scenario: scenario(strap566(#", "connected_unannounced": true"#)))
+        try await harness.withBackend(addresses: [a]) { h in
+            try await eventually("subscribed") { try await h.subscribed(a) }
+            try await h.fake.command("notify \(a) 0653")
+            try await eventually("a notification") { h.collected.notifications(of: a) == [[0x06, 0x53]] }
+            #expect(!h.collected.backedOff(a))
+            #expect(try await h.counter(a, "connect_calls") == 1)
+        }
+    }
+}

@@ -78,7 +78,16 @@ struct StrapSession {
         }
     }
 
-    /// Connects (unless already connected) and waits, bounded, for the services.
+    /// Connects (unless already connected) and waits, bounded by the services timeout, for the
+    /// services and then for the Heart Rate Measurement characteristic's object.
+    ///
+    /// bluetoothd registers a strap's GATT objects before it sets `ServicesResolved`, but its
+    /// gdbus sends them in either order: from idle callbacks the objects go first, while any
+    /// message it sends before those run (a reply to anyone, a signal) first flushes every held
+    /// change in the order their objects were first queued, and the device, queued earlier by
+    /// another change, then announces `ServicesResolved` before its characteristics exist on
+    /// the bus. So once the services are resolved, one call to bluetoothd (`settle`) makes sure
+    /// the cache holds them all before the reads look for them.
     private mutating func connect(_ known: Device) async throws(Outcome) -> Device {
         report(.connecting)
         linkTaken = true
@@ -94,20 +103,51 @@ struct StrapSession {
             }
         }
         let deadline = ContinuousClock.now.advanced(by: context.settings.servicesTimeout)
+        var settled = false
         while true {
-            guard let device = context.model.cache.device(path: known.path) else {
+            let cache = context.model.cache
+            guard let device = cache.device(path: known.path) else {
                 throw .ended(reason: "the device disappeared while connecting", streamedFor: nil)
             }
-            if device.servicesResolved && device.connected { return device }
+            if device.servicesResolved {
+                if !settled {
+                    do throws(BlueZFailure) {
+                        try await Self.settle(device, on: bus)
+                    } catch {
+                        if Task.isCancelled { throw .cancelled }
+                        if error == .gone || error == .busClosed { throw .ended(reason: error.reason, streamedFor: nil) }
+                    }
+                    settled = true
+                    continue
+                }
+                if cache.characteristic(BlueZ.uuid(0x2A37), of: device.path) != nil { return device }
+            }
             if ContinuousClock.now >= deadline {
                 await disconnect(device)
-                throw .ended(reason: "services were not resolved within \(context.settings.servicesTimeout)", streamedFor: nil)
+                throw .ended(
+                    reason: device.servicesResolved
+                        ? "the strap has no Heart Rate Measurement characteristic"
+                        : "services were not resolved within \(context.settings.servicesTimeout)",
+                    streamedFor: nil)
             }
             if case .change(.propertiesChanged(known.path, BlueZ.deviceInterface, let changed)) = try await nextEvent(),
                 changed["Connected"]?.bool == false
             {
                 throw .ended(reason: "the strap disconnected while connecting", streamedFor: nil)
             }
+        }
+    }
+
+    /// One call to bluetoothd about `device`, for its reply alone: gdbus sends every change it
+    /// holds before any message, and the model applies each signal before the bus reads on, so
+    /// once this returns the cache holds every object bluetoothd made before answering.
+    static func settle(_ device: Device, on bus: DBusConnection) async throws(BlueZFailure) {
+        do {
+            _ = try await bus.call(
+                destination: BlueZ.service, path: device.path, interface: BlueZ.properties, member: "Get",
+                arguments: [.string(BlueZ.deviceInterface), .string("ServicesResolved")])
+        } catch {
+            throw BlueZFailure(error)
         }
     }
 

@@ -23,6 +23,26 @@ private extension Collected {
 /// bluetoothd shows them with many straps connecting at once.
 @Suite("BlueZ backend: the order of a connection's announcements", .serialized, .timeLimit(.minutes(HangBound.suiteMinutes)))
 struct ConnectionOrderTests {
+    /// bluetoothd's gdbus can send `ServicesResolved` before the InterfacesAdded of the GATT
+    /// objects it made first (any message it sends flushes its held changes in the order their
+    /// objects were first queued). The fake holds the objects back until it answers a call, or
+    /// for far longer than any test waits: the strap must not be given up for want of its Heart
+    /// Rate Measurement characteristic, and the location and device information are still read.
+    @Test func servicesResolvedAheadOfTheirObjectsIsNotAStrapWithoutHeartRate() async throws {
+        let harness = try await BlueZHarness(scenario: scenario(strap566(#", "gatt_late_s": 600"#)))
+        try await harness.withBackend(addresses: [a]) { h in
+            try await eventually("subscribed, or backing off") {
+                try await h.subscribed(a) || h.collected.backedOff(a)
+            }
+            #expect(!h.collected.backedOff(a), "\(h.collected.statuses(of: a))")
+            #expect(h.collected.reads(of: a, 0x2A38) == [[1]])
+            #expect(h.collected.reads(of: a, 0x2A29) == [Array("Polar Electro Oy".utf8)])
+            #expect(h.collected.reads(of: a, 0x2A19) == [[87]], "Battery1, held with the GATT objects, is seen too")
+            try await h.fake.command("notify \(a) 0652")
+            try await eventually("a notification") { h.collected.notifications(of: a) == [[0x06, 0x52]] }
+        }
+    }
+
     /// bluetoothd 5.66 can leave `Connected: true` unannounced (it logs "Device … is already
     /// connected" when the kernel's event comes after the ATT channel's): the link is up and the
     /// services resolve, and the strap streams without waiting out the services timeout.

@@ -134,6 +134,9 @@ private let initial = managedObjects([
         #expect(BlueZFailure(.remote(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local"))
             == .connectionFailed(BlueZFailure.explain("le-connection-abort-by-local")))
         #expect(BlueZFailure(.remote(name: "org.bluez.Error.InProgress", message: "")) == .inProgress)
+        #expect(
+            BlueZFailure(.remote(name: "org.bluez.Error.Failed", message: "Operation already in progress")) == .inProgress,
+            "bluetoothd's own connection attempt (of an earlier Connect) is still under way")
         #expect(BlueZFailure(.remote(name: "org.freedesktop.DBus.Error.UnknownObject", message: "")) == .gone)
         #expect(BlueZFailure(.remote(name: "org.freedesktop.DBus.Error.AccessDenied", message: "x")) == .notPermitted("x"))
         #expect(BlueZFailure(.remote(name: "org.freedesktop.DBus.Error.NoReply", message: "")) == .noReply)

@@ -11,7 +11,9 @@ logs and btmon captures stay for reading (see docs/testing.md).
 
 Environment: HRMD_BIN_DIR (default .build/debug), HRMD_VM_OUT (default .build/real-bluetooth),
 HRMD_VM_ACCEL (tcg, the default, or kvm), HRMD_VM_TIMEOUT (seconds for the whole VM run,
-default 1500), HRMD_VM_CACHE (where images live).
+default 1500), HRMD_VM_CACHE (where images live), HRMD_VM_MONITOR (set: each scenario also
+keeps `out/<scenario>-<backend>.dbus.log`, dbus-monitor's record of the system bus; it slows
+the VM, so not for figures).
 """
 
 from __future__ import annotations
@@ -57,6 +59,8 @@ def prepare(run_dir: str, bin_dir: str) -> None:
     shutil.copytree(os.path.join(HERE, "vm"), os.path.join(run_dir, "vm"),
                     ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy2(os.path.join(HERE, "vm-main"), os.path.join(run_dir, "vm-main"))
+    if os.environ.get("HRMD_VM_MONITOR"):
+        open(os.path.join(run_dir, "monitor"), "w").close()
 
 
 def boot(image: str, run_dir: str, arguments: list[str], timeout: float) -> int:

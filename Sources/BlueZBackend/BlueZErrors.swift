@@ -25,6 +25,8 @@ public enum BlueZFailure: Error, Sendable, Hashable {
             return
         }
         switch name {
+        case "org.bluez.Error.Failed" where message == Self.alreadyInProgress:
+            self = .inProgress
         case "org.bluez.Error.Failed", "org.bluez.Error.ConnectionAttemptFailed", "org.bluez.Error.AbortedByRemote":
             self = .connectionFailed(Self.explain(message))
         case "org.bluez.Error.InProgress", "org.bluez.Error.AlreadyConnected", "org.bluez.Error.AlreadyExists":
@@ -56,6 +58,11 @@ public enum BlueZFailure: Error, Sendable, Hashable {
         case .other(let detail): detail
         }
     }
+
+    /// What bluetoothd's `Connect` answers, as `org.bluez.Error.Failed` (strerror(EALREADY)), while
+    /// its own LE connection attempt to the device is still under way: under load, one started
+    /// by an earlier `Connect` whose answer hrmd stopped waiting for.
+    static let alreadyInProgress = "Operation already in progress"
 
     /// bluetoothd's terse reasons, said plainly.
     public static func explain(_ message: String) -> String {

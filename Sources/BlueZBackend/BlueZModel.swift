@@ -2,8 +2,13 @@ import SDBus
 import Synchronization
 
 /// The object cache of one bluetoothd lifetime, shared by the supervisor and every strap's
-/// connection: signals are applied here in order (by the supervisor alone), and each change is
-/// handed to every watcher.
+/// connection: signals are applied here in order, on the bus's loop thread as they arrive
+/// (`take`), and each change is handed to every watcher.
+///
+/// Applying them there, before the loop reads the next message, means that when a call to
+/// bluetoothd returns, the cache holds every signal bluetoothd sent before its reply. bluetoothd
+/// (gdbus) sends all the changes it still holds before any message it sends, so a reply is a
+/// barrier: whatever bluetoothd did before answering is in the cache (`StrapSession.settle`).
 ///
 /// Changes are yielded outside the lock: yielding resumes a waiting task, which takes that
 /// task's status lock, while cancelling a watcher's task holds its status lock and takes this
@@ -24,6 +29,9 @@ final class BlueZModel: Sendable {
         var watchers: [UInt64: Watcher] = [:]
         var nextWatcher: UInt64 = 0
         var ended = false
+        /// Whether `GetManagedObjects` was loaded; signals taken before are kept in `early`.
+        var loaded = false
+        var early: [DBusSignal] = []
     }
 
     private let state = Mutex(State())
@@ -32,13 +40,19 @@ final class BlueZModel: Sendable {
 
     var cache: BlueZObjectCache { state.withLock { $0.cache } }
 
-    /// Loads the `GetManagedObjects` reply; every watcher hears an `interfacesAdded` for each object.
+    /// Loads the `GetManagedObjects` reply, then applies the signals taken while it was on its
+    /// way (older than the reply, so applying them changes nothing it already shows); every
+    /// watcher hears an `interfacesAdded` for each object, then those signals' changes. From
+    /// here on `take` applies each signal as it arrives.
     func load(managedObjects reply: DBusValue) {
         let (changes, watchers) = state.withLock { state in
             state.cache.load(managedObjects: reply)
-            let changes = state.cache.objects.map { path, interfaces in
+            var changes = state.cache.objects.map { path, interfaces in
                 BlueZChange.interfacesAdded(path: path, interfaces: interfaces.keys.sorted())
             }
+            changes += state.early.compactMap { state.cache.apply($0) }
+            state.early = []
+            state.loaded = true
             return (changes, Array(state.watchers.values))
         }
         for change in changes {
@@ -46,12 +60,22 @@ final class BlueZModel: Sendable {
         }
     }
 
-    func apply(_ signal: DBusSignal) {
-        let (change, watchers) = state.withLock { state in
-            (state.cache.apply(signal), Array(state.watchers.values))
+    /// Takes every signal of bluetoothd, on the bus's loop thread as it arrives: a routed
+    /// notification goes to its strap (`takeNotification`), anything else is applied to the
+    /// cache and handed to the watchers (or kept for `load` until the cache is loaded).
+    @Sendable func take(_ signal: DBusSignal) -> Bool {
+        if takeNotification(signal) { return true }
+        let (change, watchers) = state.withLock { state -> (BlueZChange?, [Watcher]) in
+            guard state.loaded else {
+                state.early.append(signal)
+                return (nil, [])
+            }
+            return (state.cache.apply(signal), Array(state.watchers.values))
         }
-        guard let change else { return }
-        for watcher in watchers where watcher.wants(change) { watcher.continuation.yield(change) }
+        if let change {
+            for watcher in watchers where watcher.wants(change) { watcher.continuation.yield(change) }
+        }
+        return true
     }
 
     /// The cache now and every change after it that `wants` accepts, atomically: nothing falls

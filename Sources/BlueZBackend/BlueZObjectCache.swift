@@ -182,6 +182,11 @@ public struct Device: Sendable, Hashable {
     public var uuids: [String]
     public var trusted: Bool
     public var paired: Bool
+    /// `Connected`, or `ServicesResolved`: bluetoothd sets that only on a connected device and
+    /// clears it first when the link ends, while its `Connected` can stay unannounced. 5.66
+    /// marks an LE link connected when its ATT channel comes up; when the kernel's Device
+    /// Connected event is handled after that, bluetoothd logs "Device … is already connected"
+    /// and never sends `Connected: true`, though the link is up and its services resolve.
     public var connected: Bool
     public var servicesResolved: Bool
     public var batteryPercentage: UInt8?
@@ -194,8 +199,8 @@ public struct Device: Sendable, Hashable {
         uuids = (properties["UUIDs"]?.strings ?? []).map { $0.lowercased() }
         trusted = properties["Trusted"]?.bool ?? false
         paired = properties["Paired"]?.bool ?? false
-        connected = properties["Connected"]?.bool ?? false
         servicesResolved = properties["ServicesResolved"]?.bool ?? false
+        connected = properties["Connected"]?.bool ?? false || servicesResolved
         batteryPercentage = battery?["Percentage"]?.integer.flatMap { UInt8(exactly: $0) }
     }
 

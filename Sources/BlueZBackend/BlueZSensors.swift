@@ -108,9 +108,12 @@ public struct BlueZSensors: SensorBackend {
         _ bus: DBusConnection, owner: String, owners: AsyncStream<DBusSignal>, sink: FrameSink, board: StatusBoard
     ) async throws(DBusError) {
         let model = BlueZModel()
-        // Before GetManagedObjects; measurement notifications go from the bus's loop thread
-        // straight to their strap's sink (`BlueZModel.takeNotification`).
-        let signals = try await bus.signals(matching: DBusMatchRule(sender: BlueZ.service), taking: model.takeNotification)
+        // Before GetManagedObjects. The model takes every signal on the bus's loop thread
+        // (`BlueZModel.take`): measurement notifications go straight to their strap's sink, the
+        // rest into the cache before the loop reads the next message, so a reply from bluetoothd
+        // finds in the cache everything bluetoothd sent before it. The stream itself stays
+        // empty and ends when the bus closes.
+        let signals = try await bus.signals(matching: DBusMatchRule(sender: BlueZ.service), taking: model.take)
         let reply = try await bus.call(destination: BlueZ.service, path: "/", interface: BlueZ.objectManager, member: "GetManagedObjects")
         guard let objects = reply.first else { throw .unexpectedReply("GetManagedObjects returned nothing") }
         model.load(managedObjects: objects)
@@ -119,7 +122,7 @@ public struct BlueZSensors: SensorBackend {
             bus: bus, model: model, sink: sink, board: board, settings: settings, jitter: jitter, logger: logger)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await signal in signals { model.apply(signal) }
+                for await _ in signals {}
                 model.end()  // the bus closed
             }
             group.addTask {

@@ -15,9 +15,9 @@ struct BlueZContext: Sendable {
     let logger: Logger
 }
 
-/// One strap's life: wait for it and its adapter, connect, wait for services, read the body
-/// sensor location, device information and battery, subscribe to Heart Rate Measurement once,
-/// stream until the link drops, then back off and do it again, until cancelled.
+/// One strap's life: wait for it and its adapter, connect, wait for services, subscribe to
+/// Heart Rate Measurement once while reading the body sensor location, device information and
+/// battery, stream until the link drops, then back off and do it again, until cancelled.
 struct StrapConnection: Sendable {
     let address: String
     let context: BlueZContext

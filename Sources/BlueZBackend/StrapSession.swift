@@ -3,8 +3,8 @@ import SensorBackends
 import SensorDecoding
 
 /// One connection of one strap, step by step: wait for the strap and a powered adapter,
-/// connect and wait for services, read, subscribe, stream. Each step either returns what
-/// the next needs or throws how the session ended.
+/// connect and wait for services, subscribe while reading, stream. Each step either returns
+/// what the next needs or throws how the session ended.
 struct StrapSession {
     typealias Event = StrapConnection.Event
     typealias Outcome = StrapConnection.Outcome
@@ -21,12 +21,15 @@ struct StrapSession {
     private var socket: DBusDatagramReading?
     /// The characteristic whose StartNotify notifications the model routes to the sink.
     private var routedPath: String?
+    /// Where this session's notifications go (held until the reads are in).
+    private let gate: NotificationGate
 
     init(strap: StrapConnection, events: AsyncStream<Event>.AsyncIterator, feed: AsyncStream<Event>.Continuation, ticks: TickNeed) {
         self.strap = strap
         self.events = events
         self.feed = feed
         self.ticks = ticks
+        gate = NotificationGate(sink: strap.context.sink, device: strap.id)
     }
 
     private var context: BlueZContext { strap.context }
@@ -36,21 +39,30 @@ struct StrapSession {
     mutating func run(memory: inout StrapConnection.Memory) async -> Outcome {
         var outcome = Outcome.cancelled
         do throws(Outcome) {
-            var device = try await waitForStrap()
-            device = try await connect(device)
+            let known = try await waitForStrap()
+            let (device, settled) = try await connect(known)
             ticks.end()
             send(.connected)
             connectedFrameSent = true
-            try await readInformation(of: device)
+            // The reads and the subscription go to bluetoothd together, which queues them on the
+            // link: the strap streams after one exchange instead of after every read, and what
+            // it sends before the reads are in waits at the gate.
+            let (model, bus) = (context.model, bus)
+            async let information = Self.readInformation(of: device, in: model, settling: !settled, on: bus)
             let (measurement, viaSocket) = try await subscribe(device, memory: &memory)
             report(.streaming)
-            try await stream(device, measurement: measurement, viaSocket: viaSocket, since: .now)
+            let since = ContinuousClock.now
+            try send(await information)
+            gate.open()
+            try await stream(device, measurement: measurement, viaSocket: viaSocket, since: since)
         } catch {
             outcome = error
         }
-        // After these no notification follows the disconnected frame.
+        // After these no notification follows the disconnected frame; whatever the gate still
+        // holds (the reads did not finish) goes first.
         await socket?.stop()
         if let routedPath { context.model.removeRoute(of: routedPath) }
+        gate.open()
         if connectedFrameSent { send(.disconnected) }
         if outcome == .cancelled, linkTaken, let device = context.model.cache.device(address: strap.address) {
             // hrmd is stopping: leave the strap free, within a budget.
@@ -78,8 +90,18 @@ struct StrapSession {
         }
     }
 
-    /// Connects (unless already connected) and waits, bounded, for the services.
-    private mutating func connect(_ known: Device) async throws(Outcome) -> Device {
+    /// Connects (unless already connected) and waits, bounded by the services timeout, for the
+    /// services and the Heart Rate Measurement characteristic's object; says whether the cache
+    /// was settled on the way (see `settle`).
+    ///
+    /// bluetoothd registers a strap's GATT objects before it sets `ServicesResolved`, but its
+    /// gdbus sends them in either order: from idle callbacks the objects go first, while any
+    /// message it sends before those run (a reply to anyone, a signal) first flushes every held
+    /// change in the order their objects were first queued, and the device, queued earlier by
+    /// another change, then announces `ServicesResolved` before its characteristics exist on
+    /// the bus. Resolved services without the measurement's object are that second order: one
+    /// call to bluetoothd brings them all.
+    private mutating func connect(_ known: Device) async throws(Outcome) -> (Device, settled: Bool) {
         report(.connecting)
         linkTaken = true
         if !known.connected {
@@ -94,14 +116,32 @@ struct StrapSession {
             }
         }
         let deadline = ContinuousClock.now.advanced(by: context.settings.servicesTimeout)
+        var settled = false
         while true {
-            guard let device = context.model.cache.device(path: known.path) else {
+            let cache = context.model.cache
+            guard let device = cache.device(path: known.path) else {
                 throw .ended(reason: "the device disappeared while connecting", streamedFor: nil)
             }
-            if device.servicesResolved && device.connected { return device }
+            if device.servicesResolved {
+                if cache.characteristic(BlueZ.uuid(0x2A37), of: device.path) != nil { return (device, settled) }
+                if !settled {
+                    do throws(BlueZFailure) {
+                        try await Self.settle(device, on: bus)
+                    } catch {
+                        if Task.isCancelled { throw .cancelled }
+                        if error == .gone || error == .busClosed { throw .ended(reason: error.reason, streamedFor: nil) }
+                    }
+                    settled = true
+                    continue
+                }
+            }
             if ContinuousClock.now >= deadline {
                 await disconnect(device)
-                throw .ended(reason: "services were not resolved within \(context.settings.servicesTimeout)", streamedFor: nil)
+                throw .ended(
+                    reason: device.servicesResolved
+                        ? "the strap has no Heart Rate Measurement characteristic"
+                        : "services were not resolved within \(context.settings.servicesTimeout)",
+                    streamedFor: nil)
             }
             if case .change(.propertiesChanged(known.path, BlueZ.deviceInterface, let changed)) = try await nextEvent(),
                 changed["Connected"]?.bool == false
@@ -111,24 +151,71 @@ struct StrapSession {
         }
     }
 
-    /// Reads the body sensor location, the device information and the battery level.
-    private func readInformation(of device: Device) async throws(Outcome) {
-        let cache = context.model.cache
-        for uuid in [CharacteristicID.bodySensorLocation.rawValue] + StrapConnection.deviceInformation {
-            guard let characteristic = cache.characteristic(BlueZ.uuid(uuid), of: device.path) else { continue }
-            switch await read(characteristic) {
-            case .success(let value): send(.read, CharacteristicID(rawValue: uuid), value)
+    /// One call to bluetoothd about `device`, for its reply alone: gdbus sends every change it
+    /// holds before any message, and the model applies each signal before the bus reads on, so
+    /// once this returns the cache holds every object bluetoothd made before answering.
+    static func settle(_ device: Device, on bus: DBusConnection) async throws(BlueZFailure) {
+        do {
+            _ = try await bus.call(
+                destination: BlueZ.service, path: device.path, interface: BlueZ.properties, member: "Get",
+                arguments: [.string(BlueZ.deviceInterface), .string("ServicesResolved")])
+        } catch {
+            throw BlueZFailure(error)
+        }
+    }
+
+    /// What one read after connecting gave.
+    struct Reading {
+        var characteristic: CharacteristicID
+        var result: Result<[UInt8], BlueZFailure>
+    }
+
+    /// Reads the body sensor location, the device information and (unless bluetoothd's
+    /// `Battery1` has it) the battery level, all asked at once: bluetoothd queues them on the
+    /// link, so the strap answers them back to back instead of one round trip through the bus
+    /// after another. The readings come back in that order.
+    ///
+    /// With `settling`, the cache is settled first: the measurement's object was there when
+    /// the services were resolved, but the others may still be on their way (the subscription
+    /// goes out meanwhile, and its write to the strap comes first on the link).
+    static func readInformation(
+        of device: Device, in model: BlueZModel, settling: Bool, on bus: DBusConnection
+    ) async -> [Reading] {
+        if settling { try? await settle(device, on: bus) }  // a strap gone fails its reads below
+        let cache = model.cache
+        let device = cache.device(path: device.path) ?? device  // its Battery1 may have come since
+        var wanted = ([CharacteristicID.bodySensorLocation.rawValue] + StrapConnection.deviceInformation).compactMap { uuid in
+            cache.characteristic(BlueZ.uuid(uuid), of: device.path).map { (CharacteristicID(rawValue: uuid), $0) }
+        }
+        if device.batteryPercentage == nil, let level = cache.characteristic(BlueZ.uuid(0x2A19), of: device.path) {
+            wanted.append((.batteryLevel, level))
+        }
+        var readings = await withTaskGroup(of: (Int, Result<[UInt8], BlueZFailure>).self) { group in
+            for (index, (_, characteristic)) in wanted.enumerated() {
+                group.addTask { (index, await read(characteristic, on: bus)) }
+            }
+            var readings = wanted.map { Reading(characteristic: $0.0, result: .failure(.other("not read"))) }
+            for await (index, result) in group { readings[index].result = result }
+            return readings
+        }
+        if let percent = device.batteryPercentage { readings.append(Reading(characteristic: .batteryLevel, result: .success([percent]))) }
+        return readings
+    }
+
+    /// Sends what the reads gave, in order, so the first samples carry the location and the
+    /// device's description; a strap that went away ends the session.
+    private func send(_ readings: [Reading]) throws(Outcome) {
+        if Task.isCancelled { throw .cancelled }
+        for reading in readings {
+            switch reading.result {
+            case .success(let value): send(.read, reading.characteristic, value)
             case .failure(let failure):
                 if failure == .gone || failure == .busClosed { throw .ended(reason: failure.reason, streamedFor: nil) }
-                context.logger.info("\(id): reading \(CharacteristicID(rawValue: uuid)) failed: \(failure.reason)")
+                // As before, a battery level that cannot be read is left out quietly.
+                if reading.characteristic != .batteryLevel {
+                    context.logger.info("\(id): reading \(reading.characteristic) failed: \(failure.reason)")
+                }
             }
-        }
-        if let percent = device.batteryPercentage {
-            send(.read, .batteryLevel, [percent])
-        } else if let characteristic = cache.characteristic(BlueZ.uuid(0x2A19), of: device.path),
-            case .success(let value) = await read(characteristic)
-        {
-            send(.read, .batteryLevel, value)
         }
     }
 
@@ -149,9 +236,9 @@ struct StrapSession {
                 guard let descriptor = reply.first?.fileDescriptor else { throw .unexpectedReply("AcquireNotify without a descriptor") }
                 let mtu = Int(reply.dropFirst().first?.integer ?? 23)
                 // Each notification goes straight to the sink from the bus's loop thread.
-                socket = try await bus.readDatagrams(from: descriptor, maximumLength: max(mtu, 23)) { [deliver = notificationDelivery, feed] event in
+                socket = try await bus.readDatagrams(from: descriptor, maximumLength: max(mtu, 23)) { [gate, feed] event in
                     switch event {
-                    case .datagram(let value): deliver(value)
+                    case .datagram(let value): gate.deliver(value)
                     case .closed: feed.yield(.socketClosed)
                     }
                 }
@@ -165,7 +252,7 @@ struct StrapSession {
             }
         }
         // Routed before subscribing, so the first notification finds its way.
-        context.model.routeNotifications(of: measurement.path, to: notificationDelivery)
+        context.model.routeNotifications(of: measurement.path, to: gate.deliver)
         routedPath = measurement.path
         if memory.startNotifyPath != measurement.path || !measurement.notifying {
             do {
@@ -213,7 +300,7 @@ struct StrapSession {
         }
     }
 
-    private func read(_ characteristic: Characteristic) async -> Result<[UInt8], BlueZFailure> {
+    private static func read(_ characteristic: Characteristic, on bus: DBusConnection) async -> Result<[UInt8], BlueZFailure> {
         do {
             let reply = try await bus.call(
                 destination: BlueZ.service, path: characteristic.path, interface: BlueZ.characteristicInterface,
@@ -227,13 +314,6 @@ struct StrapSession {
 
     private func disconnect(_ device: Device) async {
         _ = try? await bus.call(destination: BlueZ.service, path: device.path, interface: BlueZ.deviceInterface, member: "Disconnect")
-    }
-
-    /// Hands one Heart Rate Measurement notification to the sink, from the bus's loop thread.
-    private var notificationDelivery: @Sendable ([UInt8]) -> Void {
-        { [sink = context.sink, id] value in
-            sink.send(SensorFrame(time: .now(), transport: .ble, device: id, kind: .notify, characteristic: .heartRateMeasurement, value: value))
-        }
     }
 
     private func send(_ kind: FrameKind, _ characteristic: CharacteristicID? = nil, _ value: [UInt8] = []) {

@@ -36,7 +36,9 @@ Scenario file:
                   "manufacturer": "Polar Electro Oy", "model": "H10", "hardware": "...",
                   "firmware": "...", "software": "...", "battery": 87, "battery_gatt": 90,
                   "notify_acquired": true, "connect_failures": 0, "auto_stream_hz": 0,
-                  "drop_after_s": 0, "disconnect_reply_after_s": 0}]}
+                  "drop_after_s": 0, "disconnect_reply_after_s": 0, "connect_reply": "resolved",
+                  "connected_unannounced": false, "gatt_late_s": 0, "gatt_early": [],
+                  "read_delay_s": 0}]}
 
 A paired or trusted device exists from the start; a discoverable unknown one appears only after
 StartDiscovery. Connect sets Connected, about 100 ms later adds the GATT objects (Heart Rate
@@ -48,6 +50,18 @@ org.bluez.Error.Failed "le-connection-abort-by-local", after Connected went true
 socket, clears Notifying, removes the GATT objects, then clears ServicesResolved and Connected;
 it answers at once, or disconnect_reply_after_s seconds later, or with "never" not at all (a
 bluetoothd waiting for a strap out of range to acknowledge the end of the link).
+With connect_reply "link" Connect answers as soon as Connected is set, before the services are
+resolved (bluetoothd 5.66 for LE answers once the ATT channel is up). With connected_unannounced
+the link comes up without a PropertiesChanged of Connected (Get and GetManagedObjects say true),
+as 5.66 does when the kernel's Device Connected event comes after the ATT channel's callback
+("Device ... is already connected"). With gatt_late_s > 0 the GATT objects' InterfacesAdded (and
+Battery1's) are held back: ServicesResolved goes out first, and they follow gatt_late_s later or
+before the fake answers any method call, whichever comes first, as bluetoothd's gdbus flushes
+its held changes before each message it sends; gatt_early lists the short UUIDs of services and
+characteristics announced at once all the same. With read_delay_s > 0 each ReadValue is answered
+that long after it was asked (stats: reads_in_flight, most_reads_in_flight). Stats also count
+the reads answered on the current link (reads_answered) and how many had been when Heart Rate
+Measurement was last subscribed (reads_answered_when_subscribed).
 With auto_stream_hz > 0 the strap streams generated measurements whenever it is subscribed.
 With drop_after_s > 0 it ends every link that many seconds after it was subscribed (as `drop`
 does), the way a strap whose connection-parameter update is rejected drops at the same age.

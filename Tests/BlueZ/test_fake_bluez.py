@@ -45,6 +45,7 @@ D = "AA:BB:CC:DD:EE:04"  # streams by itself while subscribed
 E = "AA:BB:CC:DD:EE:06"  # ends each link soon after it is subscribed
 F = "AA:BB:CC:DD:EE:07"  # never answers Disconnect
 G = "AA:BB:CC:DD:EE:08"  # answers Disconnect late
+H = "AA:BB:CC:DD:EE:09"  # bluetoothd 5.66 under load: Connected unannounced, GATT objects after ServicesResolved
 SCENARIO = {"adapters": ["hci0"], "devices": [
     {"address": A, "name": "Polar H10 A1B2C3D4", "trusted": True, "location": 1, "battery": 87,
      "battery_gatt": 90, "notify_acquired": True, "connect_failures": 1},
@@ -54,6 +55,8 @@ SCENARIO = {"adapters": ["hci0"], "devices": [
     {"address": E, "name": "Strap E", "trusted": True, "notify_acquired": False, "drop_after_s": 0.3},
     {"address": F, "name": "Strap F", "trusted": True, "disconnect_reply_after_s": "never"},
     {"address": G, "name": "Strap G", "trusted": True, "disconnect_reply_after_s": 0.5},
+    {"address": H, "name": "Strap H", "trusted": True, "battery": 70, "connect_reply": "link",
+     "connected_unannounced": True, "gatt_late_s": 30, "read_delay_s": 0.5},
 ]}
 
 
@@ -423,6 +426,43 @@ def check_disconnect_reply(r, client, fake):
             "stats count Disconnect calls and disconnects")
 
 
+def check_late_announcements(r, client, fake):
+    """connect_reply link, connected_unannounced, gatt_late_s, read_delay_s (strap H)."""
+    path = device_path(H)
+    start = len(client.events)
+    client.interface(path, DEVICE).Connect(timeout=5)
+    r.check(client.index(property_event(path, DEVICE, "ServicesResolved", True), start) < 0,
+            "connect_reply link: Connect answers before the services are resolved")
+    r.require(client.wait(lambda: client.index(property_event(path, DEVICE, "ServicesResolved", True), start) >= 0),
+              "ServicesResolved follows")
+    client.pump(0.3)
+    r.check(client.index(property_event(path, DEVICE, "Connected", True), start) < 0 and client.prop(path, DEVICE, "Connected"),
+            "connected_unannounced: Connected is true but was never announced")
+    resolved = client.index(property_event(path, DEVICE, "ServicesResolved", True), start)
+    measurement = lambda e: e[0] == "added" and e[1].startswith(path + "/") and \
+        e[2].get(CHAR, {}).get("UUID") == uuid16("2a37")
+    r.check(client.index(measurement, start) < 0, "gatt_late_s: the GATT objects are held after ServicesResolved")
+    client.prop(path, DEVICE, "Address")  # any answer sends what was held first
+    r.check(client.wait(lambda: client.index(measurement, start) > resolved),
+            "gatt_late_s: an answer to any call sends the held objects first")
+    r.check(client.index(lambda e: e[0] == "added" and e[1] == path and "org.bluez.Battery1" in e[2], start) > resolved,
+            "gatt_late_s: Battery1 is held too")
+    replies = []
+    readable = [client.interface(client.characteristic(H, uuid), CHAR) for uuid in ("2a38", "2a29", "2a24")]
+    measurement = client.interface(client.characteristic(H, "2a37"), CHAR)
+    for characteristic in readable:
+        characteristic.ReadValue({}, reply_handler=lambda value: replies.append(bytes(value)),
+                                 error_handler=lambda error: replies.append(error))
+    client.pump(0.05)  # python-dbus sends them once the proxies' introspection is in
+    measurement.StartNotify()
+    r.check(client.wait(lambda: len(replies) == 3, 3) and replies[0] == b"\x01", "read_delay_s: the reads are answered")
+    stats = fake.command("stats %s" % H)
+    r.check(stats["most_reads_in_flight"] == 3, "read_delay_s: stats count the reads in flight")
+    r.check(stats["reads_answered"] == 3 and stats["reads_answered_when_subscribed"] == 0,
+            "stats count the reads answered, and how many were when the measurement was subscribed")
+    client.interface(path, DEVICE).Disconnect(timeout=5)
+
+
 def check_restart(r, client, fake, start_fake):
     r.check(fake.terminate() == 0, "SIGTERM: clean exit")
     r.check(client.wait(lambda: not client.bus.name_has_owner("org.bluez")), "org.bluez released")
@@ -528,6 +568,7 @@ def main():
         check_auto_stream(r, client, fake)
         check_timed_drop(r, client, fake)
         check_disconnect_reply(r, client, fake)
+        check_late_announcements(r, client, fake)
         fake = check_restart(r, client, fake, start_fake)
         check_adapter_and_devices(r, client, fake)
         check_client_leaving(r, client, fake, address)

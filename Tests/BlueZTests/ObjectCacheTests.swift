@@ -64,6 +64,25 @@ private let initial = managedObjects([
         #expect(cache.adapters.first?.powered == false)
     }
 
+    /// bluetoothd 5.66 can leave `Connected: true` unannounced on a link whose services it
+    /// then resolves: `ServicesResolved` (set only on a connected device) says it is connected.
+    @Test func resolvedServicesMeanConnectedEvenWhenConnectedWasNotAnnounced() {
+        var cache = BlueZObjectCache()
+        cache.load(managedObjects: initial)
+        #expect(cache.device(path: devicePath)?.connected == false)
+        cache.apply(signal("PropertiesChanged", path: devicePath, [
+            .string(BlueZ.deviceInterface), .properties([("ServicesResolved", .bool(true))]), .strings([]),
+        ]))
+        #expect(cache.device(path: devicePath)?.connected == true)
+        cache.apply(signal("PropertiesChanged", path: devicePath, [
+            .string(BlueZ.deviceInterface), .properties([("ServicesResolved", .bool(false))]), .strings([]),
+        ]))
+        cache.apply(signal("PropertiesChanged", path: devicePath, [
+            .string(BlueZ.deviceInterface), .properties([("Connected", .bool(false))]), .strings([]),
+        ]))
+        #expect(cache.device(path: devicePath)?.connected == false)
+    }
+
     @Test func ignoresPropertiesOfUnknownObjects() {
         var cache = BlueZObjectCache()
         let change = cache.apply(signal("PropertiesChanged", path: devicePath, [
@@ -115,6 +134,9 @@ private let initial = managedObjects([
         #expect(BlueZFailure(.remote(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local"))
             == .connectionFailed(BlueZFailure.explain("le-connection-abort-by-local")))
         #expect(BlueZFailure(.remote(name: "org.bluez.Error.InProgress", message: "")) == .inProgress)
+        #expect(
+            BlueZFailure(.remote(name: "org.bluez.Error.Failed", message: "Operation already in progress")) == .inProgress,
+            "bluetoothd's own connection attempt (of an earlier Connect) is still under way")
         #expect(BlueZFailure(.remote(name: "org.freedesktop.DBus.Error.UnknownObject", message: "")) == .gone)
         #expect(BlueZFailure(.remote(name: "org.freedesktop.DBus.Error.AccessDenied", message: "x")) == .notPermitted("x"))
         #expect(BlueZFailure(.remote(name: "org.freedesktop.DBus.Error.NoReply", message: "")) == .noReply)

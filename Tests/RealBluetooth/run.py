@@ -11,8 +11,10 @@ scripts), boots it, and reads each scenario's result back from the folder's `out
 logs and btmon captures stay for reading (see docs/testing.md).
 
 Environment: HRMD_BIN_DIR (default .build/debug), HRMD_VM_OUT (default .build/real-bluetooth),
-HRMD_VM_ACCEL (kvm or tcg; by default kvm where it boots the kernel, found out once per image), HRMD_VM_TIMEOUT (seconds for the whole VM run,
-default 1500), HRMD_VM_CACHE (where images live).
+HRMD_VM_ACCEL (kvm or tcg; by default kvm where it boots the kernel, found out once per image),
+HRMD_VM_TIMEOUT (seconds for the whole VM run, default 1500), HRMD_VM_CACHE (where images
+live), HRMD_VM_MONITOR (set: each scenario also keeps `out/<scenario>-<backend>.dbus.log`,
+dbus-monitor's record of the system bus; it slows the VM, so not for figures).
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ def prepare(run_dir: str, bin_dir: str, bench: bool = False) -> None:
         for name, value in sorted(os.environ.items()):
             if name.startswith("HRMD_VM_") and all(c.isalnum() or c in "._-" for c in value):
                 file.write(f"export {name}={value}\n")
+    if os.environ.get("HRMD_VM_MONITOR"):
+        open(os.path.join(run_dir, "monitor"), "w").close()
     if bench:
         # The benchmark's peers: the bleak logger, and the C floor built against libsystemd here
         # (the VM has the same Debian libsystemd0).

@@ -76,6 +76,10 @@ class PropertyObject(dbus.service.Object):
         self.interfaces = interfaces  # {interface: {name: typed D-Bus value}}
         super().__init__()
 
+    def _message_cb(self, connection, message):
+        self.bluez.flush()  # held signals go out before any answer, as gdbus sends them
+        super()._message_cb(connection, message)
+
     def managed_interfaces(self):
         result = {INTROSPECTABLE: dbus.Dictionary({}, signature="sv"),
                   PROPERTIES: dbus.Dictionary({}, signature="sv")}
@@ -133,11 +137,16 @@ class PropertyObject(dbus.service.Object):
 class ObjectManager(dbus.service.Object):
     """The root object: GetManagedObjects and the InterfacesAdded/Removed signals."""
 
-    def __init__(self, bus, verbose):
+    def __init__(self, bluez, bus, verbose):
         super().__init__(bus, "/")
+        self.bluez = bluez
         self.bus = bus
         self.verbose = verbose
         self.objects = {}  # path -> PropertyObject
+
+    def _message_cb(self, connection, message):
+        self.bluez.flush()  # held signals go out before any answer, as gdbus sends them
+        super()._message_cb(connection, message)
 
     def export(self, obj, announce=True):
         obj.add_to_connection(self.bus, obj.path)
@@ -154,10 +163,19 @@ class ObjectManager(dbus.service.Object):
         obj.remove_from_connection()
         log(self.verbose, "removed", obj.path)
 
-    def add_interface(self, obj, interface, props):
+    def add_interface(self, obj, interface, props, announce=True):
         obj.interfaces[interface] = props
+        if announce:
+            self.announce_interface(obj, interface)
+
+    def announce_interface(self, obj, interface):
+        """InterfacesAdded for one interface of `obj` (added without announcing it)."""
         self.InterfacesAdded(obj.path, dbus.Dictionary(
-            {interface: dbus.Dictionary(props, signature="sv")}, signature="sa{sv}"))
+            {interface: dbus.Dictionary(obj.interfaces[interface], signature="sv")}, signature="sa{sv}"))
+
+    def announce(self, obj):
+        """InterfacesAdded for `obj` (exported without announcing it)."""
+        self.InterfacesAdded(obj.path, obj.managed_interfaces())
 
     def remove_interface(self, obj, interface):
         if obj.interfaces.pop(interface, None) is not None:

@@ -1,5 +1,7 @@
 """The whole fake: adapters and straps from the scenario, exported under one object manager."""
 
+from gi.repository import GLib
+
 from .adapter import Adapter
 from .bus import ObjectManager
 from .device import Device
@@ -13,12 +15,13 @@ class FakeBluez:
     def __init__(self, bus, scenario, verbose):
         self.bus = bus
         self.verbose = verbose
-        self.manager = ObjectManager(bus, verbose)
+        self.manager = ObjectManager(self, bus, verbose)
         self.adapter_names = list(scenario.get("adapters") or ["hci0"])
         self.straps = [Strap(d, self.adapter_names[0]) for d in scenario.get("devices", [])]
         self.adapters = {}
         self.stats = {"discovery_filter": None, "start_discovery_calls": 0, "stop_discovery_calls": 0,
                       "set_discovery_filter_calls": 0}
+        self.held = []  # signals not sent yet (emitting callables), oldest first: see hold()
         for name in self.adapter_names:
             self.add_adapter(name, announce=False)
         bus.add_signal_receiver(self._name_owner_changed, "NameOwnerChanged", "org.freedesktop.DBus",
@@ -28,6 +31,23 @@ class FakeBluez:
         if name.startswith(":") and not new:
             for adapter in self.adapters.values():
                 adapter.forget_client(name)
+
+    def hold(self, emit, for_s):
+        """Holds a signal back as bluetoothd's gdbus holds its changes: `emit` runs at the latest
+        `for_s` seconds from now, and before the fake answers any method call (gdbus sends every
+        change it holds before each message it sends), whichever comes first."""
+        self.held.append(emit)
+        GLib.timeout_add(max(1, int(for_s * 1000)), self._flush_once)
+
+    def _flush_once(self):
+        self.flush()
+        return False
+
+    def flush(self):
+        """Sends every held signal, oldest first."""
+        held, self.held = self.held, []
+        for emit in held:
+            emit()
 
     def straps_on(self, adapter_name):
         return [s for s in self.straps if s.adapter_name == adapter_name]

@@ -53,6 +53,14 @@ class Device(PropertyObject):
         generation = self.generation
         GLib.timeout_add(int(CONNECT_DELAY_S * 1000), self._link_up, generation)
 
+    def _answer_connect(self):
+        """Connect's success reply, once (held signals go out first, as gdbus sends them)."""
+        if self.connecting is not None:
+            reply, _ = self.connecting
+            self.connecting = None
+            self.bluez.flush()
+            reply()
+
     @dbus.service.method(DEVICE, in_signature="", out_signature="", async_callbacks=("reply", "error"))
     def Disconnect(self, reply, error):
         """The link goes down at once; the answer comes as disconnect_reply_after_s says: at once
@@ -103,25 +111,35 @@ class Device(PropertyObject):
         if generation != self.generation:
             return False
         self.connected = True
-        self.update(DEVICE, Connected=dbus.Boolean(True))
+        self.strap.counters["reads_answered"] = 0  # of this link
+        if self.strap.config["connected_unannounced"]:
+            # bluetoothd 5.66 when the ATT socket's callback ran before the kernel's Device
+            # Connected event: the device is connected, but Connected is never announced.
+            self.interfaces[DEVICE]["Connected"] = dbus.Boolean(True)
+        else:
+            self.update(DEVICE, Connected=dbus.Boolean(True))
+        if self.strap.config["connect_reply"] == "link":
+            self._answer_connect()  # bluetoothd 5.66 (LE): the reply once the ATT channel is up
         GLib.timeout_add(int(SERVICE_DISCOVERY_DELAY_S * 1000), self._services_resolved, generation)
         return False
 
     def _services_resolved(self, generation):
         if generation != self.generation:
             return False
-        self._export_gatt()
+        late = float(self.strap.config["gatt_late_s"] or 0)
+        self._export_gatt(late)
         uuids = ["1800", "1801", "180a", "180d"] + (["180f"] if self.strap.config["battery_gatt"] is not None else [])
         self.update(DEVICE, UUIDs=string_array([full_uuid(u) for u in uuids]))
         self.update(DEVICE, ServicesResolved=dbus.Boolean(True))
         self.strap.counters["connects"] += 1
-        if self.connecting is not None:
-            reply, _ = self.connecting
-            self.connecting = None
-            reply()
+        self._answer_connect()
         return False
 
-    def _export_gatt(self):
+    def _export_gatt(self, late=0.0):
+        """Exports the GATT objects (and Battery1). With `late` > 0 their InterfacesAdded are
+        held back (FakeBluez.hold) so that ServicesResolved goes out first, as bluetoothd's gdbus
+        sends them when a message flushes its changes in the order it queued their objects;
+        the services and characteristics whose short UUIDs gatt_early lists go out at once."""
         config = self.strap.config
         manager = self.bluez.manager
         acquirable = bool(config["notify_acquired"])
@@ -147,15 +165,23 @@ class Device(PropertyObject):
             level = GattCharacteristic(self.bluez, self, battery, 0x001c, "2a19", ["read", "notify"],
                                        value=bytes([int(config["battery_gatt"]) & 0xFF]), acquirable=acquirable)
             objects += [battery, level, GattDescriptor(self.bluez, level, 0x001e, "2902")]
+        early = set(config["gatt_early"] or [])
         for obj in objects:
-            manager.export(obj)
+            held = late > 0 and getattr(obj, "short_uuid", None) not in early
+            manager.export(obj, announce=not held)
+            if held:
+                self.bluez.hold(lambda obj=obj: manager.announce(obj) if obj in self.gatt else None, late)
         self.gatt = objects
         if config["battery"] is not None:
             manager.add_interface(self, BATTERY, {"Percentage": dbus.Byte(int(config["battery"])),
-                                                  "Source": dbus.String("org.bluez.Device1")})
+                                                  "Source": dbus.String("org.bluez.Device1")}, announce=late <= 0)
+            if late > 0:
+                self.bluez.hold(lambda: manager.announce_interface(self, BATTERY) if BATTERY in self.interfaces else None,
+                                late)
 
     def disconnect(self):
         """Link loss or Disconnect: bluetoothd's order of events."""
+        self.bluez.flush()  # what was held goes out before its objects are removed, as gdbus does
         self.generation += 1
         was_connected = self.connected
         for stream in list(self.streams):
@@ -192,6 +218,8 @@ class Device(PropertyObject):
     def subscription_changed(self, characteristic):
         if characteristic.short_uuid != HEART_RATE_MEASUREMENT:
             return
+        if characteristic.subscribed:
+            self.strap.counters["reads_answered_when_subscribed"] = self.strap.counters["reads_answered"]
         hz = float(self.strap.config["auto_stream_hz"] or 0)
         automatic = [s for s in self.streams if s.count is None]
         drop_after = float(self.strap.config["drop_after_s"] or 0)

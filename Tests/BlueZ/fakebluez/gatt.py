@@ -17,6 +17,7 @@ class GattService(PropertyObject):
         super().__init__(bluez, "%s/service%04x" % (device.path, handle), {GATT_SERVICE: {
             "UUID": dbus.String(full_uuid(uuid)), "Device": device.path, "Primary": dbus.Boolean(True),
             "Includes": dbus.Array([], signature="o"), "Handle": dbus.UInt16(handle)}})
+        self.short_uuid = uuid
 
 
 class GattDescriptor(PropertyObject):
@@ -58,8 +59,34 @@ class GattCharacteristic(PropertyObject):
         if not self.device.connected:
             raise BluezError("Failed", "Not connected")
 
-    @dbus.service.method(GATT_CHARACTERISTIC, in_signature="a{sv}", out_signature="ay")
-    def ReadValue(self, options):
+    @dbus.service.method(GATT_CHARACTERISTIC, in_signature="a{sv}", out_signature="ay",
+                         async_callbacks=("reply", "error"))
+    def ReadValue(self, options, reply, error):
+        """Answers at once, or read_delay_s later (a strap's answer crossing the air), when the
+        reads in flight are counted: bluetoothd queues each on the link as it comes."""
+        try:
+            value = self._read(options)
+        except dbus.DBusException as failure:
+            return error(failure)
+        counters = self.device.strap.counters
+        delay = float(self.device.strap.config["read_delay_s"] or 0)
+        if delay <= 0:
+            counters["reads_answered"] += 1
+            return reply(value)
+        counters["reads_in_flight"] += 1
+        counters["most_reads_in_flight"] = max(counters["most_reads_in_flight"], counters["reads_in_flight"])
+
+        def answer():
+            counters["reads_in_flight"] -= 1
+            if self.device.connected:
+                counters["reads_answered"] += 1
+                reply(value)
+            else:
+                error(BluezError("Failed", "Not connected"))
+            return False
+        GLib.timeout_add(max(1, int(delay * 1000)), answer)
+
+    def _read(self, options):
         self._require_connected()
         if "read" not in self.flags or self.value is None:
             raise BluezError("NotPermitted", "Read not permitted")

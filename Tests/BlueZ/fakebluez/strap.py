@@ -40,9 +40,12 @@ class Strap:
                 "manufacturer": "Polar Electro Oy", "model": "H10", "hardware": "39044024.10",
                 "firmware": "5.0.0", "software": "3.0.0", "battery": None, "battery_gatt": None,
                 "notify_acquired": False, "connect_failures": 0, "auto_stream_hz": 0, "rssi": -60,
-                "adapter": None, "address_type": "public", "drop_after_s": 0, "disconnect_reply_after_s": 0}
+                "adapter": None, "address_type": "public", "drop_after_s": 0, "disconnect_reply_after_s": 0,
+                "connect_reply": "resolved", "connected_unannounced": False, "gatt_late_s": 0, "gatt_early": [],
+                "read_delay_s": 0}
     COUNTERS = ("sent", "dropped", "connects", "connect_calls", "disconnects", "disconnect_calls",
-                "start_notify_calls", "acquire_notify_calls", "reads")
+                "start_notify_calls", "acquire_notify_calls", "reads", "reads_in_flight", "most_reads_in_flight",
+                "reads_answered", "reads_answered_when_subscribed")
 
     def __init__(self, description, default_adapter):
         unknown = set(description) - set(self.DEFAULTS) - {"address"}
@@ -56,6 +59,8 @@ class Strap:
         reply_after = self.config["disconnect_reply_after_s"]
         if reply_after != "never" and not isinstance(reply_after, (int, float)):
             raise ValueError("disconnect_reply_after_s: seconds or \"never\", not %r" % (reply_after,))
+        if self.config["connect_reply"] not in ("resolved", "link"):
+            raise ValueError("connect_reply: \"resolved\" or \"link\", not %r" % (self.config["connect_reply"],))
         self.adapter_name = self.config["adapter"] or default_adapter
         self.known = bool(self.config["paired"] or self.config["trusted"])
         self.failures_left = int(self.config["connect_failures"])

@@ -8,7 +8,7 @@ import datetime
 import os
 import time
 
-from stack import OUT, Bluetoothd, Capture, Hrmd, SystemBus, power_on, stored_samples
+from stack import OUT, RUN, Bluetoothd, Capture, Hrmd, Process, SystemBus, power_on, stored_samples
 from straps import Adapter, AirLink, Strap, StrapSpec
 
 
@@ -30,6 +30,9 @@ class World:
         self.bluetoothd = Bluetoothd(bus, self.label) if backend == "ble" else None
         self.store = f"/tmp/{self.label}.sqlite"
         self.hrmd = Hrmd(self.label, self.store)
+        # run.py's HRMD_VM_MONITOR: every message on the system bus, with its time, for reading
+        # the order in which bluetoothd said things (it changes timings: not for figures).
+        self.monitor = Process("dbus-monitor", f"{OUT}/{self.label}.dbus.log") if os.path.exists(f"{RUN}/monitor") else None
         self.figures: dict = {}
         self.checks: list[str] = []
         self.excused: list[tuple[float, float | None]] = []
@@ -42,6 +45,8 @@ class World:
         before = set(os.listdir("/sys/class/bluetooth")) if os.path.isdir("/sys/class/bluetooth") else set()
         await self.adapter.open()
         self.index = await self._new_index(before)
+        if self.monitor:
+            await self.monitor.start("dbus-monitor", "--system")
         if self.bluetoothd:
             await self.bluetoothd.start()
         await power_on(self.index)
@@ -66,6 +71,8 @@ class World:
             await self.bluetoothd.stop()
         await self.adapter.close()
         await self.capture.stop()
+        if self.monitor:
+            await self.monitor.stop(10)
 
     async def add_strap(self, spec: StrapSpec) -> Strap:
         strap = Strap(spec, self.link)

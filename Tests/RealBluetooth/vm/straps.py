@@ -52,6 +52,7 @@ SLOW_ADVERTISING_MS = 1000
 # HCI error codes a strap ends a link with.
 REMOTE_USER_TERMINATED = 0x13
 CONNECTION_TIMEOUT = 0x08
+UNACCEPTABLE_CONNECTION_PARAMETERS = 0x3B
 
 
 class AirLink(LocalLink):
@@ -249,8 +250,8 @@ class Strap:
         self.measurement = Characteristic(HEART_RATE_MEASUREMENT, Characteristic.Properties.NOTIFY, 0, b"")
         if spec.needs_bonding:
             # The server's own subscription bookkeeping, behind a permission that needs encryption.
-            self.measurement.descriptors.append(Descriptor(
-                CCCD, cccd_permissions, self.device.gatt_server.make_descriptor_value(self.measurement)))
+            self.measurement.descriptors = [Descriptor(
+                CCCD, cccd_permissions, self.device.gatt_server.make_descriptor_value(self.measurement))]
         self.location = Characteristic(
             BODY_SENSOR_LOCATION, Characteristic.Properties.READ, Characteristic.READABLE, bytes([spec.location]))
         services = [Service(HEART_RATE_SERVICE, [self.measurement, self.location])]
@@ -347,7 +348,8 @@ class Strap:
             self._event(f"parameter update refused: {error.__class__.__name__}")
         await asyncio.sleep(max(0.0, self.spec.rejected_update_drop_after - (time.monotonic() - self.connected_at.get(connection, time.monotonic()))))
         if connection in self.connected_at:
-            await connection.disconnect(REMOTE_USER_TERMINATED)
+            # As a strap refused its parameters does (btmon: "Unacceptable Connection Parameters").
+            await connection.disconnect(UNACCEPTABLE_CONNECTION_PARAMETERS)
 
     def _event(self, text: str) -> None:
         self.events.append((time.time(), text))
@@ -396,12 +398,17 @@ class Strap:
                 self.sent.append(Sent(time.time(), self.bpm, value, self.connections))
                 self.bpm = 40 + (self.bpm - 40 + 1) % 160
             if self.vendor is not None:
+                # Whether subscribed or not (nobody subscribes to it): the bytes cross the air on
+                # every link, so the central sees notifications on a handle it never asked for.
                 for connection in list(self.connected_at):
+                    if self.controller in self.link.silent:
+                        continue
                     try:
-                        await self.device.notify_subscriber(connection, self.vendor, bytes([0x00, 72]))
-                        self.vendor_sent += 1
-                    except Exception:
-                        pass
+                        await self.device.notify_subscriber(connection, self.vendor, bytes([0x00, 72]), force=True)
+                    except Exception as error:
+                        log.warning("%s: vendor notify failed: %s", self.spec.address, error)
+                        continue
+                    self.vendor_sent += 1
 
     # MARK: scripted behaviour
 

@@ -167,9 +167,31 @@ class Adapter:
 
     async def open(self) -> None:
         self.transport = await open_transport("vhci")
+        self._keep_what_follows_the_index()
         self.controller = SpecController(
             "hci0", host_source=self.transport.source, host_sink=self.transport.sink,
             link=self.link, public_address=ADAPTER_ADDRESS)
+
+    def _keep_what_follows_the_index(self) -> None:
+        """Bumble's vhci transport drops the whole first read when it holds more than the
+        kernel's 4-byte index packet. Under load the kernel's first command (HCI Reset) comes in
+        the same read: it is lost, the kernel's setup of the adapter times out (dmesg: `Opcode
+        0x0c03 failed: -110`), and the adapter, left in setup, never scans for the connections
+        its sockets ask for. Here what follows the index packet goes to the parser."""
+        source = self.transport.source
+        first = True
+
+        def data_received(data: bytes) -> None:
+            nonlocal first
+            if first and data[:1] == b"\xff" and len(data) >= 4:
+                log.info("vhci: HCI index %d%s", data[2] | data[3] << 8,
+                         f" (and {len(data) - 4} more bytes in the same read)" if len(data) > 4 else "")
+                data = data[4:]
+            first = False
+            if data:
+                source.parser.feed_data(data)
+
+        source.data_received = data_received
 
     async def close(self) -> None:
         if self.transport is not None:

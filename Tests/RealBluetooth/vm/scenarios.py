@@ -81,3 +81,7 @@ async def twenty_straps(world: World) -> None:
     world.figures["stop_seconds"] = round(seconds, 2)
     world.check(code == 0, "hrmd exits 0 on SIGTERM")
     compare_all(world, straps, await world.stored())
+
+
+# The other scenarios, in files of their own; importing them registers them here.
+import scenarios_links  # noqa: E402,F401  (drops, silences, restarts, allowlist, fixed-age drops, bonding)

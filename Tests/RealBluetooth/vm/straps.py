@@ -345,8 +345,16 @@ class Strap:
         self.connected_at[connection] = time.monotonic()
         self._event("connected")
         connection.on("disconnection", lambda reason: self._on_disconnection(connection, reason))
+        connection.on("pairing_failure", lambda reason: self._on_pairing_failure(connection, reason))
         if self.spec.rejected_update_drop_after is not None:
             self._tasks.append(asyncio.create_task(self._reject_then_drop(connection)))
+
+    def _on_pairing_failure(self, connection, reason) -> None:
+        """A strap takes a new pairing request on the same link after a failed one. Bumble would
+        hand it to the failed session, which no longer distributes its keys once encrypted (the
+        host then waits for them until it gives up): the next request gets a new session."""
+        self.device.smp_manager.sessions.pop(connection.handle, None)
+        self._event(f"pairing failed: {reason}")
 
     def _on_disconnection(self, connection, reason) -> None:
         self.subscribed.discard(connection)

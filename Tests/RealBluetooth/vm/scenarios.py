@@ -85,3 +85,4 @@ async def twenty_straps(world: World) -> None:
 
 # The other scenarios, in files of their own; importing them registers them here.
 import scenarios_links  # noqa: E402,F401  (drops, silences, restarts, allowlist, fixed-age drops, bonding)
+import scenarios_data  # noqa: E402,F401  (devices and battery, contact and RR, record and replay, vendor stream)

@@ -91,10 +91,16 @@ async def discover(adapter_path: str, device_path: str, timeout: float = 60) -> 
     from dbus_fast import Variant
     bus = await MessageBus(bus_type=BusType.SYSTEM).connect()
     try:
+        deadline = asyncio.get_running_loop().time() + timeout
+        # bluetoothd powers the adapter on shortly after it starts: discovery needs it powered.
+        while not (await call(bus, adapter_path, "org.freedesktop.DBus.Properties", "Get", "ss",
+                              ["org.bluez.Adapter1", "Powered"]))[0].value:
+            if asyncio.get_running_loop().time() >= deadline:
+                raise TimeoutError(f"{adapter_path} was not powered within {timeout:.0f} s")
+            await asyncio.sleep(0.2)
         await call(bus, adapter_path, "org.bluez.Adapter1", "SetDiscoveryFilter", "a{sv}",
                    [{"Transport": Variant("s", "le")}])
         await call(bus, adapter_path, "org.bluez.Adapter1", "StartDiscovery")
-        deadline = asyncio.get_running_loop().time() + timeout
         while True:
             reply = await bus.call(Message(
                 destination="org.bluez", path=device_path, interface="org.freedesktop.DBus.Properties",

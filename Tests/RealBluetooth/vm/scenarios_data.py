@@ -11,8 +11,8 @@ import shutil
 import time
 
 import wire
-from checks import (capture_caught_up, compare_kept, contact_of, flatten, hrmctl, replay, same_samples, sent_more, settled_capture,
-                    stored, wait_device_row)
+from checks import (capture_caught_up, compare_kept, contact_of, flatten, hrmctl, replay, same_samples, sent_more,
+                    settled_capture, stored, wait_device_row)
 from scenarios import scenario
 from stack import OUT, stored_samples
 from world import World, stamp

@@ -1,6 +1,7 @@
 """Scenarios about links: drops, silences and bluetoothd restarts; the allowlist with a
 neighbour's strap; links that end at a fixed age after a rejected parameter update; a strap
-that needs bonding. Registered in `scenarios.SCENARIOS` by importing this module."""
+that needs bonding, paired before hrmd runs, while it runs, or between two of its runs.
+Registered in `scenarios.SCENARIOS` by importing this module."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import time
 
 import agent
 import wire
-from checks import (capture_caught_up, bluez_device_path, bluez_property, bluez_set_trusted, device_row, line_after, lines_naming, sent_more, stored,
-                    strap_event, wait_device_row)
+from checks import (bluez_device_path, bluez_property, bluez_set_trusted, capture_caught_up, device_row, line_after,
+                    lines_naming, sent_more, stored, strap_event, wait_device_row)
 from scenarios import scenario
 from stack import until
 from straps import StrapSpec

@@ -81,3 +81,8 @@ async def twenty_straps(world: World) -> None:
     world.figures["stop_seconds"] = round(seconds, 2)
     world.check(code == 0, "hrmd exits 0 on SIGTERM")
     compare_all(world, straps, await world.stored())
+
+
+# The other scenarios, in files of their own; importing them registers them here.
+import scenarios_links  # noqa: E402,F401  (drops, silences, restarts, allowlist, fixed-age drops, bonding)
+import scenarios_data  # noqa: E402,F401  (devices and battery, contact and RR, record and replay, vendor stream)

@@ -52,6 +52,7 @@ SLOW_ADVERTISING_MS = 1000
 # HCI error codes a strap ends a link with.
 REMOTE_USER_TERMINATED = 0x13
 CONNECTION_TIMEOUT = 0x08
+UNACCEPTABLE_CONNECTION_PARAMETERS = 0x3B
 
 
 class AirLink(LocalLink):
@@ -166,9 +167,31 @@ class Adapter:
 
     async def open(self) -> None:
         self.transport = await open_transport("vhci")
+        self._keep_what_follows_the_index()
         self.controller = SpecController(
             "hci0", host_source=self.transport.source, host_sink=self.transport.sink,
             link=self.link, public_address=ADAPTER_ADDRESS)
+
+    def _keep_what_follows_the_index(self) -> None:
+        """Bumble's vhci transport drops the whole first read when it holds more than the
+        kernel's 4-byte index packet. Under load the kernel's first command (HCI Reset) comes in
+        the same read: it is lost, the kernel's setup of the adapter times out (dmesg: `Opcode
+        0x0c03 failed: -110`), and the adapter, left in setup, never scans for the connections
+        its sockets ask for. Here what follows the index packet goes to the parser."""
+        source = self.transport.source
+        first = True
+
+        def data_received(data: bytes) -> None:
+            nonlocal first
+            if first and data[:1] == b"\xff" and len(data) >= 4:
+                log.info("vhci: HCI index %d%s", data[2] | data[3] << 8,
+                         f" (and {len(data) - 4} more bytes in the same read)" if len(data) > 4 else "")
+                data = data[4:]
+            first = False
+            if data:
+                source.parser.feed_data(data)
+
+        source.data_received = data_received
 
     async def close(self) -> None:
         if self.transport is not None:
@@ -249,8 +272,8 @@ class Strap:
         self.measurement = Characteristic(HEART_RATE_MEASUREMENT, Characteristic.Properties.NOTIFY, 0, b"")
         if spec.needs_bonding:
             # The server's own subscription bookkeeping, behind a permission that needs encryption.
-            self.measurement.descriptors.append(Descriptor(
-                CCCD, cccd_permissions, self.device.gatt_server.make_descriptor_value(self.measurement)))
+            self.measurement.descriptors = [Descriptor(
+                CCCD, cccd_permissions, self.device.gatt_server.make_descriptor_value(self.measurement))]
         self.location = Characteristic(
             BODY_SENSOR_LOCATION, Characteristic.Properties.READ, Characteristic.READABLE, bytes([spec.location]))
         services = [Service(HEART_RATE_SERVICE, [self.measurement, self.location])]
@@ -322,8 +345,16 @@ class Strap:
         self.connected_at[connection] = time.monotonic()
         self._event("connected")
         connection.on("disconnection", lambda reason: self._on_disconnection(connection, reason))
+        connection.on("pairing_failure", lambda reason: self._on_pairing_failure(connection, reason))
         if self.spec.rejected_update_drop_after is not None:
             self._tasks.append(asyncio.create_task(self._reject_then_drop(connection)))
+
+    def _on_pairing_failure(self, connection, reason) -> None:
+        """A strap takes a new pairing request on the same link after a failed one. Bumble would
+        hand it to the failed session, which no longer distributes its keys once encrypted (the
+        host then waits for them until it gives up): the next request gets a new session."""
+        self.device.smp_manager.sessions.pop(connection.handle, None)
+        self._event(f"pairing failed: {reason}")
 
     def _on_disconnection(self, connection, reason) -> None:
         self.subscribed.discard(connection)
@@ -347,7 +378,8 @@ class Strap:
             self._event(f"parameter update refused: {error.__class__.__name__}")
         await asyncio.sleep(max(0.0, self.spec.rejected_update_drop_after - (time.monotonic() - self.connected_at.get(connection, time.monotonic()))))
         if connection in self.connected_at:
-            await connection.disconnect(REMOTE_USER_TERMINATED)
+            # As a strap refused its parameters does (btmon: "Unacceptable Connection Parameters").
+            await connection.disconnect(UNACCEPTABLE_CONNECTION_PARAMETERS)
 
     def _event(self, text: str) -> None:
         self.events.append((time.time(), text))
@@ -396,12 +428,17 @@ class Strap:
                 self.sent.append(Sent(time.time(), self.bpm, value, self.connections))
                 self.bpm = 40 + (self.bpm - 40 + 1) % 160
             if self.vendor is not None:
+                # Whether subscribed or not (nobody subscribes to it): the bytes cross the air on
+                # every link, so the central sees notifications on a handle it never asked for.
                 for connection in list(self.connected_at):
+                    if self.controller in self.link.silent:
+                        continue
                     try:
-                        await self.device.notify_subscriber(connection, self.vendor, bytes([0x00, 72]))
-                        self.vendor_sent += 1
-                    except Exception:
-                        pass
+                        await self.device.notify_subscriber(connection, self.vendor, bytes([0x00, 72]), force=True)
+                    except Exception as error:
+                        log.warning("%s: vendor notify failed: %s", self.spec.address, error)
+                        continue
+                    self.vendor_sent += 1
 
     # MARK: scripted behaviour
 

@@ -81,6 +81,12 @@ async def reconnect(world: World) -> None:
     world.check(code == 0, "hrmd exits 0 on SIGTERM")
     world.figures["links"] = strap.connections
     world.check(strap.connections == links, f"one new link per reconnection ({links} in all)")
+    await capture_caught_up(world)
+    ended = [link.reason for link in wire.links_to(world.capture.local, world.index, address)]
+    world.figures["links_ended_on_the_wire"] = [f"0x{reason:02x}" if reason is not None else None for reason in ended]
+    world.check(len(ended) == links and ended[0] == 0x13 and ended[1] == 0x08,
+                "on the wire: the drop ends the first link (0x13, remote user terminated), the silence the second"
+                " (0x08, connection timeout)")
     samples = (await stored(world)).get(address, [])
     world.figures[address] = world.compare(strap, samples)
     world.check(True, "stored equals sent while subscribed, across the drop, the silence"

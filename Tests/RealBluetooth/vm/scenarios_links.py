@@ -283,7 +283,10 @@ async def pairing_later(world: World) -> None:
 
 
 # Only through bluetoothd, as `pairing-later`.
-@scenario("ble")
+@scenario("ble", known_problem=(
+    "bluetoothd 5.66 keeps Heart Rate Measurement marked as acquired for an AcquireNotify whose "
+    "client left before the strap was paired, so a restarted hrmd is refused AcquireNotify and "
+    "StartNotify until bluetoothd restarts; dropping the link does not clear it"))
 async def pairing_after_restart(world: World) -> None:
     """As `pairing-later`, but the user stops hrmd before pairing (hrmd was waiting for bluetoothd
     to answer its AcquireNotify, whose CCCD write bluetoothd holds for want of encryption), pairs

@@ -1,6 +1,7 @@
 import BluetoothWire
 @preconcurrency import Glibc
 import Logging
+import SensorBackends
 
 /// A strap heard advertising: what connecting to it takes, and what it said of itself.
 struct Sighting: Sendable, Hashable {

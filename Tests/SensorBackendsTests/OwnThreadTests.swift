@@ -1,5 +1,5 @@
 import Foundation
-@testable import HCIBackend
+import SensorBackends
 import Synchronization
 import TestSupport
 import Testing

@@ -1,11 +1,12 @@
 import Foundation
 import Synchronization
 
-/// Runs `work`, which may block in the kernel for a while (bringing an adapter up waits for its
-/// whole initialisation; a connect waits for the strap), on a thread of its own, so the
-/// cooperative pool never waits on it. Cancelling the caller does not stop `work`: give it a
+/// Runs `work`, which may block for a while (in the kernel: bringing an adapter up waits for its
+/// whole initialisation, a connect waits for the strap; hrmctl's replay into a file paces its
+/// SQLite writes by the recording's clock), on a thread of its own, so the cooperative pool
+/// never waits on it. Cancelling the caller does not stop `work`: give it a
 /// way to end early (a wake-up pipe) where it can wait long, or use the abandoning form below.
-func onOwnThread<T: Sendable, Failure: Error>(
+public func onOwnThread<T: Sendable, Failure: Error>(
     named name: String, _ work: @escaping @Sendable () throws(Failure) -> T
 ) async throws(Failure) -> T {
     let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, Failure>, Never>) in
@@ -22,7 +23,7 @@ func onOwnThread<T: Sendable, Failure: Error>(
 /// goes to `discard`, on the work's thread, to close what it opened. A stopping hrmd then
 /// never waits on the kernel: bringing an adapter up can take seconds (a firmware download, a
 /// controller slow to answer its initialisation), and the thread ends with the process.
-func onOwnThread<T: Sendable, Failure: Error>(
+public func onOwnThread<T: Sendable, Failure: Error>(
     named name: String, abandonedOnCancel cancelled: Failure, discard: @escaping @Sendable (T) -> Void,
     _ work: @escaping @Sendable () throws(Failure) -> T
 ) async throws(Failure) -> T {

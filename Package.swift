@@ -35,11 +35,14 @@ let package = Package(
         .target(name: "JSONLines"),
         // Pure: the hrmd-trace format (JSON Lines of raw frames), both ways.
         .target(name: "TraceFormat", dependencies: ["SensorDecoding", "Timestamps", "JSONLines"]),
-        // The shared health store: types, samples, sources, devices, authorization, over SQLite.
+        // Pure: the health data model, HealthKit's types without storage: sample types and units in
+        // use, samples, sources and devices, authorization, queries, change sets, statistics, summaries.
+        .target(name: "HealthModel", dependencies: ["HealthUnits", "Timestamps"]),
+        // The shared health store over SQLite: the model's samples in series chunks, authorization, changes.
         .target(
             name: "HealthStore",
             dependencies: [
-                "HealthUnits", "Timestamps", "SeriesCoding",
+                "HealthModel", "HealthUnits", "Timestamps", "SeriesCoding",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -59,7 +62,7 @@ let package = Package(
         .target(
             name: "Ingest",
             dependencies: [
-                "SensorDecoding", "ANTDecoding", "HealthUnits", "HealthStore", "Timestamps", "SensorBackends",
+                "SensorDecoding", "ANTDecoding", "HealthUnits", "HealthModel", "HealthStore", "Timestamps", "SensorBackends",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -107,35 +110,35 @@ let package = Package(
         ),
         // The store service's wire protocol: names, limits and the D-Bus codings of samples,
         // statistics, devices and authorizations, shared by the service and its clients.
-        .target(name: "HealthWire", dependencies: ["HealthStore", "HealthUnits", "Timestamps", "SDBus", "Ingest"]),
+        .target(name: "HealthWire", dependencies: ["HealthModel", "HealthStore", "HealthUnits", "Timestamps", "SDBus", "Ingest"]),
         // The shared store as a service on the system bus (org.hrmd.Health1): who calls, polkit,
         // enforced authorization, queries, statistics, imports and change notifications.
         .target(
             name: "HealthService",
             dependencies: [
-                "HealthStore", "HealthWire", "SDBus", "Ingest", "SensorBackends", "Timestamps",
+                "HealthModel", "HealthStore", "HealthWire", "SDBus", "Ingest", "SensorBackends", "Timestamps",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // A typed client of the store service: every method of org.hrmd.Health1, the store's types in and out.
-        .target(name: "HealthClient", dependencies: ["SDBus", "HealthWire", "HealthStore", "Timestamps"]),
+        .target(name: "HealthClient", dependencies: ["SDBus", "HealthWire", "HealthModel", "HealthStore", "Timestamps"]),
         // hrmctl's one view of a store: a file opened directly or the store service.
-        .target(name: "CLIStore", dependencies: ["CLISupport", "HealthClient", "HealthStore", "HealthWire", "Timestamps"]),
+        .target(name: "CLIStore", dependencies: ["CLISupport", "HealthClient", "HealthModel", "HealthStore", "HealthWire", "Timestamps"]),
         // Pure: the configuration file and sensor specifications.
         .target(name: "HRMConfiguration", dependencies: ["SensorDecoding"]),
         // What both executables share: exit codes, store location, time ranges, output.
         .target(
             name: "CLISupport",
             dependencies: [
-                "HealthStore", "HealthUnits", "Timestamps", "HRMConfiguration", "JSONLines",
+                "HealthModel", "HealthStore", "HealthUnits", "Timestamps", "HRMConfiguration", "JSONLines",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "hrmd",
             dependencies: [
-                "CLISupport", "HRMConfiguration", "Ingest", "SensorBackends", "SensorDecoding", "HealthStore", "Timestamps",
+                "CLISupport", "HRMConfiguration", "Ingest", "SensorBackends", "SensorDecoding", "HealthModel", "HealthStore", "Timestamps",
                 "SystemdSupport", "DeviceDiscovery", "BlueZBackend", "HCIBackend", "BluetoothWire", "HealthService", "HealthWire",
                 "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -162,7 +165,7 @@ let package = Package(
         .executableTarget(
             name: "hrmctl",
             dependencies: [
-                "CLISupport", "HealthStore", "HealthUnits", "SensorDecoding", "Timestamps", "JSONLines",
+                "CLISupport", "HealthModel", "HealthStore", "HealthUnits", "SensorDecoding", "Timestamps", "JSONLines",
                 "TraceFormat", "Ingest", "SensorBackends", "HealthClient", "HealthWire", "CLIStore", "HRMConfiguration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -175,7 +178,7 @@ let package = Package(
         .executableTarget(
             name: "hrmbench",
             dependencies: [
-                "SensorDecoding", "SensorBackends", "HealthStore", "HealthUnits", "Timestamps", "TraceFormat", "TestSupport", "ANTDecoding",
+                "SensorDecoding", "SensorBackends", "HealthModel", "HealthStore", "HealthUnits", "Timestamps", "TraceFormat", "TestSupport", "ANTDecoding",
                 "SDBus", "HealthWire", "HCIBackend", "BluetoothWire", "SeriesCoding",
             ]
         ),
@@ -201,12 +204,12 @@ let package = Package(
         .testTarget(name: "SensorDecodingTests", dependencies: ["SensorDecoding", "TestSupport"]),
         .testTarget(
             name: "HealthStoreTests",
-            dependencies: ["HealthStore", "HealthUnits", "Timestamps", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["HealthModel", "HealthStore", "HealthUnits", "Timestamps", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "IngestTests",
             dependencies: [
-                "Ingest", "SensorBackends", "SensorDecoding", "ANTDecoding", "HealthStore", "HealthUnits", "Timestamps", "TestSupport",
+                "Ingest", "SensorBackends", "SensorDecoding", "ANTDecoding", "HealthModel", "HealthStore", "HealthUnits", "Timestamps", "TestSupport",
                 "BluetoothWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -238,10 +241,10 @@ let package = Package(
         .testTarget(name: "SDBusTests", dependencies: ["SDBus", "TestSupport"]),
         .testTarget(
             name: "CLIStoreTests",
-            dependencies: ["CLIStore", "CLISupport", "HealthClient", "HealthStore", "HealthWire", "SDBus", "TestSupport"]
+            dependencies: ["CLIStore", "CLISupport", "HealthClient", "HealthModel", "HealthStore", "HealthWire", "SDBus", "TestSupport"]
         ),
         .testTarget(
-            name: "HealthWireTests", dependencies: ["HealthWire", "HealthStore", "HealthUnits", "SDBus", "Timestamps", "Ingest"]),
+            name: "HealthWireTests", dependencies: ["HealthWire", "HealthModel", "HealthStore", "HealthUnits", "SDBus", "Timestamps", "Ingest"]),
         .testTarget(name: "HealthServiceTests", dependencies: ["HealthService", "SDBus"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZBackend", "SDBus", "SensorBackends", "SensorDecoding", "TestSupport"]),
         .testTarget(name: "BluetoothWireTests", dependencies: ["BluetoothWire", "TestSupport"]),

@@ -2,6 +2,7 @@
 import CLISupport
 import Foundation
 import HealthClient
+import HealthModel
 import HealthStore
 import HealthWire
 import Timestamps

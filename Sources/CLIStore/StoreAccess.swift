@@ -1,5 +1,6 @@
 import CLISupport
 import HealthClient
+import HealthModel
 import HealthStore
 import HealthWire
 import Timestamps

@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 import HealthStore
 
 /// Where the store is: `--store PATH`, else `$HRMD_STORE`, else the configuration's, else the

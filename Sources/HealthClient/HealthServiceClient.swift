@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import HealthModel
 import HealthStore
 import HealthWire
 import Ingest

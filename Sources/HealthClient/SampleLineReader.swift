@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Foundation
+import HealthModel
 import HealthStore
 import HealthWire
 import Synchronization

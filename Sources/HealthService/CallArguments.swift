@@ -1,3 +1,4 @@
+import HealthModel
 import HealthStore
 import HealthWire
 import SDBus

@@ -1,3 +1,4 @@
+import HealthModel
 import GRDB
 
 /// How many samples a chunk takes before it closes, so that chunk rows share the pages of

@@ -1,3 +1,4 @@
+import HealthModel
 import GRDB
 
 /// Puts the samples a save accepted into chunks. Per key and UTC hour, runs of one shape go

@@ -1,3 +1,4 @@
+import HealthModel
 import GRDB
 
 /// Migration v8: device records belong to the source that wrote them. Before it, table

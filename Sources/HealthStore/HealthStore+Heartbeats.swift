@@ -1,3 +1,5 @@
+import HealthModel
+
 extension HealthStore {
     /// The heart-rate variability of the RR intervals matching `query` (its type is taken to
     /// be `rrInterval`), read as heartbeat series: each series (one source and device) in

@@ -1,3 +1,4 @@
+import HealthModel
 import GRDB
 
 /// Keeps table `hourSummary` (count, minimum, maximum and sum of each type and source per

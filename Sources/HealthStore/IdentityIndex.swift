@@ -1,3 +1,4 @@
+import HealthModel
 import GRDB
 
 /// Which identities (key, start) a save transaction finds stored, so that saving a sample

@@ -1,3 +1,4 @@
+import HealthModel
 import GRDB
 
 /// Which sources' samples a reading program sees, decided inside its read transaction: every

@@ -1,3 +1,4 @@
+import HealthModel
 import GRDB
 
 /// The store's tables, built by named migrations. A migration, once released, never changes:

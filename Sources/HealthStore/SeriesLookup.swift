@@ -1,3 +1,4 @@
+import HealthModel
 import GRDB
 
 /// The queries that find the chunks of one key, all through index `seriesByKey`.

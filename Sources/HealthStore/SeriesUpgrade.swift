@@ -1,3 +1,4 @@
+import HealthModel
 import GRDB
 
 /// Migration v6: creates table `series` and converts the rows of table `sample` into chunks,

@@ -1,3 +1,4 @@
+import HealthModel
 import GRDB
 import Synchronization
 

@@ -1,3 +1,4 @@
+import HealthModel
 import HealthStore
 
 /// The names of the store service on D-Bus (README, `dbus/org.hrmd.Health1.xml`).

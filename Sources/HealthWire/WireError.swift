@@ -1,4 +1,5 @@
 import SDBus
+import HealthModel
 import HealthStore
 
 /// A value from the bus that does not have the shape or meaning a method needs: its

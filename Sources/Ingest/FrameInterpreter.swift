@@ -1,4 +1,5 @@
 import ANTDecoding
+import HealthModel
 import HealthStore
 import HealthUnits
 import SensorDecoding

@@ -1,3 +1,4 @@
+import HealthModel
 import HealthStore
 
 /// The totals of a `RecordingImport`, over every recording it replayed.

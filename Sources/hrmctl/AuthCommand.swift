@@ -4,6 +4,7 @@ import CLIStore
 import CLISupport
 import Foundation
 import HealthClient
+import HealthModel
 import HealthStore
 import HealthWire
 

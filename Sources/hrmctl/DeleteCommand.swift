@@ -2,6 +2,7 @@
 import ArgumentParser
 import CLIStore
 import CLISupport
+import HealthModel
 import HealthStore
 import Timestamps
 

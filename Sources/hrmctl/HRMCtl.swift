@@ -1,6 +1,7 @@
 import ArgumentParser
 import CLIStore
 import CLISupport
+import HealthModel
 import HealthStore
 
 /// `hrmctl`: grant authorization, read, decode and inspect what hrmd stores.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CLISupport
+import HealthModel
 import HealthStore
 import HealthUnits
 import Timestamps

@@ -2,6 +2,7 @@
 import JSONLines
 import CLISupport
 import Foundation
+import HealthModel
 import HealthStore
 import HealthUnits
 import Timestamps

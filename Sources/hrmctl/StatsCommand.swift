@@ -2,6 +2,7 @@ import ArgumentParser
 import CLIStore
 import CLISupport
 import Foundation
+import HealthModel
 import HealthStore
 import HealthUnits
 import HealthWire

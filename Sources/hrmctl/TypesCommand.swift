@@ -1,6 +1,7 @@
 import JSONLines
 import ArgumentParser
 import CLISupport
+import HealthModel
 import HealthStore
 
 /// `hrmctl types`: the sample types the store knows.

@@ -2,6 +2,7 @@ import ArgumentParser
 import CLISupport
 import Foundation
 import HRMConfiguration
+import HealthModel
 import HealthStore
 import Ingest
 import Logging

@@ -1,6 +1,7 @@
 import CLISupport
 import Foundation
 import HealthClient
+import HealthModel
 import HealthStore
 import HealthWire
 import SDBus

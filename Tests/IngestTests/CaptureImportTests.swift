@@ -1,5 +1,6 @@
 import BluetoothWire
 import Foundation
+import HealthModel
 import HealthStore
 import Ingest
 import SensorBackends

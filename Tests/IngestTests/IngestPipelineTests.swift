@@ -1,4 +1,5 @@
 import GRDB
+import HealthModel
 import HealthStore
 import HealthUnits
 import Logging

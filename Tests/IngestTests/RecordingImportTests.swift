@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HealthModel
 import HealthStore
 import Logging
 import SensorBackends

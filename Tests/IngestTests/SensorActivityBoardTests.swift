@@ -1,3 +1,4 @@
+import HealthModel
 import HealthStore
 import SensorDecoding
 import Testing

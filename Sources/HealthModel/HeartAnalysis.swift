@@ -82,7 +82,7 @@ public struct BeatInterval: Sendable, Hashable {
     /// with no beat missed: it starts within half the shorter of the two of where the other
     /// ends (beat times placed from notification times jitter by tens of milliseconds; a
     /// missed beat or lost contact leaves a whole interval or more).
-    static func follows(earlierEnd: Int64, earlierMilliseconds: Double, laterStart: Int64, laterMilliseconds: Double) -> Bool {
+    public static func follows(earlierEnd: Int64, earlierMilliseconds: Double, laterStart: Int64, laterMilliseconds: Double) -> Bool {
         Double(abs(laterStart &- earlierEnd)) / 1000 < 0.5 * min(earlierMilliseconds, laterMilliseconds)
     }
 }

@@ -38,6 +38,11 @@ let package = Package(
         // Pure: the health data model, HealthKit's types without storage: sample types and units in
         // use, samples, sources and devices, authorization, queries, change sets, statistics, summaries.
         .target(name: "HealthModel", dependencies: ["HealthUnits", "Timestamps"]),
+        // Pure: every request the store serves, defined once for every front: typed arguments and
+        // answer, who may make it, its budgets, and what it does with a store.
+        .target(
+            name: "HealthRequests",
+            dependencies: ["HealthModel", "HealthUnits", "Timestamps", .product(name: "Logging", package: "swift-log")]),
         // The shared health store over SQLite: the model's samples in series chunks, authorization, changes.
         .target(
             name: "HealthStore",
@@ -110,21 +115,21 @@ let package = Package(
         ),
         // The store service's wire protocol: names, limits and the D-Bus codings of samples,
         // statistics, devices and authorizations, shared by the service and its clients.
-        .target(name: "HealthWire", dependencies: ["HealthModel", "HealthStore", "HealthUnits", "Timestamps", "SDBus", "Ingest"]),
+        .target(name: "HealthWire", dependencies: ["HealthModel", "HealthRequests", "HealthUnits", "Timestamps", "SDBus"]),
         // The shared store as a service on the system bus (org.hrmd.Health1): who calls, polkit,
         // enforced authorization, queries, statistics, imports and change notifications.
         .target(
             name: "HealthService",
             dependencies: [
-                "HealthModel", "HealthStore", "HealthWire", "SDBus", "Ingest", "SensorBackends", "Timestamps",
+                "HealthModel", "HealthRequests", "HealthStore", "HealthWire", "SDBus", "Ingest", "SensorBackends", "Timestamps",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // A typed client of the store service: every method of org.hrmd.Health1, the store's types in and out.
-        .target(name: "HealthClient", dependencies: ["SDBus", "HealthWire", "HealthModel", "HealthStore", "Timestamps"]),
+        .target(name: "HealthClient", dependencies: ["HealthModel", "HealthRequests", "HealthWire", "SDBus", "Timestamps"]),
         // hrmctl's one view of a store: a file opened directly or the store service.
-        .target(name: "CLIStore", dependencies: ["CLISupport", "HealthClient", "HealthModel", "HealthStore", "HealthWire", "Timestamps"]),
+        .target(name: "CLIStore", dependencies: ["HealthRequests", "CLISupport", "HealthClient", "HealthModel", "HealthStore", "HealthWire", "Timestamps"]),
         // Pure: the configuration file and sensor specifications.
         .target(name: "HRMConfiguration", dependencies: ["SensorDecoding"]),
         // What both executables share: exit codes, store location, time ranges, output.
@@ -138,7 +143,7 @@ let package = Package(
         .executableTarget(
             name: "hrmd",
             dependencies: [
-                "CLISupport", "HRMConfiguration", "Ingest", "SensorBackends", "SensorDecoding", "HealthModel", "HealthStore", "Timestamps",
+                "HealthRequests", "CLISupport", "HRMConfiguration", "Ingest", "SensorBackends", "SensorDecoding", "HealthModel", "HealthStore", "Timestamps",
                 "SystemdSupport", "DeviceDiscovery", "BlueZBackend", "HCIBackend", "BluetoothWire", "HealthService", "HealthWire",
                 "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -165,7 +170,7 @@ let package = Package(
         .executableTarget(
             name: "hrmctl",
             dependencies: [
-                "CLISupport", "HealthModel", "HealthStore", "HealthUnits", "SensorDecoding", "Timestamps", "JSONLines",
+                "HealthRequests", "CLISupport", "HealthModel", "HealthStore", "HealthUnits", "SensorDecoding", "Timestamps", "JSONLines",
                 "TraceFormat", "Ingest", "SensorBackends", "HealthClient", "HealthWire", "CLIStore", "HRMConfiguration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -178,7 +183,7 @@ let package = Package(
         .executableTarget(
             name: "hrmbench",
             dependencies: [
-                "SensorDecoding", "SensorBackends", "HealthModel", "HealthStore", "HealthUnits", "Timestamps", "TraceFormat", "TestSupport", "ANTDecoding",
+                "HealthRequests", "SensorDecoding", "SensorBackends", "HealthModel", "HealthStore", "HealthUnits", "Timestamps", "TraceFormat", "TestSupport", "ANTDecoding",
                 "SDBus", "HealthWire", "HCIBackend", "BluetoothWire", "SeriesCoding",
             ]
         ),
@@ -241,11 +246,12 @@ let package = Package(
         .testTarget(name: "SDBusTests", dependencies: ["SDBus", "TestSupport"]),
         .testTarget(
             name: "CLIStoreTests",
-            dependencies: ["CLIStore", "CLISupport", "HealthClient", "HealthModel", "HealthStore", "HealthWire", "SDBus", "TestSupport"]
+            dependencies: ["HealthRequests", "CLIStore", "CLISupport", "HealthClient", "HealthModel", "HealthStore", "HealthWire", "SDBus", "TestSupport"]
         ),
         .testTarget(
-            name: "HealthWireTests", dependencies: ["HealthWire", "HealthModel", "HealthStore", "HealthUnits", "SDBus", "Timestamps", "Ingest"]),
-        .testTarget(name: "HealthServiceTests", dependencies: ["HealthService", "SDBus"]),
+            name: "HealthWireTests", dependencies: ["HealthRequests", "HealthWire", "HealthModel", "HealthStore", "HealthUnits", "SDBus", "Timestamps", "Ingest"]),
+        .testTarget(
+            name: "HealthServiceTests", dependencies: ["HealthModel", "HealthRequests", "HealthService", "HealthUnits", "HealthWire", "SDBus", "Timestamps"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZBackend", "SDBus", "SensorBackends", "SensorDecoding", "TestSupport"]),
         .testTarget(name: "BluetoothWireTests", dependencies: ["BluetoothWire", "TestSupport"]),
         .testTarget(

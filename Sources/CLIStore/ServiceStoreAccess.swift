@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import HealthRequests
 import CLISupport
 import Foundation
 import HealthClient
@@ -99,7 +100,7 @@ public struct ServiceStoreAccess: StoreAccess {
 
     /// Replays the recording at `path` through the service (Import), as source hrmd.
     public func importRecording(path: String, acceptDamaged: Bool, speed: Double?, measurementHandle: UInt16? = nil)
-        async throws(CommandFailure) -> HealthServiceClient.ImportResult
+        async throws(CommandFailure) -> ImportResult
     {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {

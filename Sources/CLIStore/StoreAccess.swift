@@ -1,3 +1,4 @@
+import HealthRequests
 import CLISupport
 import HealthClient
 import HealthModel

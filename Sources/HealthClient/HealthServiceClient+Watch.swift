@@ -1,5 +1,5 @@
+import HealthRequests
 import HealthModel
-import HealthStore
 import HealthWire
 import SDBus
 

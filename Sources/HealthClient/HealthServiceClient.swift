@@ -1,8 +1,7 @@
 @preconcurrency import Glibc
 import HealthModel
-import HealthStore
+import HealthRequests
 import HealthWire
-import Ingest
 import SDBus
 import Timestamps
 
@@ -26,12 +25,6 @@ public struct HealthServiceClient: Sendable {
         }
     }
 
-    /// What Import did, and the lines to show.
-    public struct ImportResult: Sendable, Equatable {
-        public var summary: RecordingImportSummary
-        public var messages: [String]
-    }
-
     /// The timeout of Import: a replay at the recorded pace takes as long as the recording.
     public static let importTimeout: Duration = .seconds(7 * 86_400)
 
@@ -53,21 +46,33 @@ public struct HealthServiceClient: Sendable {
         }
     }
 
+    // MARK: Requests
+
+    /// Sends one request and returns its answer: the request's arguments and answer coded
+    /// as the interface lays them out, the service's refusal as a `HealthServiceError`.
+    public func send<Request: HealthRequest>(_ request: Request, timeout: Duration = DBusConnection.defaultTimeout)
+        async throws(HealthServiceError) -> Request.Response
+    {
+        guard let layout = HealthInterface.layouts[Request.name] else { throw .other("\(Request.name) is not in \(HealthBus.interface)") }
+        let arguments: [DBusValue]
+        do { arguments = try RequestCoding.encode(request, as: layout.inputs) } catch { throw .other("\(Request.name): \(error)") }
+        let reply = try await call(Request.name, arguments, timeout: timeout)
+        do { return try RequestCoding.decode(Request.Response.self, from: reply, as: layout.outputs) } catch {
+            throw error.serviceError(Request.name)
+        }
+    }
+
     // MARK: Authorization
 
     /// Records a `notDetermined` request for each (type, access) not answered yet.
     public func requestAuthorization(share: [SampleType], read: [SampleType]) async throws(HealthServiceError) {
-        _ = try await call("RequestAuthorization", [
-            .string(app), .strings(share.map(\.identifier)), .strings(read.map(\.identifier)),
-        ])
+        _ = try await send(RequestAuthorization(app: app, share: share, read: read))
     }
 
     /// The caller's share status for `type`.
     public func authorizationStatus(for type: SampleType) async throws(HealthServiceError) -> AuthorizationStatus {
-        let reply = try await call("AuthorizationStatus", [.string(app), .string(type.identifier)])
-        guard let text = reply.first?.string, let status = AuthorizationStatus(name: text) else {
-            throw .other("AuthorizationStatus: unexpected reply \(reply)")
-        }
+        let reply = try await send(AuthorizationStatusRequest(app: app, type: type))
+        guard let status = AuthorizationStatus(name: reply.status) else { throw .other("AuthorizationStatus: unexpected reply \(reply.status)") }
         return status
     }
 
@@ -75,14 +80,13 @@ public struct HealthServiceClient: Sendable {
     public func setAuthorization(
         _ status: AuthorizationStatus, source: String, type: SampleType, access: AuthorizationAccess
     ) async throws(HealthServiceError) {
-        _ = try await call("SetAuthorization", [
-            .string(source), .string(type.identifier), .string(access.rawValue), .string(status.description),
-        ])
+        _ = try await send(SetAuthorization(status, source: source, type: type, access: access))
     }
 
     /// Manager: every request and answer. Entries of types this client does not know are left out.
     public func authorizations() async throws(HealthServiceError) -> [AuthorizationAccessEntry] {
-        let reply = try await call("Authorizations", [])
+        // Decoded entry by entry, so that a type added to a newer service is skipped, not an error.
+        let reply = try await call(Authorizations.name, [])
         guard let entries = reply.first?.elements else { throw .other("Authorizations: unexpected reply \(reply)") }
         var records: [AuthorizationAccessEntry] = []
         for entry in entries {
@@ -100,13 +104,8 @@ public struct HealthServiceClient: Sendable {
     /// Saves samples as the caller's source; returns how many were stored and how many were
     /// already there.
     public func saveSamples(_ samples: [QuantitySample]) async throws(HealthServiceError) -> (stored: Int, unchanged: Int) {
-        let reply = try await call("SaveSamples", [
-            .string(app), .array(element: "a{sv}", samples.map(SampleSubmission.wireValue)),
-        ])
-        guard reply.count == 2, let stored = reply[0].integer, let unchanged = reply[1].integer else {
-            throw .other("SaveSamples: unexpected reply \(reply)")
-        }
-        return (Int(stored), Int(unchanged))
+        let reply = try await send(SaveSamples(app: app, samples: samples))
+        return (Int(reply.stored), Int(reply.unchanged))
     }
 
     /// Samples of a type starting in [since, until), oldest first, at most `limit` (0: the
@@ -114,11 +113,10 @@ public struct HealthServiceClient: Sendable {
     public func querySamples(
         of type: SampleType, since: Timestamp? = nil, until: Timestamp? = nil, limit: Int = 0
     ) async throws(HealthServiceError) -> [StoredSample] {
-        let reply = try await call("QuerySamples", [
-            .string(app), .string(type.identifier), .int64(WireTime.since(since)), .int64(WireTime.until(until)),
-            .uint32(UInt32(clamping: limit)),
-        ])
-        return try Self.decoded(reply.first, "QuerySamples") { value throws(WireError) in try SampleRecord(wire: value).storedSample() }
+        let reply = try await send(QuerySamples(app: app, type: type, since: since, until: until, limit: limit))
+        do { return try reply.samples.map { record throws(WireError) in try record.storedSample() } } catch {
+            throw error.serviceError("QuerySamples")
+        }
     }
 
     /// Every sample of the query, without a size limit, through a pipe (QuerySamplesToFile):
@@ -142,12 +140,13 @@ public struct HealthServiceClient: Sendable {
             throw error
         }
         reader.start()
-        let options = WireDictionary.value([
-            ("source", filter.source.map(DBusValue.string)), ("device", filter.device.map(DBusValue.string)),
-            ("limit", filter.limit.map { .uint32(UInt32(clamping: $0)) }), ("newestFirst", .bool(filter.newestFirst)),
-        ])
-        async let answered = querySamplesCall(
-            app: app, type: type, since: since, until: until, options: options, writeEnd: ends[1], reader: reader)
+        let request = QuerySamplesToFile(
+            app: app, type: type, since: since, until: until,
+            options: QuerySamplesToFile.Options(
+                source: filter.source, device: filter.device, limit: filter.limit.map { UInt32(clamping: $0) },
+                newestFirst: filter.newestFirst),
+            output: PassedFile(descriptor: ends[1]))
+        async let answered = querySamplesCall(request, reader: reader)
         while let samples = await reader.next() {
             for sample in samples { body(sample) }
         }
@@ -157,18 +156,30 @@ public struct HealthServiceClient: Sendable {
         return try outcome.get()
     }
 
-    /// Calls QuerySamplesToFile and tells `reader` how it went: answered (read what is left)
+    /// Sends QuerySamplesToFile and tells `reader` how it went: answered (read what is left)
     /// or failed (stop reading).
-    private func querySamplesCall(
-        app: String, type: SampleType, since: Timestamp?, until: Timestamp?, options: DBusValue, writeEnd: Int32,
-        reader: SampleLineReader
-    ) async -> Result<Void, HealthServiceError> {
+    private func querySamplesCall(_ request: QuerySamplesToFile, reader: SampleLineReader) async -> Result<Void, HealthServiceError> {
+        // The call's arguments hold a duplicate of the write end; this process's own copy is
+        // closed once the arguments are made, and the duplicate as soon as the call is done
+        // with it, so the reader sees the end of the stream when the service closes its copy.
+        let writeEnd = request.output.descriptor
+        guard let layout = HealthInterface.layouts[QuerySamplesToFile.name] else {
+            close(writeEnd)
+            reader.stop()
+            return .failure(.other("QuerySamplesToFile is not in \(HealthBus.interface)"))
+        }
+        let arguments: [DBusValue]
         do {
-            // The write end is owned by the call's arguments alone: sd-bus puts a duplicate in
-            // the message, and this process's copy is closed as soon as the call is done with
-            // it, so the reader sees the end of the stream when the service closes its copy.
-            _ = try await call("QuerySamplesToFile", Self.queryArguments(
-                app: app, type: type, since: since, until: until, options: options, writeEnd: writeEnd))
+            arguments = try RequestCoding.encode(request, as: layout.inputs)
+        } catch {
+            close(writeEnd)
+            reader.stop()
+            return .failure(.other("QuerySamplesToFile: \(error)"))
+        }
+        close(writeEnd)
+        do {
+            let reply = try await call(QuerySamplesToFile.name, arguments)
+            _ = try? RequestCoding.decode(QuerySamplesToFile.Response.self, from: reply, as: layout.outputs)
         } catch {
             reader.stop()
             return .failure(error)
@@ -177,26 +188,12 @@ public struct HealthServiceClient: Sendable {
         return .success(())
     }
 
-    private static func queryArguments(
-        app: String, type: SampleType, since: Timestamp?, until: Timestamp?, options: DBusValue, writeEnd: Int32
-    ) -> [DBusValue] {
-        [
-            .string(app), .string(type.identifier), .int64(WireTime.since(since)), .int64(WireTime.until(until)), options,
-            .unixFD(DBusFileDescriptor(owning: writeEnd)),
-        ]
-    }
-
     /// Deletes samples of `type` starting in [since, until), leaving tombstones. `source` nil
     /// is the caller's own; a manager may name any source. Returns how many.
     public func deleteSamples(
         of type: SampleType, source: String?, since: Timestamp? = nil, until: Timestamp? = nil
     ) async throws(HealthServiceError) -> Int {
-        let reply = try await call("DeleteSamples", [
-            .string(app), .string(type.identifier), .string(source ?? ""), .int64(WireTime.since(since)),
-            .int64(WireTime.until(until)),
-        ])
-        guard let count = reply.first?.integer else { throw .other("DeleteSamples: unexpected reply \(reply)") }
-        return Int(count)
+        Int(try await send(DeleteSamples(app: app, type: type, source: source, since: since, until: until)).deleted)
     }
 
     // MARK: Analysis
@@ -207,32 +204,21 @@ public struct HealthServiceClient: Sendable {
         of type: SampleType, by bucket: StatisticsBucketName, since: Timestamp? = nil, until: Timestamp? = nil,
         timeZone: String? = nil
     ) async throws(HealthServiceError) -> [StatisticsBucketValue] {
-        let reply = try await call("Statistics", [
-            .string(app), .string(type.identifier), .string(bucket.rawValue), .int64(WireTime.since(since)),
-            .int64(WireTime.until(until)), WireDictionary.value([("timeZone", timeZone.map(DBusValue.string))]),
-        ])
-        return try Self.decoded(reply.first, "Statistics") { value throws(WireError) in try StatisticsBucketValue(wire: value) }
+        try await send(Statistics(app: app, type: type, bucket: bucket, since: since, until: until, timeZone: timeZone)).buckets
     }
 
     /// Heart-rate variability of the RR intervals in the range; nil without beats.
     public func heartRateVariability(
         since: Timestamp? = nil, until: Timestamp? = nil
     ) async throws(HealthServiceError) -> HeartRateVariability? {
-        let reply = try await call("HeartRateVariability", [
-            .string(app), .int64(WireTime.since(since)), .int64(WireTime.until(until)),
-        ])
-        guard let value = reply.first else { throw .other("HeartRateVariability: unexpected reply \(reply)") }
-        do { return try HeartRateVariability.fromWire(value) } catch { throw error.serviceError("HeartRateVariability") }
+        try await send(HeartRateVariabilityRequest(app: app, since: since, until: until)).variability
     }
 
     /// Time in the heart-rate zones of `maximumHeartRate`; empty without samples.
     public func heartRateZones(
         since: Timestamp? = nil, until: Timestamp? = nil, maximumHeartRate: Double
     ) async throws(HealthServiceError) -> [HeartRateZones.Zone] {
-        let reply = try await call("HeartRateZones", [
-            .string(app), .int64(WireTime.since(since)), .int64(WireTime.until(until)), .double(maximumHeartRate),
-        ])
-        return try Self.decoded(reply.first, "HeartRateZones") { value throws(WireError) in try HeartRateZones.Zone(wire: value) }
+        try await send(HeartRateZonesRequest(app: app, since: since, until: until, maxHeartRate: maximumHeartRate)).zones
     }
 
     // MARK: Changes
@@ -240,59 +226,52 @@ public struct HealthServiceClient: Sendable {
     /// Samples added and deleted after `anchor` (0: from the beginning), at most `limit`
     /// events (0: the service's maximum), and the anchor to pass next.
     public func changes(of type: SampleType, since anchor: Int64, limit: Int = 0) async throws(HealthServiceError) -> ChangeSet {
-        let reply = try await call("Changes", [
-            .string(app), .string(type.identifier), .uint64(UInt64(bitPattern: anchor)), .uint32(UInt32(clamping: limit)),
-        ])
-        guard reply.count == 3, let next = reply[2].anchor else { throw .other("Changes: unexpected reply \(reply)") }
-        return ChangeSet(
-            added: try Self.decoded(reply[0], "Changes") { value throws(WireError) in try SampleRecord(wire: value).storedSample() },
-            deleted: try Self.decoded(reply[1], "Changes") { value throws(WireError) in try DeletedSample(wire: value, type: type) },
-            anchor: next)
+        let reply = try await send(Changes(app: app, type: type, anchor: anchor, limit: limit))
+        do {
+            return ChangeSet(
+                added: try reply.added.map { record throws(WireError) in try record.storedSample() },
+                deleted: reply.deleted.map { $0.withType(type) }, anchor: Int64(bitPattern: reply.newAnchor))
+        } catch {
+            throw error.serviceError("Changes")
+        }
     }
 
     /// The anchor of the newest change of `type` this client may see: changes from it report
     /// only what comes next. To an application it is an opaque token (its bits in an Int64);
     /// pass it back as it came.
     public func anchor(of type: SampleType) async throws(HealthServiceError) -> Int64 {
-        let reply = try await call("Anchor", [.string(app), .string(type.identifier)])
-        guard let anchor = reply.first?.anchor else { throw .other("Anchor: unexpected reply \(reply)") }
-        return anchor
+        Int64(bitPattern: try await send(Anchor(app: app, type: type)).anchor)
     }
 
     /// The store's newest anchor over every source and type (managers only): changes from it
     /// report only what comes next.
     public func currentAnchor() async throws(HealthServiceError) -> Int64 {
-        let reply = try await call("CurrentAnchor", [])
-        guard let anchor = reply.first?.integer else { throw .other("CurrentAnchor: unexpected reply \(reply)") }
-        return anchor
+        let anchor = try await send(CurrentAnchor()).anchor
+        guard let plain = Int64(exactly: anchor) else { throw .other("CurrentAnchor: unexpected reply \(anchor)") }
+        return plain
     }
 
     /// From now on the service sends this connection `SamplesChanged` for `type`.
     public func observe(_ type: SampleType) async throws(HealthServiceError) {
-        _ = try await call("Observe", [.string(app), .string(type.identifier)])
+        _ = try await send(Observe(app: app, type: type))
     }
 
     /// Stops what `observe` started.
     public func unobserve(_ type: SampleType) async throws(HealthServiceError) {
-        _ = try await call("Unobserve", [.string(app), .string(type.identifier)])
+        _ = try await send(Unobserve(app: app, type: type))
     }
 
     // MARK: Inventory
 
     /// Manager: every device, and what the daemon says of each sensor now.
     public func devices() async throws(HealthServiceError) -> (devices: [DeviceSummary], activity: [SensorActivity]) {
-        let reply = try await call("Devices", [])
-        guard reply.count == 2 else { throw .other("Devices: unexpected reply \(reply)") }
-        return (
-            try Self.decoded(reply[0], "Devices") { value throws(WireError) in try DeviceSummary(wire: value) },
-            try Self.decoded(reply[1], "Devices") { value throws(WireError) in try SensorActivity(wire: value) }
-        )
+        let reply = try await send(Devices())
+        return (reply.devices, reply.activity)
     }
 
     /// Manager: every source.
     public func sources() async throws(HealthServiceError) -> [SourceSummary] {
-        let reply = try await call("Sources", [])
-        return try Self.decoded(reply.first, "Sources") { value throws(WireError) in try SourceSummary(wire: value) }
+        try await send(Sources()).sources
     }
 
     // MARK: Import
@@ -305,19 +284,10 @@ public struct HealthServiceClient: Sendable {
     public func importRecording(
         descriptor: Int32, name: String, acceptDamaged: Bool = false, speed: Double? = nil, measurementHandle: UInt16? = nil
     ) async throws(HealthServiceError) -> ImportResult {
-        let file: DBusFileDescriptor
-        do { file = try DBusFileDescriptor.duplicate(descriptor) } catch { throw HealthServiceError(error, member: "Import") }
-        let options = WireDictionary.value([
-            ("name", .string(name)), ("acceptDamaged", .bool(acceptDamaged)), ("speed", speed.map(DBusValue.double)),
-            ("measurementHandle", measurementHandle.map(DBusValue.uint16)),
-        ])
-        let reply = try await call("Import", [.unixFD(file), options], timeout: Self.importTimeout)
-        guard reply.count == 2, let messages = reply[1].strings else { throw .other("Import: unexpected reply \(reply)") }
-        do {
-            return ImportResult(summary: try RecordingImportSummary(wire: reply[0]), messages: messages)
-        } catch {
-            throw error.serviceError("Import")
-        }
+        let options = ImportOptions(
+            name: name, acceptDamaged: acceptDamaged, speed: speed, measurementHandle: measurementHandle.map(Int64.init))
+        let reply = try await send(Import(file: PassedFile(descriptor: descriptor), options: options), timeout: Self.importTimeout)
+        return ImportResult(summary: reply.summary, messages: reply.messages)
     }
 
     // MARK: Calls
@@ -331,18 +301,6 @@ public struct HealthServiceClient: Sendable {
                 arguments: arguments, timeout: timeout)
         } catch {
             throw HealthServiceError(error, member: member)
-        }
-    }
-
-    /// The elements of an array in a reply, each decoded with its HealthWire coding.
-    static func decoded<Element>(
-        _ value: DBusValue?, _ member: String, _ decode: (DBusValue) throws(WireError) -> Element
-    ) throws(HealthServiceError) -> [Element] {
-        guard let elements = value?.elements else { throw .other("\(member): unexpected reply \(String(describing: value))") }
-        do {
-            return try elements.map { value throws(WireError) in try decode(value) }
-        } catch {
-            throw error.serviceError(member)
         }
     }
 }

@@ -1,3 +1,5 @@
+import HealthRequests
+import HealthModel
 import HealthWire
 import SDBus
 

@@ -1,7 +1,7 @@
 @preconcurrency import Glibc
+import HealthRequests
 import Foundation
 import HealthModel
-import HealthStore
 import HealthWire
 import Synchronization
 

@@ -1,5 +1,5 @@
 /// Whether a source may write a type (HKAuthorizationStatus). Absent means `notDetermined`.
-public enum AuthorizationStatus: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+public enum AuthorizationStatus: Int, Codable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// The source asked (or wrote) and the user has not answered.
     case notDetermined = 0
     /// The user denied or revoked sharing.
@@ -41,14 +41,14 @@ extension AuthorizationStatus {
 }
 
 /// What an authorization is for: writing samples of a type, or reading other sources' samples.
-public enum AuthorizationAccess: String, Sendable, Hashable, CaseIterable {
+public enum AuthorizationAccess: String, Codable, Sendable, Hashable, CaseIterable {
     case share
     case read
 }
 
 /// One request or answer for one kind of access: a source, a type, share or read, and the
 /// status. A pending request (asked for, not answered) is `notDetermined`.
-public struct AuthorizationAccessEntry: Sendable, Hashable {
+public struct AuthorizationAccessEntry: Codable, Sendable, Hashable {
     public var source: String
     public var type: SampleType
     public var access: AuthorizationAccess

@@ -2,7 +2,7 @@ import Foundation
 import Timestamps
 
 /// A sample that was deleted, as an anchored query reports it (HKDeletedObject).
-public struct DeletedSample: Sendable, Hashable {
+public struct DeletedSample: Codable, Sendable, Hashable {
     /// The id the sample had.
     public var id: Int64
     public var type: SampleType

@@ -2,7 +2,7 @@ import Timestamps
 
 /// Heart-rate variability of a run of beats (the time-domain measures of the Task Force of
 /// the ESC/NASPE, 1996).
-public struct HeartRateVariability: Sendable, Hashable {
+public struct HeartRateVariability: Codable, Sendable, Hashable {
     /// Beats (RR intervals) used.
     public var beats: Int
     /// Mean of the RR intervals, milliseconds.
@@ -90,7 +90,7 @@ public struct BeatInterval: Sendable, Hashable {
 /// Time spent in heart-rate zones, as fractions of a maximum heart rate.
 public struct HeartRateZones: Sendable, Hashable {
     /// One zone: [lower, upper) count/min and the seconds spent in it.
-    public struct Zone: Sendable, Hashable {
+    public struct Zone: Codable, Sendable, Hashable {
         public var number: Int
         public var lower: Double
         public var upper: Double

@@ -1,7 +1,7 @@
 import Timestamps
 
 /// A device that wrote samples, with what it wrote.
-public struct DeviceSummary: Sendable, Hashable {
+public struct DeviceSummary: Codable, Sendable, Hashable {
     public var device: HealthDevice
     public var sampleCount: Int
     public var lastSeen: Timestamp?
@@ -17,7 +17,7 @@ public struct DeviceSummary: Sendable, Hashable {
 }
 
 /// A source that wrote samples, with what it wrote.
-public struct SourceSummary: Sendable, Hashable {
+public struct SourceSummary: Codable, Sendable, Hashable {
     public var source: HealthSource
     public var sampleCount: Int
     public var lastSample: Timestamp?

@@ -3,7 +3,7 @@ import Timestamps
 
 /// One measurement: a quantity of a type over [start, end], from a device, with metadata
 /// (HKQuantitySample). The source is given when saving.
-public struct QuantitySample: Sendable, Hashable {
+public struct QuantitySample: Codable, Sendable, Hashable {
     public var type: SampleType
     public var quantity: Quantity
     public var start: Timestamp

@@ -76,3 +76,19 @@ public struct SampleType: Sendable, Hashable, CustomStringConvertible {
         self.storageID = storageID
     }
 }
+
+extension SampleType: Codable {
+    /// A type travels as its identifier (`heartRate`).
+    public init(from decoder: any Decoder) throws {
+        let identifier = try decoder.singleValueContainer().decode(String.self)
+        guard let type = SampleType(identifier: identifier) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown type \(identifier)"))
+        }
+        self = type
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(identifier)
+    }
+}

@@ -3,7 +3,7 @@ import Timestamps
 /// What one sensor is doing, as the daemon recording it last said: live state kept next to
 /// the samples so that any reader of the store (`hrmctl devices`) can show it. The store
 /// gives the words no meaning; they come from the recording daemon.
-public struct SensorActivity: Sendable, Hashable {
+public struct SensorActivity: Codable, Sendable, Hashable {
     /// The device's local identifier (a BLE address, `ant-12345`, `mock-1`), or a backend's
     /// own name while it has found no sensor yet.
     public var identifier: String

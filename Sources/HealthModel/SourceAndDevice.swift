@@ -1,5 +1,5 @@
 /// The program that wrote a sample (HKSource with its HKSourceRevision's version).
-public struct HealthSource: Sendable, Hashable {
+public struct HealthSource: Codable, Sendable, Hashable {
     /// The name authorization is granted to, e.g. `hrmd`.
     public var name: String
     public var version: String?
@@ -17,7 +17,7 @@ public struct HealthSource: Sendable, Hashable {
 /// The hardware that measured a sample (HKDevice). `localIdentifier` (a BLE address, an ANT
 /// device number, `mock-1`) names it; the other fields describe it and are updated as they
 /// become known.
-public struct HealthDevice: Sendable, Hashable {
+public struct HealthDevice: Codable, Sendable, Hashable {
     public var localIdentifier: String
     public var name: String?
     public var manufacturer: String?
@@ -42,7 +42,7 @@ public struct HealthDevice: Sendable, Hashable {
 
 /// Where on the body a heart-rate sensor sits; the same set and order as HealthKit's
 /// `HKHeartRateSensorLocation` (and BLE's Body Sensor Location).
-public enum HeartRateSensorLocation: Int, Sendable, Hashable, CaseIterable {
+public enum HeartRateSensorLocation: Int, Codable, Sendable, Hashable, CaseIterable {
     case other = 0, chest, wrist, finger, hand, earLobe, foot
 
     /// The metadata value: `other`, `chest`, `wrist`, `finger`, `hand`, `earLobe`, `foot`.
@@ -65,7 +65,7 @@ public enum HeartRateSensorLocation: Int, Sendable, Hashable, CaseIterable {
 }
 
 /// The metadata of a sample: typed keys the store understands, plus free-form strings.
-public struct SampleMetadata: Sendable, Hashable {
+public struct SampleMetadata: Codable, Sendable, Hashable {
     /// `sensorLocation` (HKMetadataKeyHeartRateSensorLocation); nil when the sensor never said.
     public var sensorLocation: HeartRateSensorLocation?
     /// Whether the sensor reported skin contact; nil when it does not report contact.

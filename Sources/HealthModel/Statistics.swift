@@ -15,7 +15,7 @@ public enum StatisticsBucket: Sendable, Hashable {
 }
 
 /// The statistics of one bucket, in the type's canonical unit.
-public struct StatisticsBucketValue: Sendable, Hashable {
+public struct StatisticsBucketValue: Codable, Sendable, Hashable {
     public var start: Timestamp
     public var end: Timestamp
     public var count: Int

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import HealthRequests
 import HealthWire
 import Logging
 import SDBus
@@ -31,11 +32,11 @@ final class AppIdentities: Sendable {
         }
 
         /// The error reply of a call whose caller could not be identified.
-        var failure: ServiceFailure {
+        var failure: RequestFailure {
             switch self {
-            case .vanished: ServiceFailure(name: HealthBusError.failed, message: "the caller left while it was being identified")
+            case .vanished: RequestFailure(.failed, "the caller left while it was being identified")
             case .unnamedSandbox: .accessDenied("a Flatpak sandbox whose .flatpak-info names no application may not use the store")
-            case .bus(let error): ServiceFailure(name: HealthBusError.failed, message: "the caller could not be identified: \(error)")
+            case .bus(let error): RequestFailure(.failed, "the caller could not be identified: \(error)")
             }
         }
     }

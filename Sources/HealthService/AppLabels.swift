@@ -1,3 +1,4 @@
+import HealthRequests
 import HealthWire
 
 /// Reads application labels out of the texts Linux keeps them in. Pure: the caller reads the

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import HealthRequests
 import Synchronization
 import HealthWire
 
@@ -19,7 +20,7 @@ struct Caller: Sendable, Hashable {
 
     /// The source of the caller's application `app`: `USER/APP`, checked. A caller with a
     /// verified application is `USER/KIND:NAME` whatever it passes: `app` is ignored.
-    func source(app: String) throws(ServiceFailure) -> String {
+    func source(app: String) throws(RequestFailure) -> String {
         if let verifiedApp { return AppName.source(user: user, app: verifiedApp.description) }
         do { try AppName.validate(app) } catch { throw .invalidArguments(error.description) }
         return AppName.source(user: user, app: app)

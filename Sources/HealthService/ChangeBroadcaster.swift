@@ -1,3 +1,4 @@
+import HealthRequests
 import HealthModel
 import HealthStore
 import HealthWire
@@ -12,13 +13,13 @@ import SDBus
 final class ChangeBroadcaster: Sendable {
     private let connection: DBusConnection
     private let observers: ObserverRegistry
-    private let requests: HealthRequests
+    private let requests: RequestDispatch
     private let logger: Logger
     private let pending = PendingChanges()
     private let doorbell: AsyncStream<Void>
     private let ring: AsyncStream<Void>.Continuation
 
-    init(connection: DBusConnection, observers: ObserverRegistry, requests: HealthRequests, logger: Logger) {
+    init(connection: DBusConnection, observers: ObserverRegistry, requests: RequestDispatch, logger: Logger) {
         self.connection = connection
         self.observers = observers
         self.requests = requests

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import HealthRequests
 import HealthModel
 import HealthStore
 import HealthWire
@@ -95,7 +96,7 @@ public struct HealthService: Service {
         let authority = ManagerAuthority(connection: connection, logger: logger)
         let observers = ObserverRegistry()
         let identities = AppIdentities(connection: connection, logger: logger)
-        let requests = HealthRequests(
+        let requests = RequestDispatch(
             store: store, authority: authority, observers: observers, importer: importer, workers: workers,
             userNames: UserNames(), identities: identities, tokens: AnchorTokens(secret: try store.serviceSecret()),
             logger: logger)

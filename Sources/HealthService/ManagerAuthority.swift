@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import HealthRequests
 import HealthWire
 import Logging
 import SDBus
@@ -41,13 +42,13 @@ final class ManagerAuthority: Sendable {
     /// without interaction, so that a plain application is never prompted. Checks under way
     /// with polkit are bounded per user and in all (``checks``): past them this fails
     /// with LimitsExceeded, so a user whose checks hang holds only its own.
-    func isManager(_ caller: Caller, interactive: Bool) async throws(ServiceFailure) -> Bool {
+    func isManager(_ caller: Caller, interactive: Bool) async throws(RequestFailure) -> Bool {
         if caller.uid == 0 || caller.uid == serviceUID { return true }
         let now = ContinuousClock.now
         if !interactive, let known = recent.withLock({ $0[caller.busName] }), now - known.at < Self.rememberFor {
             return known.manager
         }
-        let allowed = try await checks.run(for: caller.uid) { () async throws(ServiceFailure) in
+        let allowed = try await checks.run(for: caller.uid) { () async throws(RequestFailure) in
             await askPolkit(caller, interactive: interactive && caller.allowsInteraction)
         }
         recent.withLock { answers in
@@ -58,7 +59,7 @@ final class ManagerAuthority: Sendable {
     }
 
     /// Fails with AccessDenied unless `caller` is a manager.
-    func requireManager(_ caller: Caller, for what: String) async throws(ServiceFailure) {
+    func requireManager(_ caller: Caller, for what: String) async throws(RequestFailure) {
         guard try await isManager(caller, interactive: true) else {
             logger.info("\(caller.user) (uid \(caller.uid)) was refused: \(what) needs a manager")
             throw .accessDenied(

@@ -1,3 +1,4 @@
+import HealthRequests
 import HealthModel
 import HealthStore
 import HealthWire
@@ -27,25 +28,23 @@ final class ObserverRegistry: Sendable {
     private let observations = Mutex<[Key: Observation]>([:])
 
     /// Adds an observation; an existing one is kept (observing twice is one observation).
-    func add(_ observation: Observation) throws(ServiceFailure) {
+    func add(_ observation: Observation) throws(RequestFailure) {
         let key = Key(busName: observation.busName, source: observation.source, type: observation.type)
-        let refusal: ServiceFailure? = observations.withLock { all in
+        let refusal: RequestFailure? = observations.withLock { all -> RequestFailure? in
             if all[key] != nil {
                 all[key] = observation
                 return nil
             }
             if all.count >= HealthBusLimits.observations {
-                return ServiceFailure(name: HealthBusError.limitsExceeded, message: "the service has as many observers as it takes (\(HealthBusLimits.observations))")
+                return RequestFailure(.limitsExceeded, "the service has as many observers as it takes (\(HealthBusLimits.observations))")
             }
             if all.keys.lazy.filter({ $0.busName == observation.busName }).count >= HealthBusLimits.observationsPerCaller {
-                return ServiceFailure(
-                    name: HealthBusError.limitsExceeded,
-                    message: "one connection may observe at most \(HealthBusLimits.observationsPerCaller) (application, type) pairs")
+                return RequestFailure(
+                    .limitsExceeded, "one connection may observe at most \(HealthBusLimits.observationsPerCaller) (application, type) pairs")
             }
             if all.values.lazy.filter({ $0.uid == observation.uid }).count >= HealthBusLimits.observationsPerUser {
-                return ServiceFailure(
-                    name: HealthBusError.limitsExceeded,
-                    message: "uid \(observation.uid) has \(HealthBusLimits.observationsPerUser) observations, the most one user may have; unobserve some")
+                return RequestFailure(
+                    .limitsExceeded, "uid \(observation.uid) has \(HealthBusLimits.observationsPerUser) observations, the most one user may have; unobserve some")
             }
             all[key] = observation
             return nil

@@ -1,3 +1,4 @@
+import HealthRequests
 import HealthModel
 import HealthStore
 import HealthWire
@@ -35,13 +36,13 @@ final class RecordingImporter: Sendable {
         self.logger = logger
     }
 
-    func run(_ request: Request, from file: DBusFileDescriptor, uid: UInt32) async throws(ServiceFailure)
+    func run(_ request: Request, from descriptor: Int32, uid: UInt32) async throws(RequestFailure)
         -> (summary: RecordingImportSummary, messages: [String])
     {
         try running.take(for: uid)
         defer { running.release(for: uid) }
         let (store, source, logger) = (store, source, logger)
-        return try await workers.run { () throws(ServiceFailure) -> (summary: RecordingImportSummary, messages: [String]) in
+        return try await workers.run { () throws(RequestFailure) -> (summary: RecordingImportSummary, messages: [String]) in
             let messages = Mutex<(lines: [String], dropped: Int)>(([], 0))
             var importer = RecordingImport(
                 store: store, settings: IngestSettings(source: source, maxBatch: 10_000),
@@ -55,9 +56,9 @@ final class RecordingImporter: Sendable {
                     }
                 })
             do throws(RecordingError) {
-                try importer.replay(descriptor: file.rawValue, name: request.name)
+                try importer.replay(descriptor: descriptor, name: request.name)
             } catch {
-                throw ServiceFailure(name: HealthBusError.badData, message: error.description)
+                throw RequestFailure(.badData, error.description)
             }
             let result = importer.finish()
             var lines = messages.withLock { $0 }

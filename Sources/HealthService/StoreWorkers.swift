@@ -1,3 +1,4 @@
+import HealthRequests
 import Dispatch
 
 /// Runs the store's blocking work (SQLite reads on their own WAL reader connections,
@@ -7,10 +8,10 @@ struct StoreWorkers: Sendable {
     private let queue = DispatchQueue(label: "hrmd.store-service", qos: .utility, attributes: .concurrent)
 
     /// Runs `body` on a worker thread and returns its result.
-    func run<T: Sendable>(_ body: @escaping @Sendable () throws(ServiceFailure) -> T) async throws(ServiceFailure) -> T {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, ServiceFailure>, Never>) in
+    func run<T: Sendable>(_ body: @escaping @Sendable () throws(RequestFailure) -> T) async throws(RequestFailure) -> T {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, RequestFailure>, Never>) in
             queue.async {
-                do throws(ServiceFailure) { continuation.resume(returning: .success(try body())) } catch { continuation.resume(returning: .failure(error)) }
+                do throws(RequestFailure) { continuation.resume(returning: .success(try body())) } catch { continuation.resume(returning: .failure(error)) }
             }
         }
         return try result.get()

@@ -1,3 +1,4 @@
+import HealthRequests
 import HealthWire
 import Synchronization
 
@@ -18,7 +19,7 @@ final class UserSlots: Sendable {
     }
 
     /// Takes a slot for `uid`, or fails with LimitsExceeded.
-    func take(for uid: UInt32) throws(ServiceFailure) {
+    func take(for uid: UInt32) throws(RequestFailure) {
         let refusal: String? = held.withLock { held in
             let own = held.byUID[uid, default: 0]
             if own >= perUser { return "uid \(uid) has \(own) \(what), the most one user may have" }
@@ -27,7 +28,7 @@ final class UserSlots: Sendable {
             held.byUID[uid] = own + 1
             return nil
         }
-        if let refusal { throw ServiceFailure(name: HealthBusError.limitsExceeded, message: refusal + "; try again when one ends") }
+        if let refusal { throw RequestFailure(.limitsExceeded, refusal + "; try again when one ends") }
     }
 
     /// Gives back a slot `uid` took.
@@ -40,7 +41,7 @@ final class UserSlots: Sendable {
     }
 
     /// Runs `body` holding a slot for `uid`.
-    func run<T>(for uid: UInt32, _ body: () async throws(ServiceFailure) -> T) async throws(ServiceFailure) -> T {
+    func run<T>(for uid: UInt32, _ body: () async throws(RequestFailure) -> T) async throws(RequestFailure) -> T {
         try take(for: uid)
         defer { release(for: uid) }
         return try await body()

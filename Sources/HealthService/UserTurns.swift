@@ -1,3 +1,4 @@
+import HealthRequests
 import Synchronization
 
 /// Takes turns per user: at most `perUser` calls of one uid run at once, and the rest of that

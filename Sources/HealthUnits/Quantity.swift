@@ -67,3 +67,24 @@ public enum QuantityOrdering: Sendable, Hashable {
     /// One of the amounts is NaN.
     case unordered
 }
+
+extension Quantity: Codable {
+    private enum CodingKeys: String, CodingKey { case value, unit }
+
+    /// A quantity travels as its value in its own unit and the unit's string (`{"value": 62, "unit": "count/min"}`).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let unitString = try container.decode(String.self, forKey: .unit)
+        let unit: HealthUnit
+        do { unit = try HealthUnit(from: unitString) } catch {
+            throw DecodingError.dataCorruptedError(forKey: .unit, in: container, debugDescription: "\(error)")
+        }
+        self.init(unit: unit, doubleValue: try container.decode(Double.self, forKey: .value))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(value, forKey: .value)
+        try container.encode(unit.unitString, forKey: .unit)
+    }
+}

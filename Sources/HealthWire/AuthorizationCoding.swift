@@ -1,5 +1,5 @@
+import HealthRequests
 import HealthModel
-import HealthStore
 import SDBus
 
 extension AuthorizationAccessEntry {
@@ -18,24 +18,6 @@ extension AuthorizationAccessEntry {
         let type = try SampleType.parse(typeName)
         guard let access = AuthorizationAccess(rawValue: accessName) else { throw WireError("unknown access \(accessName.quoted)") }
         self.init(source: source, type: type, access: access, status: try AuthorizationStatus.parse(statusName))
-    }
-}
-
-extension AuthorizationStatus {
-    /// The status a call names (`notDetermined`, `sharingDenied`, `sharingAuthorized`).
-    public static func parse(_ name: String) throws(WireError) -> AuthorizationStatus {
-        guard let status = AuthorizationStatus(name: name) else {
-            throw WireError("unknown status \(name.quoted) (known: \(allCases.map(\.description).joined(separator: ", ")))")
-        }
-        return status
-    }
-}
-
-extension AuthorizationAccess {
-    /// The access a call names (`share` or `read`).
-    public static func parse(_ name: String) throws(WireError) -> AuthorizationAccess {
-        guard let access = AuthorizationAccess(rawValue: name) else { throw WireError("unknown access \(name.quoted) (known: share, read)") }
-        return access
     }
 }
 

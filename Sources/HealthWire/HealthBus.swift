@@ -1,5 +1,5 @@
 import HealthModel
-import HealthStore
+import HealthRequests
 
 /// The names of the store service on D-Bus (README, `dbus/org.hrmd.Health1.xml`).
 public enum HealthBus {
@@ -37,9 +37,9 @@ public enum HealthBusError {
 /// LimitsExceeded for calls in flight and observations), never served partly.
 public enum HealthBusLimits {
     /// Samples one SaveSamples takes.
-    public static let samplesPerSave = 10_000
+    public static let samplesPerSave = RequestBudgets.samplesPerSave
     /// Samples (or change events) one QuerySamples or Changes returns.
-    public static let samplesPerQuery = 10_000
+    public static let samplesPerQuery = RequestBudgets.samplesPerQuery
     /// Types one caller may observe at once (one per type and app).
     public static let observationsPerCaller = 32
     /// Observations in all.
@@ -72,17 +72,32 @@ public enum HealthBusLimits {
     public static let replyBytes = 8 << 20
     /// Bytes of one string argument (an application, type, source, bucket or time zone name)
     /// at most; strings inside samples have their own bounds (SampleSubmission).
-    public static let stringArgumentBytes = 512
+    public static let stringArgumentBytes = RequestBudgets.stringArgumentBytes
     /// Observations of one uid over all its connections.
     public static let observationsPerUser = 256
     /// Application names one user may have authorization records for (requests or answers).
-    public static let applicationsPerUser = 64
+    public static let applicationsPerUser = RequestBudgets.applicationsPerUser
     /// Sources with authorization records in all: a bound on what `Authorizations` lists.
-    public static let sources = 8192
+    public static let sources = RequestBudgets.sources
     /// Imports one uid may run at once.
     public static let importsPerUser = 1
     /// Message lines one Import returns (the count of bad lines is always complete).
     public static let importMessages = 100
     /// Types one RequestAuthorization names.
-    public static let typesPerRequest = 64
+    public static let typesPerRequest = RequestBudgets.typesPerRequest
+}
+
+extension RequestFailure.Kind {
+    /// The D-Bus error name of a failure of this kind.
+    public var busErrorName: String {
+        switch self {
+        case .invalidArguments: HealthBusError.invalidArgs
+        case .accessDenied: HealthBusError.accessDenied
+        case .notAuthorized: HealthBusError.notAuthorized
+        case .limitsExceeded: HealthBusError.limitsExceeded
+        case .badData: HealthBusError.badData
+        case .failed: HealthBusError.failed
+        case .unknownRequest: "org.freedesktop.DBus.Error.UnknownMethod"
+        }
+    }
 }

@@ -1,6 +1,5 @@
+import HealthRequests
 import HealthModel
-import HealthStore
-import Ingest
 import SDBus
 
 extension RecordingImportSummary {

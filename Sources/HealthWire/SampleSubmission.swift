@@ -1,5 +1,5 @@
+import HealthRequests
 import HealthModel
-import HealthStore
 import HealthUnits
 import SDBus
 import Timestamps

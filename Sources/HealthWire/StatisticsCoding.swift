@@ -1,31 +1,8 @@
+import HealthRequests
 import Foundation
 import HealthModel
-import HealthStore
 import SDBus
 import Timestamps
-
-/// The bucket names of Statistics and `hrmctl stats --by`.
-public enum StatisticsBucketName: String, Sendable, CaseIterable {
-    case minute = "1m", fiveMinutes = "5m", hour = "1h", day = "1d"
-
-    /// The store's bucket; days are calendar days in `timeZone`.
-    public func bucket(timeZone: TimeZone) -> StatisticsBucket {
-        switch self {
-        case .minute: .seconds(60)
-        case .fiveMinutes: .seconds(300)
-        case .hour: .seconds(3600)
-        case .day: .days(timeZone)
-        }
-    }
-
-    /// The bucket a call names, or a one-line reason.
-    public static func parse(_ name: String) throws(WireError) -> StatisticsBucketName {
-        guard let bucket = StatisticsBucketName(rawValue: name) else {
-            throw WireError("unknown bucket \(name.quoted) (known: \(allCases.map(\.rawValue).joined(separator: ", ")))")
-        }
-        return bucket
-    }
-}
 
 extension StatisticsBucketValue {
     /// `(start, end, count, min, avg, max, sum)`.

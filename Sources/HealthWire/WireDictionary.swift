@@ -1,3 +1,4 @@
+import HealthRequests
 import SDBus
 
 /// The entries of an `a{sv}` with typed, checked access: a wrongly typed or missing entry

@@ -17,3 +17,15 @@ public struct Timestamp: RawRepresentable, Sendable, Hashable, Comparable, Custo
     public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool { lhs.rawValue < rhs.rawValue }
     public var description: String { RFC3339.string(from: self) }
 }
+
+extension Timestamp: Codable {
+    /// A time travels as microseconds since the Unix epoch.
+    public init(from decoder: any Decoder) throws {
+        self.init(microsecondsSinceEpoch: try decoder.singleValueContainer().decode(Int64.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(microsecondsSinceEpoch)
+    }
+}

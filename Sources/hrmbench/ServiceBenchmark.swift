@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import HealthRequests
 import Foundation
 import HealthModel
 import HealthStore

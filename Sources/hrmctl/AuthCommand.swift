@@ -1,3 +1,4 @@
+import HealthRequests
 import JSONLines
 import ArgumentParser
 import CLIStore

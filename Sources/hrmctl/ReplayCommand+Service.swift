@@ -1,3 +1,5 @@
+import HealthModel
+import HealthRequests
 import CLIStore
 import CLISupport
 import HealthClient

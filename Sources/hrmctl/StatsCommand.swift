@@ -1,3 +1,4 @@
+import HealthRequests
 import ArgumentParser
 import CLIStore
 import CLISupport

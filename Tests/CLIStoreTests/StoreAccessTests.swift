@@ -1,3 +1,4 @@
+import HealthRequests
 import CLISupport
 import Foundation
 import HealthClient

@@ -1,4 +1,5 @@
 @testable import HealthService
+@testable import HealthRequests
 import Testing
 
 @Suite("Anchor tokens: sample ids and anchors as an application sees them")

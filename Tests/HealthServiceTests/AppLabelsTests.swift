@@ -1,3 +1,4 @@
+import HealthRequests
 import Foundation
 @testable import HealthService
 import HealthWire
@@ -140,13 +141,13 @@ struct AppLabelsTests {
     @Test("a manager may name verified sources; a caller can never declare one")
     func verifiedSourceNames() throws {
         for source in ["nobody/flatpak:org.example.Pulse", "mary/snap:pulse", "root/unit:hrm-export.service"] {
-            #expect(HealthRequests.isSourceName(source), "\(source)")
+            #expect(SourceNames.isValid(source), "\(source)")
         }
         for source in ["mary/flatpak:", "mary/flatpak:org", "mary/snap:Pulse", "mary/unit:cron.timer", "mary/other:thing"] {
-            #expect(!HealthRequests.isSourceName(source), "\(source)")
+            #expect(!SourceNames.isValid(source), "\(source)")
         }
         let caller = Caller(busName: ":1.7", uid: 1000, user: "mary", allowsInteraction: false)
-        #expect(throws: ServiceFailure.self) { try caller.source(app: "flatpak:org.example.pulse") }
+        #expect(throws: RequestFailure.self) { try caller.source(app: "flatpak:org.example.pulse") }
         var verified = caller
         verified.verifiedApp = VerifiedApp(kind: .flatpak, name: "org.example.Pulse")
         #expect(try verified.source(app: "whatever it says") == "mary/flatpak:org.example.Pulse")

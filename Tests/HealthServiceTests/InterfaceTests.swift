@@ -1,5 +1,10 @@
+import HealthRequests
 import Foundation
+import HealthModel
+import HealthUnits
+import Timestamps
 @testable import HealthService
+import HealthWire
 import SDBus
 import Testing
 
@@ -43,12 +48,56 @@ struct InterfaceTests {
 
     @Test("sources a manager may name")
     func sourceNames() {
-        #expect(HealthRequests.isSourceName("hrmd"))
-        #expect(HealthRequests.isSourceName("mary/runner"))
-        #expect(HealthRequests.isSourceName("uid-1001/x"))
-        #expect(!HealthRequests.isSourceName("mary"))
-        #expect(!HealthRequests.isSourceName("mary/Runner"))
-        #expect(!HealthRequests.isSourceName("/runner"))
-        #expect(!HealthRequests.isSourceName("a/b/c"))
+        #expect(SourceNames.isValid("hrmd"))
+        #expect(SourceNames.isValid("mary/runner"))
+        #expect(SourceNames.isValid("uid-1001/x"))
+        #expect(!SourceNames.isValid("mary"))
+        #expect(!SourceNames.isValid("mary/Runner"))
+        #expect(!SourceNames.isValid("/runner"))
+        #expect(!SourceNames.isValid("a/b/c"))
+    }
+}
+
+@Suite("One definition per request")
+struct RequestTableTests {
+    @Test("every request of the catalogue is a method of the interface, and every method a request")
+    func catalogueMatchesInterface() {
+        let methods = Set(HealthInterface.description(version: "test").methods.map(\.name))
+        let requests = RequestCatalog.all.map { $0.name }
+        #expect(Set(requests) == methods)
+        #expect(Set(requests).count == requests.count, "a request name appears twice")
+    }
+
+    @Test("each request's properties are its method's arguments, by name and in order")
+    func propertiesMatchArguments() throws {
+        let samples = [
+            try QuantitySample(
+                type: .heartRate, quantity: Quantity(unit: .countPerMinute, doubleValue: 61), start: Timestamp(microsecondsSinceEpoch: 1),
+                end: Timestamp(microsecondsSinceEpoch: 1))
+        ]
+        let requests: [any HealthRequest] = [
+            RequestAuthorization(app: "a", share: [.heartRate], read: []), AuthorizationStatusRequest(app: "a", type: .heartRate),
+            SaveSamples(app: "a", samples: samples), QuerySamples(app: "a", type: .heartRate, since: nil, until: nil, limit: 0),
+            QuerySamplesToFile(app: "a", type: .heartRate, since: nil, until: nil, options: .init(limit: 3), output: PassedFile(descriptor: 0)),
+            Statistics(app: "a", type: .heartRate, bucket: .hour, since: nil, until: nil, timeZone: nil),
+            HeartRateVariabilityRequest(app: "a", since: nil, until: nil),
+            HeartRateZonesRequest(app: "a", since: nil, until: nil, maxHeartRate: 190), Changes(app: "a", type: .heartRate, anchor: 0, limit: 0),
+            CurrentAnchor(), Anchor(app: "a", type: .heartRate), Observe(app: "a", type: .heartRate), Unobserve(app: "a", type: .heartRate),
+            DeleteSamples(app: "a", type: .heartRate, source: nil, since: nil, until: nil),
+            SetAuthorization(.sharingAuthorized, source: "mary/a", type: .heartRate, access: .read), Authorizations(), Devices(), Sources(),
+            Import(file: PassedFile(descriptor: 0), options: ImportOptions(name: "x")),
+        ]
+        #expect(Set(requests.map { type(of: $0).name }) == Set(RequestCatalog.all.map { $0.name }))
+        for request in requests {
+            let name = type(of: request).name
+            let layout = try #require(HealthInterface.layouts[name])
+            let arguments = try RequestCoding.encode(request, as: layout.inputs)
+            #expect(arguments.map(\.signature).joined() == layout.inputs.map(\.signature).joined(), "\(name)")
+            _ = try roundTrip(request, arguments, layout.inputs)
+        }
+    }
+
+    private func roundTrip<Request: HealthRequest>(_ request: Request, _ arguments: [DBusValue], _ layout: [DBusArgument]) throws -> Request {
+        try RequestCoding.decode(Request.self, from: arguments, as: layout)
     }
 }

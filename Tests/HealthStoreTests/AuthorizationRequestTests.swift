@@ -2,6 +2,7 @@ import GRDB
 import TestSupport
 import Testing
 
+import HealthModel
 @testable import HealthStore
 
 @Suite("Authorization requests, share and read")

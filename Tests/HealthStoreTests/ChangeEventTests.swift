@@ -5,6 +5,7 @@ import Synchronization
 import TestSupport
 import Testing
 
+import HealthModel
 @testable import HealthStore
 
 /// Collects the changes a store announces.

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 import Timestamps
 
+import HealthModel
 @testable import HealthStore
 
 @Suite("Anchors, tombstones and files")

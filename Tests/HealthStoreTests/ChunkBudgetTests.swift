@@ -5,6 +5,7 @@ import Testing
 import TestSupport
 import Timestamps
 
+import HealthModel
 @testable import HealthStore
 
 /// Where chunks close: the row sizes the store computes are SQLite's, and a live stream's rows

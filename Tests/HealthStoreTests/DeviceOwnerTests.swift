@@ -5,6 +5,7 @@ import Testing
 import TestSupport
 import Timestamps
 
+import HealthModel
 @testable import HealthStore
 
 /// Device records belong to the source that wrote them: a source's samples carry only what it

@@ -1,6 +1,7 @@
 import HealthUnits
 import Testing
 
+import HealthModel
 @testable import HealthStore
 
 @Suite("Saving all or nothing")

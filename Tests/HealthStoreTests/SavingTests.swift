@@ -2,6 +2,7 @@ import HealthUnits
 import Testing
 import Timestamps
 
+import HealthModel
 @testable import HealthStore
 
 @Suite("Saving and querying")

@@ -1,6 +1,7 @@
 import Testing
 import Timestamps
 
+import HealthModel
 @testable import HealthStore
 
 @Suite("Sensor activity records")

@@ -6,6 +6,7 @@ import Testing
 import TestSupport
 import Timestamps
 
+import HealthModel
 @testable import HealthStore
 
 /// The store as series chunks, checked against a model that keeps one entry per sample: what

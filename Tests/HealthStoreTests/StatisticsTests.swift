@@ -4,6 +4,7 @@ import HealthUnits
 import Testing
 import Timestamps
 
+import HealthModel
 @testable import HealthStore
 
 @Suite("Statistics and minute rollups")

@@ -3,6 +3,7 @@ import HealthUnits
 import Testing
 import Timestamps
 
+import HealthModel
 @testable import HealthStore
 
 /// Builders shared by the store tests.

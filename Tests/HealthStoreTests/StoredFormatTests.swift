@@ -5,6 +5,7 @@ import Testing
 import TestSupport
 import Timestamps
 
+import HealthModel
 @testable import HealthStore
 
 /// Stores hold chunks in every series format version hrmd has written.

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 import Timestamps
 
+import HealthModel
 @testable import HealthStore
 
 @Suite("Day buckets in any time zone")

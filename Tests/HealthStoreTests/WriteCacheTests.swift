@@ -5,6 +5,7 @@ import Testing
 import TestSupport
 import Timestamps
 
+import HealthModel
 @testable import HealthStore
 
 /// What saves remember between flushes (`WriteCache`) never makes them lose, duplicate or

@@ -1,3 +1,4 @@
+import HealthRequests
 import HealthModel
 import HealthStore
 import HealthUnits

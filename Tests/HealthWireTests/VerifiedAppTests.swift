@@ -1,3 +1,4 @@
+import HealthRequests
 import HealthWire
 import Testing
 

@@ -2,6 +2,7 @@
 // (sample submissions, type, status, access, bucket and application names) and by its
 // clients (every reply the service sends). The input is read as a recipe for a value tree of
 // any D-Bus type, with the members' names drawn from the ones the service knows.
+import HealthRequests
 import HealthModel
 import HealthStore
 import HealthWire

@@ -1,25 +1,29 @@
 import HealthModel
-import HealthStore
-import HealthWire
 
 /// What one caller sees of the store: whose samples (``reader``: nil for a manager, who sees
 /// every source's; else the caller's source, which sees others' only with read authorization)
 /// and how sample ids and anchors are shown to it (plain to a manager, as ``AnchorTokens``
 /// to an application, so that they tell it nothing about samples it may not read).
-struct CallerView: Sendable {
-    let reader: String?
+public struct CallerView: Sendable {
+    public let reader: String?
     /// nil for a manager: plain numbers.
-    let tokens: AnchorTokens?
+    public let tokens: AnchorTokens?
+
+    /// A manager's view: every source, plain numbers.
+    public static let manager = CallerView(reader: nil, tokens: nil)
+
+    /// The view of application `source`: its reader, ids and anchors as tokens.
+    public static func application(_ source: String, tokens: AnchorTokens) -> CallerView { CallerView(reader: source, tokens: tokens) }
 
     /// A stored sample as this caller receives it.
-    func record(_ stored: StoredSample) -> SampleRecord {
+    public func record(_ stored: StoredSample) -> SampleRecord {
         var record = SampleRecord(stored)
         if let tokens { record.id = tokens.id(record.id) }
         return record
     }
 
     /// A deletion as this caller receives it.
-    func deleted(_ deletion: DeletedSample) -> DeletedSample {
+    public func deleted(_ deletion: DeletedSample) -> DeletedSample {
         guard let tokens else { return deletion }
         var shown = deletion
         shown.id = tokens.id(deletion.id)
@@ -28,13 +32,13 @@ struct CallerView: Sendable {
     }
 
     /// An anchor as this caller receives it (`t` on the wire).
-    func anchor(_ plain: Int64) -> UInt64 {
+    public func anchor(_ plain: Int64) -> UInt64 {
         guard let tokens else { return UInt64(max(0, plain)) }
         return tokens.token(plain)
     }
 
     /// The plain anchor of one this caller passed back; a manager's must be a plain anchor.
-    func plainAnchor(_ shown: UInt64) throws(ServiceFailure) -> Int64 {
+    public func plainAnchor(_ shown: UInt64) throws(RequestFailure) -> Int64 {
         guard let tokens else {
             guard shown <= UInt64(Int64.max) else { throw .invalidArguments("anchor \(shown) is out of range") }
             return Int64(shown)

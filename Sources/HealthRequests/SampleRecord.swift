@@ -1,7 +1,5 @@
 import HealthModel
-import HealthStore
 import HealthUnits
-import SDBus
 import Timestamps
 
 /// A stored sample as the service hands it out: the same keys as a dictionary (`a{sv}`, in
@@ -27,6 +25,34 @@ public struct SampleRecord: Codable, Sendable, Hashable {
         public var hardwareVersion: String?
         public var firmwareVersion: String?
         public var softwareVersion: String?
+
+        public init(
+            identifier: String, name: String? = nil, manufacturer: String? = nil, model: String? = nil, hardwareVersion: String? = nil,
+            firmwareVersion: String? = nil, softwareVersion: String? = nil
+        ) {
+            self.identifier = identifier
+            self.name = name
+            self.manufacturer = manufacturer
+            self.model = model
+            self.hardwareVersion = hardwareVersion
+            self.firmwareVersion = firmwareVersion
+            self.softwareVersion = softwareVersion
+        }
+    }
+
+    public init(
+        id: Int64, type: String, start: Int64, end: Int64, value: Double, unit: String, source: String, device: Device?,
+        metadata: Metadata
+    ) {
+        self.id = id
+        self.type = type
+        self.start = start
+        self.end = end
+        self.value = value
+        self.unit = unit
+        self.source = source
+        self.device = device
+        self.metadata = metadata
     }
 
     /// What is known about a sample beyond its value; other keys are strings.
@@ -45,9 +71,9 @@ public struct SampleRecord: Codable, Sendable, Hashable {
             init?(intValue: Int) { nil }
         }
 
-        static let knownKeys: Set<String> = ["sensorLocation", "sensorContact", "syncIdentifier", "syncVersion"]
+        public static let knownKeys: Set<String> = ["sensorLocation", "sensorContact", "syncIdentifier", "syncVersion"]
 
-        init(sensorLocation: String?, sensorContact: Bool?, syncIdentifier: String?, syncVersion: Int64?, extra: [String: String]) {
+        public init(sensorLocation: String?, sensorContact: Bool?, syncIdentifier: String?, syncVersion: Int64?, extra: [String: String]) {
             self.sensorLocation = sensorLocation
             self.sensorContact = sensorContact
             self.syncIdentifier = syncIdentifier
@@ -56,19 +82,10 @@ public struct SampleRecord: Codable, Sendable, Hashable {
         }
 
         /// The metadata of a stored sample.
-        init(_ metadata: SampleMetadata) {
+        public init(_ metadata: SampleMetadata) {
             self.init(
                 sensorLocation: metadata.sensorLocation?.name, sensorContact: metadata.sensorContact,
                 syncIdentifier: metadata.syncIdentifier, syncVersion: metadata.syncVersion.map(Int64.init), extra: metadata.extra)
-        }
-
-        /// The metadata as a dictionary (`a{sv}`), unknown parts left out and the other keys sorted.
-        var wireValue: DBusValue {
-            WireDictionary.value(
-                [
-                    ("sensorLocation", sensorLocation.wire), ("sensorContact", sensorContact.map(DBusValue.bool)),
-                    ("syncIdentifier", syncIdentifier.wire), ("syncVersion", syncVersion.map(DBusValue.int64)),
-                ] + extra.sorted { $0.key < $1.key }.map { ($0.key, DBusValue.string($0.value)) })
         }
 
         public init(from decoder: any Decoder) throws {
@@ -135,50 +152,5 @@ extension SampleRecord {
             throw WireError("sample \(id): \(error)")
         }
         return StoredSample(id: id, source: HealthSource(name: source), sample: sample)
-    }
-
-    /// The record as a dictionary (`a{sv}`), unknown parts left out.
-    public var wireValue: DBusValue {
-        WireDictionary.value([
-            ("id", .int64(id)), ("type", .string(type)), ("start", .int64(start)), ("end", .int64(end)),
-            ("value", .double(value)), ("unit", .string(unit)), ("source", .string(source)),
-            ("device", device.map { device in
-                WireDictionary.value([
-                    ("identifier", .string(device.identifier)), ("name", device.name.wire),
-                    ("manufacturer", device.manufacturer.wire), ("model", device.model.wire),
-                    ("hardwareVersion", device.hardwareVersion.wire), ("firmwareVersion", device.firmwareVersion.wire),
-                    ("softwareVersion", device.softwareVersion.wire),
-                ])
-            }),
-            ("metadata", metadata.wireValue),
-        ])
-    }
-
-    /// The record a dictionary (`a{sv}`) describes.
-    public init(wire value: DBusValue) throws(WireError) {
-        let entries = try WireDictionary(value, context: "sample")
-        id = try entries.requiredInteger("id")
-        type = try entries.requiredString("type")
-        start = try entries.requiredInteger("start")
-        end = try entries.requiredInteger("end")
-        self.value = try entries.requiredNumber("value")
-        unit = try entries.requiredString("unit")
-        source = try entries.requiredString("source")
-        if let device = try entries.dictionary("device") {
-            self.device = Device(
-                identifier: try device.requiredString("identifier"), name: try device.string("name"),
-                manufacturer: try device.string("manufacturer"), model: try device.string("model"),
-                hardwareVersion: try device.string("hardwareVersion"), firmwareVersion: try device.string("firmwareVersion"),
-                softwareVersion: try device.string("softwareVersion"))
-        }
-        let metadata = try entries.dictionary("metadata")
-        var extra: [String: String] = [:]
-        for (key, value) in metadata?.entries ?? [:] where !Metadata.knownKeys.contains(key) {
-            if case .string(let text) = value { extra[key] = text }
-        }
-        self.metadata = Metadata(
-            sensorLocation: try metadata?.string("sensorLocation"), sensorContact: try metadata?.bool("sensorContact"),
-            syncIdentifier: try metadata?.string("syncIdentifier"), syncVersion: try metadata?.integer("syncVersion"),
-            extra: extra)
     }
 }

@@ -1,3 +1,4 @@
+import HealthModel
 /// What an application sees of sample ids and anchors: a keyed permutation of the 64-bit
 /// numbers, so that an application can keep them and hand anchors back, but learns nothing
 /// from them about the samples it may not read. The store numbers every stored sample and
@@ -10,20 +11,20 @@
 /// SipHash-2-4 (Aumasson and Bernstein's keyed hash for short inputs) under the store's
 /// 16-byte secret, which only the service's user can read: a token cannot be told from a
 /// random number without the secret, and the same store gives the same tokens after a restart.
-struct AnchorTokens: Sendable {
+public struct AnchorTokens: Sendable {
     private let k0: UInt64
     private let k1: UInt64
     private static let rounds: UInt64 = 6
 
     /// Tokens under `secret` (16 bytes).
-    init(secret: [UInt8]) {
+    public init(secret: [UInt8]) {
         precondition(secret.count == 16, "the service secret is 16 bytes")
         k0 = Self.littleEndian(secret[0..<8])
         k1 = Self.littleEndian(secret[8..<16])
     }
 
     /// The token of a plain number. 0 (the beginning, or nothing yet) stays 0.
-    func token(_ plain: Int64) -> UInt64 {
+    public func token(_ plain: Int64) -> UInt64 {
         guard plain != 0 else { return 0 }
         var left = UInt32(truncatingIfNeeded: UInt64(bitPattern: plain) >> 32)
         var right = UInt32(truncatingIfNeeded: UInt64(bitPattern: plain))
@@ -35,7 +36,7 @@ struct AnchorTokens: Sendable {
 
     /// The plain number of a token this service gave (any other number decodes to some
     /// number, as with any permutation: the store then answers for that anchor).
-    func plain(_ token: UInt64) -> Int64 {
+    public func plain(_ token: UInt64) -> Int64 {
         guard token != 0 else { return 0 }
         var left = UInt32(truncatingIfNeeded: token >> 32)
         var right = UInt32(truncatingIfNeeded: token)
@@ -46,7 +47,7 @@ struct AnchorTokens: Sendable {
     }
 
     /// A sample id as an application sees it (`x` on the wire).
-    func id(_ plain: Int64) -> Int64 { Int64(bitPattern: token(plain)) }
+    public func id(_ plain: Int64) -> Int64 { Int64(bitPattern: token(plain)) }
 
     private func roundValue(_ round: UInt64, _ half: UInt32) -> UInt32 {
         UInt32(truncatingIfNeeded: siphash(round << 32 | UInt64(half)))

@@ -1,6 +1,4 @@
-import SDBus
 import HealthModel
-import HealthStore
 
 /// A value from the bus that does not have the shape or meaning a method needs: its
 /// description is the one-line message of the InvalidArgs error.
@@ -47,11 +45,3 @@ extension String {
     }
 }
 
-extension DBusValue {
-    /// An anchor as it travels (`t`): the store's number, or an application's opaque token,
-    /// whose 64 bits are kept in an Int64 as they are.
-    public var anchor: Int64? {
-        if case .uint64(let bits) = unwrapped { return Int64(bitPattern: bits) }
-        return integer
-    }
-}

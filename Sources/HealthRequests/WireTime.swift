@@ -1,3 +1,4 @@
+import HealthModel
 import Timestamps
 
 /// Times on the bus: microseconds since the Unix epoch; the extremes of Int64 mean "no bound".

@@ -1,12 +1,12 @@
 import HealthModel
-import HealthStore
-import HealthWire
+import HealthRequests
 import SDBus
 
 /// `org.hrmd.Health1` as the vtable declares it: the same methods, argument names and
 /// signatures as `dbus/org.hrmd.Health1.xml` (a test compares the two).
-enum HealthInterface {
-    static func description(version: String) -> DBusInterfaceDescription {
+public enum HealthInterface {
+    /// The interface with its properties; `version` is the daemon's.
+    public static func description(version: String) -> DBusInterfaceDescription {
         DBusInterfaceDescription(
             name: HealthBus.interface,
             methods: [
@@ -47,10 +47,18 @@ enum HealthInterface {
                 DBusInterfaceDescription.Property(
                     name: "Types",
                     value: .array(element: "(ss)", SampleType.all.map { .structure([.string($0.identifier), .string($0.canonicalUnit.unitString)]) })),
-                DBusInterfaceDescription.Property(name: "MaxSamplesPerSave", value: .uint32(UInt32(HealthBusLimits.samplesPerSave))),
-                DBusInterfaceDescription.Property(name: "MaxSamplesPerQuery", value: .uint32(UInt32(HealthBusLimits.samplesPerQuery))),
+                DBusInterfaceDescription.Property(name: "MaxSamplesPerSave", value: .uint32(UInt32(RequestBudgets.samplesPerSave))),
+                DBusInterfaceDescription.Property(name: "MaxSamplesPerQuery", value: .uint32(UInt32(RequestBudgets.samplesPerQuery))),
             ])
     }
+
+    /// The arguments of each method, in and out, by name: what ``RequestCoding`` lays
+    /// requests and answers out by.
+    public static let layouts: [String: (inputs: [DBusArgument], outputs: [DBusArgument])] = Dictionary(
+        uniqueKeysWithValues: description(version: "").methods.map { method in
+            (method.name, (method.inputs.map { DBusArgument(name: $0.name, signature: $0.signature) },
+                           method.outputs.map { DBusArgument(name: $0.name, signature: $0.signature) }))
+        })
 
     private static func method(_ name: String, _ inputs: KeyValuePairs<String, String>, _ outputs: KeyValuePairs<String, String>)
         -> DBusInterfaceDescription.Method

@@ -1,8 +1,7 @@
 import HealthModel
-import HealthStore
 
 /// The totals of a `RecordingImport`, over every recording it replayed.
-public struct RecordingImportSummary: Sendable, Equatable, CustomStringConvertible {
+public struct RecordingImportSummary: Codable, Sendable, Equatable, CustomStringConvertible {
     /// Frames read from the recordings.
     public var frames = 0
     /// Samples added to the store.

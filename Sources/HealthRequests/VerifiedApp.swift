@@ -1,3 +1,4 @@
+import HealthModel
 /// The application part of a source that the service took from a label the caller cannot
 /// choose, rather than from the name the caller passed: `KIND:NAME`, such as
 /// `flatpak:org.example.Pulse`, `snap:pulse` or `unit:hrm-export.service`.

@@ -1,3 +1,4 @@
+import HealthModel
 /// The application part of a caller's source `USER/APP`: what the caller names itself,
 /// `[a-z0-9][a-z0-9._-]{0,63}`. It separates the applications of one user; it is not a
 /// security boundary between them (the uid is). It never contains `:`, which marks an

@@ -1,0 +1,143 @@
+import HealthModel
+import Logging
+
+/// One request the store serves, defined once for every front (D-Bus today): its typed
+/// arguments (the stored properties, in the order the front passes them, named as the front
+/// names them), its typed answer, who may make it, its budgets (checked in ``serve(in:)``) and
+/// what it does. A front decodes the arguments, finds the caller, hands the request to
+/// ``serve(in:)`` and encodes the answer; it adds no rule of its own.
+public protocol HealthRequest: Codable, Sendable {
+    /// What the request answers; its properties are the answer's parts, in order.
+    associatedtype Response: Codable, Sendable
+
+    /// The request's name: the D-Bus method (`QuerySamples`).
+    static var name: String { get }
+    /// Who may make it.
+    static var access: RequestAccess { get }
+
+    /// Does what the request asks, as the caller of `context`.
+    func serve(in context: some RequestContext) async throws(RequestFailure) -> Response
+}
+
+/// Who may make a request.
+public enum RequestAccess: Sendable, Hashable {
+    /// Any application, as its own source: what it sees and may change follows the user's
+    /// answers for that source (a manager sees everything).
+    case application
+    /// Only a manager of the store (polkit's `org.hrmd.health.manage`); everyone else is refused
+    /// before the request is served.
+    case manager
+}
+
+/// An answer with nothing in it.
+public struct NoResponse: Codable, Sendable, Hashable {
+    public init() {}
+}
+
+/// Why a request failed: what kind of failure (each front has its own word for each kind,
+/// such as a D-Bus error name) and one line for the caller.
+public struct RequestFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// The arguments do not have the shape or meaning the request needs.
+        case invalidArguments
+        /// The caller may not make this request.
+        case accessDenied
+        /// A save of a type the caller's source may not share.
+        case notAuthorized
+        /// Past a budget: too many at once, or too large an answer.
+        case limitsExceeded
+        /// A recording to import that cannot be read.
+        case badData
+        /// The store failed; the message says why.
+        case failed
+        /// No request of that name.
+        case unknownRequest
+    }
+
+    public let kind: Kind
+    public let message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { "\(kind.rawValue): \(message)" }
+
+    public static func invalidArguments(_ message: String) -> RequestFailure { RequestFailure(.invalidArguments, message) }
+
+    public static func accessDenied(_ message: String) -> RequestFailure { RequestFailure(.accessDenied, message) }
+
+    /// The store failed: every error of the store that is not about the arguments.
+    public static func store(_ error: HealthStoreError) -> RequestFailure {
+        switch error {
+        case .unknownType, .incompatibleUnit, .invalidInterval: .invalidArguments(error.description)
+        case .shareNotAuthorized: RequestFailure(.notAuthorized, error.description)
+        case .limitReached: RequestFailure(.limitsExceeded, error.description)
+        default: RequestFailure(.failed, error.description)
+        }
+    }
+}
+
+extension WireError {
+    /// The failure of a request whose arguments this error is about.
+    public var failure: RequestFailure { .invalidArguments(description) }
+}
+
+/// What a request is served with: who calls (as the front verified it, never what the caller
+/// says of itself), the store, and the services of the front it came through. A front
+/// implements it once.
+public protocol RequestContext: Sendable {
+    /// The login name of the caller's user.
+    var user: String { get }
+    /// The caller's uid.
+    var uid: UInt32 { get }
+    /// Where requests log what they change.
+    var logger: Logger { get }
+
+    /// The source of the caller's application `app`: `USER/APP` checked, or the source its
+    /// verified label names.
+    func source(app: String) throws(RequestFailure) -> String
+    /// Whether the caller is a manager of the store (never asks the user).
+    func isManager() async throws(RequestFailure) -> Bool
+    /// Refuses a caller that is not a manager; `what` names the refused request in the message.
+    func requireManager(for what: String) async throws(RequestFailure)
+    /// How ids and anchors are shown to an application that is not a manager.
+    var tokens: AnchorTokens { get }
+    /// Runs store work off the caller's task, on the store's workers.
+    func onStore<T: Sendable>(_ body: @escaping @Sendable (any RequestStore) throws(HealthStoreError) -> T) async throws(RequestFailure) -> T
+    /// What this front does for the requests that hand over a file or tie the caller to the
+    /// front's connection (QuerySamplesToFile, Import, Observe).
+    var front: any RequestFront { get }
+}
+
+extension RequestContext {
+    /// What `source` sees as this caller: everything for a manager, else its own source's view.
+    public func view(of source: String) async throws(RequestFailure) -> CallerView {
+        try await isManager() ? CallerView(reader: nil, tokens: nil) : CallerView(reader: source, tokens: tokens)
+    }
+}
+
+/// The parts of serving that belong to the front a request came through: its files, its
+/// connections.
+public protocol RequestFront: Sendable {
+    /// Writes every sample of `query` to `output`, one JSON line each as `view` shows it;
+    /// returns how many.
+    func writeSamples(_ query: SampleQuery, view: CallerView, to output: PassedFile) async throws(RequestFailure) -> Int
+    /// Replays the recording in `file` into the store as the daemon's source.
+    func importRecording(_ options: ImportOptions, from file: PassedFile) async throws(RequestFailure) -> ImportResult
+    /// From now on the caller's connection is told when samples of `type` that `source` may
+    /// read change.
+    func observe(source: String, type: SampleType, isManager: Bool) throws(RequestFailure)
+    /// Stops what `observe` started.
+    func unobserve(source: String, type: SampleType)
+}
+
+/// A file the caller hands over with a request (a descriptor passed over D-Bus). What it
+/// holds is the front's: the request only passes it back to the front.
+public struct PassedFile: Codable, Sendable, Hashable {
+    /// The descriptor in this process; the front keeps it open while the request runs.
+    public var descriptor: Int32
+
+    public init(descriptor: Int32) { self.descriptor = descriptor }
+}

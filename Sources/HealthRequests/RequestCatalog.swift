@@ -1,0 +1,16 @@
+import HealthModel
+/// Every request the store serves. A front serves exactly these; a test checks each front's
+/// table against it.
+public enum RequestCatalog {
+    public static let all: [any HealthRequest.Type] = [
+        RequestAuthorization.self, AuthorizationStatusRequest.self, SaveSamples.self, QuerySamples.self, QuerySamplesToFile.self,
+        Statistics.self, HeartRateVariabilityRequest.self, HeartRateZonesRequest.self, Changes.self, CurrentAnchor.self,
+        Anchor.self, Observe.self, Unobserve.self, DeleteSamples.self, SetAuthorization.self, Authorizations.self, Devices.self,
+        Sources.self, Import.self,
+    ]
+
+    /// The request named `name`.
+    public static func request(named name: String) -> (any HealthRequest.Type)? { byName[name] }
+
+    private static let byName: [String: any HealthRequest.Type] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+}

@@ -1,0 +1,27 @@
+import HealthModel
+import Timestamps
+
+/// What requests need of a store: the operations they are served with, in the model's types.
+/// The SQLite store provides them; another engine would provide the same.
+public protocol RequestStore: Sendable {
+    func save(_ samples: [QuantitySample], from source: HealthSource, policy: SavePolicy) throws(HealthStoreError) -> SaveReport
+    func samples(_ query: SampleQuery) throws(HealthStoreError) -> [StoredSample]
+    func enumerateSamples(_ query: SampleQuery, _ body: (StoredSample) throws -> Void) throws(HealthStoreError)
+    func statistics(
+        of type: SampleType, by bucket: StatisticsBucket, since: Timestamp?, until: Timestamp?, source: String?, reader: String?
+    ) throws(HealthStoreError) -> [StatisticsBucketValue]
+    func heartRateVariability(_ query: SampleQuery) throws(HealthStoreError) -> HeartRateVariability?
+    func changes(of type: SampleType, since anchor: Int64, limit: Int, reader: String?) throws(HealthStoreError) -> ChangeSet
+    func currentAnchor() throws(HealthStoreError) -> Int64
+    func latestAnchor(of type: SampleType, reader: String?) throws(HealthStoreError) -> Int64
+    func deleteSamples(of type: SampleType, source: String, device: String?, since: Timestamp?, until: Timestamp?)
+        throws(HealthStoreError) -> Int
+    func requestAuthorization(source: String, toShare: [SampleType], toRead: [SampleType], quota: RequestQuota?) throws(HealthStoreError)
+    func authorizationStatus(source: String, type: SampleType) throws(HealthStoreError) -> AuthorizationStatus
+    func setShareAuthorization(_ status: AuthorizationStatus, source: String, type: SampleType) throws(HealthStoreError)
+    func setReadAuthorization(_ status: AuthorizationStatus, source: String, type: SampleType) throws(HealthStoreError)
+    func authorizationAccessEntries() throws(HealthStoreError) -> [AuthorizationAccessEntry]
+    func deviceSummaries() throws(HealthStoreError) -> [DeviceSummary]
+    func sensorActivity() throws(HealthStoreError) -> [SensorActivity]
+    func sourceSummaries() throws(HealthStoreError) -> [SourceSummary]
+}

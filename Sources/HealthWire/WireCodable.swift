@@ -1,0 +1,89 @@
+import HealthModel
+import HealthRequests
+import SDBus
+
+/// A value with its own D-Bus coding: the request coder uses it in place of the value's
+/// Codable form wherever the value appears in a request or an answer.
+public protocol WireCodable: Sendable {
+    /// The value's D-Bus signature.
+    static var wireSignature: String { get }
+    /// The value as it travels.
+    var wireValue: DBusValue { get }
+    /// The value a D-Bus value describes; `index` is its place in an array, for messages.
+    static func fromWire(_ value: DBusValue, index: Int?) throws(WireError) -> Self
+}
+
+extension SampleRecord: WireCodable {
+    public static let wireSignature = "a{sv}"
+    public static func fromWire(_ value: DBusValue, index: Int?) throws(WireError) -> SampleRecord { try SampleRecord(wire: value) }
+}
+
+extension QuantitySample: WireCodable {
+    public static let wireSignature = "a{sv}"
+    public var wireValue: DBusValue { SampleSubmission.wireValue(self) }
+    public static func fromWire(_ value: DBusValue, index: Int?) throws(WireError) -> QuantitySample {
+        try SampleSubmission.sample(from: value, index: index ?? 0)
+    }
+}
+
+extension DeletedSample: WireCodable {
+    /// The wire does not carry the type: the request names it, and the client sets it
+    /// (``withType(_:)``); until then it is heart rate.
+    public static func fromWire(_ value: DBusValue, index: Int?) throws(WireError) -> DeletedSample {
+        try DeletedSample(wire: value, type: .heartRate)
+    }
+
+    /// The deletion with the type of the request that reported it.
+    public func withType(_ type: SampleType) -> DeletedSample {
+        var deletion = self
+        deletion.type = type
+        return deletion
+    }
+}
+
+extension StatisticsBucketValue: WireCodable {
+    public static func fromWire(_ value: DBusValue, index: Int?) throws(WireError) -> StatisticsBucketValue {
+        try StatisticsBucketValue(wire: value)
+    }
+}
+
+extension HeartRateZones.Zone: WireCodable {
+    public static func fromWire(_ value: DBusValue, index: Int?) throws(WireError) -> HeartRateZones.Zone { try HeartRateZones.Zone(wire: value) }
+}
+
+extension HeartRateVariability: WireCodable {
+    public static let wireSignature = "a{sv}"
+    /// Never called: an absent variability travels as the empty dictionary (``Optional``'s coding).
+    public static func fromWire(_ value: DBusValue, index: Int?) throws(WireError) -> HeartRateVariability {
+        guard let variability = try fromWire(value) else { throw WireError("variability: no beats") }
+        return variability
+    }
+}
+
+extension AuthorizationAccessEntry: WireCodable {
+    public static func fromWire(_ value: DBusValue, index: Int?) throws(WireError) -> AuthorizationAccessEntry {
+        try AuthorizationAccessEntry(wire: value)
+    }
+}
+
+extension DeviceSummary: WireCodable {
+    public static let wireSignature = "a{sv}"
+    public static func fromWire(_ value: DBusValue, index: Int?) throws(WireError) -> DeviceSummary { try DeviceSummary(wire: value) }
+}
+
+extension SensorActivity: WireCodable {
+    public static let wireSignature = "a{sv}"
+    public static func fromWire(_ value: DBusValue, index: Int?) throws(WireError) -> SensorActivity { try SensorActivity(wire: value) }
+}
+
+extension SourceSummary: WireCodable {
+    public static let wireSignature = "a{sv}"
+    public static func fromWire(_ value: DBusValue, index: Int?) throws(WireError) -> SourceSummary { try SourceSummary(wire: value) }
+}
+
+extension RecordingImportSummary: WireCodable {
+    public static let wireSignature = "a{sv}"
+    public static func fromWire(_ value: DBusValue, index: Int?) throws(WireError) -> RecordingImportSummary {
+        try RecordingImportSummary(wire: value)
+    }
+}

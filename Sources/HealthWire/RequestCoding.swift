@@ -75,7 +75,7 @@ extension Array: WireCodableArray where Element: WireCodable {
 }
 
 extension WireCodable {
-    /// Checks how many of these one array may carry before any is decoded (no bound by default).
+    /// No bound by default.
     public static func checkWireCount(_ count: Int) throws(WireError) {}
 }
 

@@ -11,6 +11,8 @@ public protocol WireCodable: Sendable {
     var wireValue: DBusValue { get }
     /// The value a D-Bus value describes; `index` is its place in an array, for messages.
     static func fromWire(_ value: DBusValue, index: Int?) throws(WireError) -> Self
+    /// Checks how many of these one array may carry, before any is decoded.
+    static func checkWireCount(_ count: Int) throws(WireError)
 }
 
 extension SampleRecord: WireCodable {
@@ -23,6 +25,11 @@ extension QuantitySample: WireCodable {
     public var wireValue: DBusValue { SampleSubmission.wireValue(self) }
     public static func fromWire(_ value: DBusValue, index: Int?) throws(WireError) -> QuantitySample {
         try SampleSubmission.sample(from: value, index: index ?? 0)
+    }
+
+    /// Samples travel only in saves, which take at most ``RequestBudgets/samplesPerSave``.
+    public static func checkWireCount(_ count: Int) throws(WireError) {
+        do { try SaveSamples.checkCount(count) } catch { throw WireError(error.message) }
     }
 }
 

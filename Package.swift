@@ -115,7 +115,12 @@ let package = Package(
         ),
         // The store service's wire protocol: names, limits and the D-Bus codings of samples,
         // statistics, devices and authorizations, shared by the service and its clients.
-        .target(name: "HealthWire", dependencies: ["HealthModel", "HealthRequests", "HealthUnits", "Timestamps", "SDBus"]),
+        .target(
+            name: "HealthWire", dependencies: ["HealthModel", "HealthRequests", "HealthUnits", "Timestamps", "SDBus"],
+            plugins: ["InterfaceTablePlugin"]),
+        // Build tool: the method table of org.hrmd.Health1 from its interface document (dbus/).
+        .executableTarget(name: "interface-table", path: "Plugins/interface-table"),
+        .plugin(name: "InterfaceTablePlugin", capability: .buildTool(), dependencies: ["interface-table"]),
         // The shared store as a service on the system bus (org.hrmd.Health1): who calls, polkit,
         // enforced authorization, queries, statistics, imports and change notifications.
         .target(

@@ -134,7 +134,7 @@ let package = Package(
         // A typed client of the store service: every method of org.hrmd.Health1, the store's types in and out.
         .target(name: "HealthClient", dependencies: ["HealthModel", "HealthRequests", "HealthWire", "SDBus", "Timestamps"]),
         // hrmctl's one view of a store: a file opened directly or the store service.
-        .target(name: "CLIStore", dependencies: ["HealthRequests", "CLISupport", "HealthClient", "HealthModel", "HealthStore", "HealthWire", "Timestamps"]),
+        .target(name: "StoreAccess", dependencies: ["HealthRequests", "CLISupport", "HealthClient", "HealthModel", "HealthStore", "HealthWire", "Timestamps"]),
         // Pure: the configuration file and sensor specifications.
         .target(name: "HRMConfiguration", dependencies: ["SensorDecoding"]),
         // What both executables share: exit codes, store location, time ranges, output.
@@ -176,7 +176,7 @@ let package = Package(
             name: "hrmctl",
             dependencies: [
                 "HealthRequests", "CLISupport", "HealthModel", "HealthStore", "HealthUnits", "SensorDecoding", "Timestamps", "JSONLines",
-                "TraceFormat", "Ingest", "SensorBackends", "HealthClient", "HealthWire", "CLIStore", "HRMConfiguration",
+                "TraceFormat", "Ingest", "SensorBackends", "HealthClient", "HealthWire", "StoreAccess", "HRMConfiguration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -250,8 +250,8 @@ let package = Package(
         .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CLISupport", "SensorDecoding", "Timestamps"]),
         .testTarget(name: "SDBusTests", dependencies: ["SDBus", "TestSupport"]),
         .testTarget(
-            name: "CLIStoreTests",
-            dependencies: ["HealthRequests", "CLIStore", "CLISupport", "HealthClient", "HealthModel", "HealthStore", "HealthWire", "SDBus", "TestSupport"]
+            name: "StoreAccessTests",
+            dependencies: ["HealthRequests", "StoreAccess", "CLISupport", "HealthClient", "HealthModel", "HealthStore", "HealthWire", "SDBus", "TestSupport"]
         ),
         .testTarget(
             name: "HealthWireTests", dependencies: ["HealthRequests", "HealthWire", "HealthModel", "HealthStore", "HealthUnits", "SDBus", "Timestamps", "Ingest"]),

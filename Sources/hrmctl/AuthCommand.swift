@@ -1,7 +1,7 @@
 import HealthRequests
 import JSONLines
 import ArgumentParser
-import CLIStore
+import StoreAccess
 import CLISupport
 import Foundation
 import HealthClient

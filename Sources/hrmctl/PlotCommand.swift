@@ -1,5 +1,5 @@
 import ArgumentParser
-import CLIStore
+import StoreAccess
 import CLISupport
 import Foundation
 import HealthModel

@@ -1,6 +1,6 @@
 import HealthModel
 import HealthRequests
-import CLIStore
+import StoreAccess
 import CLISupport
 import HealthClient
 import HealthWire

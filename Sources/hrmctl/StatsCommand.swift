@@ -1,6 +1,6 @@
 import HealthRequests
 import ArgumentParser
-import CLIStore
+import StoreAccess
 import CLISupport
 import Foundation
 import HealthModel

@@ -1,6 +1,6 @@
 @preconcurrency import Glibc
 import ArgumentParser
-import CLIStore
+import StoreAccess
 import CLISupport
 import Foundation
 import HealthModel

@@ -4,7 +4,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import CLIStore
+@testable import StoreAccess
 
 @Suite("hrmctl's store access follows changes until a deadline or cancellation", .timeLimit(.minutes(HangBound.suiteMinutes)))
 struct FollowingTests {

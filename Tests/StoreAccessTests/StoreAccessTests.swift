@@ -9,7 +9,7 @@ import SDBus
 import TestSupport
 import Testing
 
-@testable import CLIStore
+@testable import StoreAccess
 
 @Suite("StoreAccess over a store file, and what the service's answers become", .timeLimit(.minutes(1)))
 struct StoreAccessTests {

@@ -18,6 +18,8 @@ APT_PACKAGES := libsqlite3-dev sqlite3 libsystemd-dev libudev-dev libbluetooth-d
 	dbus-daemon python3-dbus python3-gi python3-dbusmock udev umockdev libumockdev-dev gir1.2-umockdev-1.0 \
 	time python3-venv libxml2-utils tshark python3-hypothesis \
 	qemu-system-x86 debootstrap cpio kmod
+# Every build checks that each module imports only what Package.swift says it depends on.
+SWIFT_BUILD_FLAGS := --explicit-target-dependency-import-check error
 DEMO_DIR := demo
 DEMO_STORE := $(DEMO_DIR)/hrmd.sqlite
 DEBUG_BIN := .build/debug
@@ -73,11 +75,11 @@ deps:
 
 ## build: the debug build of every program (.build/debug)
 build: deps
-	$(SWIFT) build
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
 
 ## test: set up, build and run every test (unit, store, pipeline, end to end) and the check-* targets
 test: deps
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	timeout --kill-after=30 1500 $(SWIFT) test --skip-build
 	$(MAKE) --no-print-directory check-service
 	$(MAKE) --no-print-directory check-rules
@@ -153,7 +155,7 @@ demo: build
 
 ## release: the release build, the Swift runtime linked in statically (.build/release)
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(SWIFT) build -c release --static-swift-stdlib $(SWIFT_BUILD_FLAGS)
 
 ## bench: the release build and every benchmark with its peers (hrmbench)
 bench: release

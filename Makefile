@@ -20,6 +20,14 @@ APT_PACKAGES := libsqlite3-dev sqlite3 libsystemd-dev libudev-dev libbluetooth-d
 	qemu-system-x86 debootstrap cpio kmod
 # Every build checks that each module imports only what Package.swift says it depends on.
 SWIFT_BUILD_FLAGS := --explicit-target-dependency-import-check error
+# The release link of hrmd and hrmctl, lighter to load and keep resident (docs/benchmarks.md,
+# memory): lld with packed relative relocations (DT_RELR: ~17 KB in place of 2.2 MB of
+# .rela.dyn, read at every start), no dynamic symbol table of the executable's own ~17,000
+# symbols (nothing looks them up; backtraces read the file's .symtab), and the functions that
+# run laid out together (Sources/hrmd/hrmd.order, from bench/hrmd-order-file.sh). Given here,
+# not in Package.swift, so that the package has no unsafe flags and others may depend on it.
+RELEASE_LINK_FLAGS := -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
+	-Xlinker --symbol-ordering-file=$(CURDIR)/Sources/hrmd/hrmd.order -Xlinker --no-warn-symbol-ordering
 DEMO_DIR := demo
 DEMO_STORE := $(DEMO_DIR)/hrmd.sqlite
 DEBUG_BIN := .build/debug
@@ -155,7 +163,7 @@ demo: build
 
 ## release: the release build, the Swift runtime linked in statically (.build/release)
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib $(SWIFT_BUILD_FLAGS) $(RELEASE_LINK_FLAGS)
 
 ## bench: the release build and every benchmark with its peers (hrmbench)
 bench: release

@@ -42,7 +42,7 @@ let package = Package(
         // answer, who may make it, its budgets, and what it does with a store.
         .target(
             name: "HealthRequests",
-            dependencies: ["HealthModel", "HealthUnits", "Timestamps", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["HealthModel", "HealthUnits", "Timestamps"]),
         // The shared health store over SQLite: the model's samples in series chunks, authorization, changes.
         .target(
             name: "HealthStore",
@@ -156,21 +156,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            exclude: ["hrmd.order"],
-            // Position-independent, and lighter to load and keep resident (bench/README.md, memory):
-            // lld with packed relative relocations (DT_RELR: ~17 KB in place of 2.2 MB of .rela.dyn,
-            // read at every start), no dynamic symbol table of the executable's own ~17,000
-            // symbols (nothing looks them up; backtraces read the file's .symtab), and the
-            // functions that run laid out together (hrmd.order, from bench/hrmd-order-file.sh).
-            linkerSettings: [
-                .unsafeFlags(
-                    [
-                        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
-                        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/hrmd/hrmd.order",
-                        "-Xlinker", "--no-warn-symbol-ordering",
-                    ],
-                    .when(configuration: .release))
-            ]
+            // The order of hrmd's functions in its release link (the Makefile's release target).
+            exclude: ["hrmd.order"]
         ),
         .executableTarget(
             name: "hrmctl",
@@ -179,11 +166,7 @@ let package = Package(
                 "TraceFormat", "Ingest", "SensorBackends", "HealthClient", "HealthWire", "StoreAccess", "HRMConfiguration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            // A command run once per query: linked at a fixed address, it starts without
-            // applying ~100,000 relative relocations to copy-on-write pages (README, hrmctl).
-            // hrmd, a long-lived daemon that parses radio input, stays position-independent.
-            linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(configuration: .release))]
+            ]
         ),
         .executableTarget(
             name: "hrmbench",

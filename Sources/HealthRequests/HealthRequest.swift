@@ -1,5 +1,4 @@
 import HealthModel
-import Logging
 
 /// One request the store serves, defined once for every front (D-Bus today): its typed
 /// arguments (the stored properties, in the order the front passes them, named as the front
@@ -92,8 +91,8 @@ public protocol RequestContext: Sendable {
     var user: String { get }
     /// The caller's uid.
     var uid: UInt32 { get }
-    /// Where requests log what they change.
-    var logger: Logger { get }
+    /// Logs what a request did (a request, a grant, a deletion, an import) in the front's log.
+    func log(_ level: RequestLogLevel, _ message: String)
 
     /// The source of the caller's application `app`: `USER/APP` checked, or the source its
     /// verified label names.
@@ -116,6 +115,13 @@ extension RequestContext {
     public func view(of source: String) async throws(RequestFailure) -> CallerView {
         try await isManager() ? CallerView(reader: nil, tokens: nil) : CallerView(reader: source, tokens: tokens)
     }
+}
+
+/// How much a request's log line matters: `info` for what applications ask, `notice` for
+/// what changes the store or its authorizations.
+public enum RequestLogLevel: Sendable, Hashable {
+    case info
+    case notice
 }
 
 /// The parts of serving that belong to the front a request came through: its files, its

@@ -15,6 +15,13 @@ struct CallContext: RequestContext, RequestFront {
     var user: String { caller.user }
     var uid: UInt32 { caller.uid }
     var logger: Logger { dispatch.logger }
+
+    func log(_ level: RequestLogLevel, _ message: String) {
+        switch level {
+        case .info: logger.info("\(message)")
+        case .notice: logger.notice("\(message)")
+        }
+    }
     var tokens: AnchorTokens { dispatch.tokens }
     var front: any RequestFront { self }
 

@@ -29,7 +29,7 @@ public struct RequestAuthorization: HealthRequest {
         try await context.onStore { store throws(HealthStoreError) in
             try store.requestAuthorization(source: source, toShare: shareTypes, toRead: readTypes, quota: quota)
         }
-        context.logger.info("\(source) asks to share [\(share.joined(separator: ", "))] and read [\(read.joined(separator: ", "))]")
+        context.log(.info, "\(source) asks to share [\(share.joined(separator: ", "))] and read [\(read.joined(separator: ", "))]")
         return NoResponse()
     }
 }

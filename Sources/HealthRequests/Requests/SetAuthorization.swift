@@ -38,7 +38,7 @@ public struct SetAuthorization: HealthRequest {
             case .read: try store.setReadAuthorization(status, source: source, type: type)
             }
         }
-        context.logger.notice("\(context.user) set \(access.rawValue) authorization of \(source) for \(type.identifier): \(status)")
+        context.log(.notice, "\(context.user) set \(access.rawValue) authorization of \(source) for \(type.identifier): \(status)")
         return NoResponse()
     }
 }

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Checks the shape of the product's manifest, from `swift package dump-package`:
+
+- the client library (HealthClient) depends on at most CLIENT_MODULE_LIMIT modules, counting
+  every module it links, in this package and in others;
+- no target under Sources/ depends on a target outside Sources/ (test support, benchmarks);
+- no target has unsafe flags, so any package may depend on this one.
+
+One line per problem; exit status 1 when there is one."""
+import json
+import subprocess
+import sys
+
+CLIENT = "HealthClient"
+CLIENT_MODULE_LIMIT = 8
+
+
+def manifest():
+    if len(sys.argv) > 1:
+        with open(sys.argv[1]) as f:
+            return json.load(f)
+    out = subprocess.run(["swift", "package", "dump-package"], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def dependencies(target):
+    """(kind, name) of each dependency: ("target", NAME) in this package, ("product", NAME) elsewhere."""
+    for dependency in target.get("dependencies", []):
+        for kind in ("byName", "target", "product"):
+            if kind in dependency:
+                name = dependency[kind][0]
+                yield ("product" if kind == "product" else "target", name)
+
+
+def main():
+    package = manifest()
+    targets = {t["name"]: t for t in package["targets"]}
+    problems = []
+
+    # The client's closure: in-package modules by name, other packages' products by name.
+    seen, stack = set(), [("target", CLIENT)]
+    while stack:
+        kind, name = stack.pop()
+        if (kind, name) in seen:
+            continue
+        seen.add((kind, name))
+        if kind == "target" and name in targets:
+            stack.extend(dependencies(targets[name]))
+    linked = sorted(f"{name}" for kind, name in seen if name != CLIENT)
+    if len(linked) > CLIENT_MODULE_LIMIT:
+        problems.append(f"{CLIENT} depends on {len(linked)} modules, more than {CLIENT_MODULE_LIMIT}: {', '.join(linked)}")
+
+    def path(target):
+        if target.get("path"):
+            return target["path"]
+        return ("Tests/" if target["type"] == "test" else "Sources/") + target["name"]
+
+    for target in package["targets"]:
+        if target["type"] in ("test", "plugin"):
+            continue
+        if path(target).startswith("Sources/"):
+            for kind, name in dependencies(target):
+                if kind == "target" and name in targets and not path(targets[name]).startswith("Sources/") and targets[name]["type"] != "system-target":
+                    problems.append(f"{target['name']} (Sources/) depends on {name} ({path(targets[name])})")
+        for setting in target.get("settings", []):
+            if "unsafeFlags" in json.dumps(setting):
+                problems.append(f"{target['name']} has unsafe flags: {json.dumps(setting)}")
+
+    for problem in problems:
+        print(f"check-package: {problem}")
+    if not problems:
+        print(f"check-package: ok ({CLIENT} depends on {len(linked)} modules: {', '.join(linked)})")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

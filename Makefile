@@ -59,7 +59,7 @@ INSTALLED := \
 	$(PREFIX)/share/zsh/site-functions/_hrmd $(PREFIX)/share/zsh/site-functions/_hrmctl \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish
 
-.PHONY: all help deps build test check-bluetooth check-service check-service-bus check-rules check-fake-bluez check-captures check-fuzz fuzz fuzz-bus soak demo bench bench-service bench-ble bench-ble-vm release install uninstall clean
+.PHONY: all help deps build test check-docs module-map check-module-map check-bluetooth check-service check-service-bus check-rules check-fake-bluez check-captures check-fuzz fuzz fuzz-bus soak demo bench bench-service bench-ble bench-ble-vm release install uninstall clean
 
 ## all: the default target: build
 all: build
@@ -89,6 +89,7 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	timeout --kill-after=30 1500 $(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory check-docs
 	$(MAKE) --no-print-directory check-service
 	$(MAKE) --no-print-directory check-rules
 	$(MAKE) --no-print-directory check-fake-bluez
@@ -96,6 +97,19 @@ test: deps
 	$(MAKE) --no-print-directory check-service-bus
 	$(MAKE) --no-print-directory check-fuzz
 	$(MAKE) --no-print-directory check-bluetooth
+
+## check-docs: README.md and docs/*.md: every relative link resolves, and docs/store-service.md matches dbus/org.hrmd.Health1.xml
+check-docs:
+	/usr/bin/python3 Tests/docs/check_links.py
+	/usr/bin/python3 Tests/docs/check_interface_doc.py
+
+## module-map: redraw docs/module-map.svg, the module map, from Package.swift (swift package dump-package)
+module-map:
+	SWIFT="$(SWIFT)" /usr/bin/python3 docs/module-map.py
+
+## check-module-map: fail when docs/module-map.svg is not what docs/module-map.py draws from Package.swift now
+check-module-map:
+	SWIFT="$(SWIFT)" /usr/bin/python3 docs/module-map.py --check
 
 ## check-service: the unit's syntax and security score, and an install into a scratch DESTDIR
 check-service:

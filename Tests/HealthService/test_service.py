@@ -160,6 +160,20 @@ class HealthServiceTests(harness.ServiceTestCase):
         samples = self.assertOk(self.query(NOBODY, app))
         self.assertEqual([(s["source"], s["value"]) for s in samples], [(src, 70.0)])
 
+    def test_latest_sample_is_the_newest_the_caller_may_read(self):
+        app = "latest"
+        src = source(NOBODY, app)
+        latest = "health.LatestSample(%r, 'heart-rate', %r)"
+        self.assertEqual(self.assertOk(self.call(NOBODY, latest % (app, ""))), {}, "nothing stored yet: the empty dictionary")
+        self.grant(src)
+        self.assertOk(self.save(NOBODY, app, (64, 1), (66, 3), (65, 2)))
+        newest = self.assertOk(self.call(NOBODY, latest % (app, "")))
+        self.assertEqual((newest["source"], newest["value"]), (src, 66.0))
+        self.assertEqual(self.assertOk(self.call(NOBODY, latest % (app, "no-such-device"))), {}, "another device's: none")
+        # Another user's application without read authorization sees only its own: nothing.
+        self.assertEqual(self.assertOk(self.call(NAMELESS, latest % (app, ""))), {})
+        self.assertError(self.call(NOBODY, latest % (app, "x" * 600)), INVALID_ARGS)
+
     def test_two_users_applications_of_the_same_name_are_different_sources(self):
         app = "same-name"
         for who in (NOBODY, NAMELESS):

@@ -85,7 +85,7 @@ struct RequestTableTests {
             CurrentAnchor(), Anchor(app: "a", type: .heartRate), Observe(app: "a", type: .heartRate), Unobserve(app: "a", type: .heartRate),
             DeleteSamples(app: "a", type: .heartRate, source: nil, since: nil, until: nil),
             SetAuthorization(.sharingAuthorized, source: "mary/a", type: .heartRate, access: .read), Authorizations(), Devices(), Sources(),
-            Import(file: PassedFile(descriptor: 0), options: ImportOptions(name: "x")),
+            Import(file: PassedFile(descriptor: 0), options: ImportOptions(name: "x")), LatestSample(app: "a", type: .heartRate),
         ]
         #expect(Set(requests.map { type(of: $0).name }) == Set(RequestCatalog.all.map { $0.name }))
         for request in requests {

@@ -2,7 +2,7 @@
 #   make help    every target with what it does, one line each: start here
 #   make demo    set up, build, run hrmd with mock straps into ./demo/hrmd.sqlite, show the readings
 #   make test    set up, build and run every test (unit, store, pipeline, end to end)
-#   make bench   release build and the benchmarks with their peers
+#   make bench   release builds and the benchmarks with their peers (Benchmarks, a package of its own)
 #                (make bench-service: only the store service's; HRMBENCH_SERVICE_DAYS=7 for a small store)
 
 SHELL := /bin/bash
@@ -32,6 +32,9 @@ DEMO_DIR := demo
 DEMO_STORE := $(DEMO_DIR)/hrmd.sqlite
 DEBUG_BIN := .build/debug
 RELEASE_BIN := .build/release
+# The benchmarks' package (hrmbench, stack-floor), built on its own and run against $(RELEASE_BIN).
+BENCH_PACKAGE := Benchmarks
+BENCH_RELEASE_BIN := $(BENCH_PACKAGE)/.build/release
 
 # Installation (make install PREFIX=/usr DESTDIR=/tmp/pkg)
 PREFIX ?= /usr/local
@@ -59,7 +62,7 @@ INSTALLED := \
 	$(PREFIX)/share/zsh/site-functions/_hrmd $(PREFIX)/share/zsh/site-functions/_hrmctl \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish
 
-.PHONY: all help deps build test check-docs module-map check-module-map check-bluetooth check-service check-service-bus check-rules check-fake-bluez check-captures check-fuzz fuzz fuzz-bus soak demo bench bench-service bench-ble bench-ble-vm release install uninstall clean
+.PHONY: all help deps build test check-docs check-package module-map check-module-map check-bluetooth check-service check-service-bus check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-service bench-ble bench-ble-vm release install uninstall clean
 
 ## all: the default target: build
 all: build
@@ -89,6 +92,7 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 	timeout --kill-after=30 1500 $(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory check-package
 	$(MAKE) --no-print-directory check-docs
 	$(MAKE) --no-print-directory check-service
 	$(MAKE) --no-print-directory check-rules
@@ -97,6 +101,10 @@ test: deps
 	$(MAKE) --no-print-directory check-service-bus
 	$(MAKE) --no-print-directory check-fuzz
 	$(MAKE) --no-print-directory check-bluetooth
+
+## check-package: the manifest's shape: the client library's few modules, no Sources/ target on test code, no unsafe flags
+check-package:
+	SWIFT="$(SWIFT)" /usr/bin/python3 Tests/package/check_package.py
 
 ## check-docs: README.md and docs/*.md: every relative link resolves, and docs/store-service.md matches dbus/org.hrmd.Health1.xml
 check-docs:
@@ -159,6 +167,11 @@ check-bluetooth:
 check-fuzz:
 	bash Tests/Fuzz/fuzz.sh --runs 20000
 
+## check-bench-build: the debug build of the benchmarks' package, Benchmarks (runs nothing; not in make test,
+## which builds the product only: make bench builds them in release)
+check-bench-build:
+	$(SWIFT) build --package-path $(BENCH_PACKAGE) $(SWIFT_BUILD_FLAGS)
+
 ## soak: hrmd under load for SOAK_MINUTES (default 30), memory and losses watched (not in make test)
 ## 20 fake BLE straps dropping every few minutes and bluetoothd restarted twice, then 20 mock straps
 ## and hrmctl readers: memory and descriptors each minute, and what was sent against what was stored
@@ -179,16 +192,21 @@ demo: build
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib $(SWIFT_BUILD_FLAGS) $(RELEASE_LINK_FLAGS)
 
-## bench: the release build and every benchmark with its peers (hrmbench)
-bench: release
-	HRMD_BIN_DIR=$(RELEASE_BIN) $(RELEASE_BIN)/hrmbench
+## bench-release: the release builds the benchmarks run: release, then the benchmarks' package (Benchmarks)
+## hrmbench and stack-floor in Benchmarks/.build/release, the Swift runtime linked in statically as in release
+bench-release: release
+	$(SWIFT) build -c release --static-swift-stdlib --package-path $(BENCH_PACKAGE) $(SWIFT_BUILD_FLAGS) $(RELEASE_LINK_FLAGS)
+
+## bench: the release builds and every benchmark with its peers (Benchmarks' hrmbench, timing .build/release)
+bench: bench-release
+	HRMD_BIN_DIR=$(RELEASE_BIN) $(BENCH_RELEASE_BIN)/hrmbench
 
 ## bench-service: only the store service's benchmarks: hrmd --serve on a private bus against its peers
 ## (hrmctl --store, queries in process, hrmd with no client). Sizes: HRMBENCH_SERVICE_DAYS (store, default 365),
 ## HRMBENCH_SERVICE_RUNS (hrmctl runs, 7), HRMBENCH_SERVICE_CALLS (QuerySamples calls, 2000),
 ## HRMBENCH_SERVICE_SECONDS (each ingestion run, 30)
-bench-service: release
-	HRMD_BIN_DIR=$(RELEASE_BIN) $(RELEASE_BIN)/hrmbench service
+bench-service: bench-release
+	HRMD_BIN_DIR=$(RELEASE_BIN) $(BENCH_RELEASE_BIN)/hrmbench service
 
 ## bench-ble-vm: the BLE benchmark on the real Bluetooth stack, in the VM of check-bluetooth
 ## hrmd (release), the bleak logger and the C floor against 20 virtual straps through Debian's bluetoothd
@@ -241,6 +259,6 @@ uninstall:
 	-cmp -s systemd/hrmd.conf.example $(DESTDIR)$(SYSCONFDIR)/hrmd/hrmd.conf && rm -f $(DESTDIR)$(SYSCONFDIR)/hrmd/hrmd.conf
 	-rmdir $(DESTDIR)$(SYSCONFDIR)/hrmd 2>/dev/null
 
-## clean: remove the build (.build) and the demo's store (demo)
+## clean: remove the builds (.build, Benchmarks/.build) and the demo's store (demo)
 clean:
-	rm -rf .build $(DEMO_DIR)
+	rm -rf .build $(BENCH_PACKAGE)/.build $(DEMO_DIR)

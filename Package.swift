@@ -7,6 +7,27 @@ let package = Package(
     products: [
         .executable(name: "hrmd", targets: ["hrmd"]),
         .executable(name: "hrmctl", targets: ["hrmctl"]),
+        // The client library of the store service, for other Swift programs: the model, the
+        // requests, their D-Bus coding and sd-bus; nothing of the daemon or its storage.
+        .library(name: "HealthClient", targets: ["HealthClient"]),
+        // For the benchmarks only: Benchmarks/Package.swift, a package of its own that depends on
+        // this one by path, builds hrmbench from these (the modules it imports, and the tests'
+        // support code it shares). Nothing else uses them; they are not an interface of hrmd.
+        .library(name: "ANTDecoding", targets: ["ANTDecoding"]),
+        .library(name: "BluetoothWire", targets: ["BluetoothWire"]),
+        .library(name: "HCIBackend", targets: ["HCIBackend"]),
+        .library(name: "HealthModel", targets: ["HealthModel"]),
+        .library(name: "HealthRequests", targets: ["HealthRequests"]),
+        .library(name: "HealthStore", targets: ["HealthStore"]),
+        .library(name: "HealthUnits", targets: ["HealthUnits"]),
+        .library(name: "HealthWire", targets: ["HealthWire"]),
+        .library(name: "SDBus", targets: ["SDBus"]),
+        .library(name: "SensorBackends", targets: ["SensorBackends"]),
+        .library(name: "SensorDecoding", targets: ["SensorDecoding"]),
+        .library(name: "SeriesCoding", targets: ["SeriesCoding"]),
+        .library(name: "TestSupport", targets: ["TestSupport"]),
+        .library(name: "Timestamps", targets: ["Timestamps"]),
+        .library(name: "TraceFormat", targets: ["TraceFormat"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -168,13 +189,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(
-            name: "hrmbench",
-            dependencies: [
-                "HealthRequests", "SensorDecoding", "SensorBackends", "HealthModel", "HealthStore", "HealthUnits", "Timestamps", "TraceFormat", "TestSupport", "ANTDecoding",
-                "SDBus", "HealthWire", "HCIBackend", "BluetoothWire", "SeriesCoding",
-            ]
-        ),
         // Prints what udev discovery sees; the umockdev tests drive it.
         .executableTarget(name: "hotplug-probe", dependencies: ["DeviceDiscovery"], path: "Tests/HotplugProbe"),
         // Child processes and temporary directories for end-to-end tests and benchmarks.
@@ -183,14 +197,6 @@ let package = Package(
             path: "Tests/Support"),
         // Writes the btsnoop captures the tests build, for Wireshark to check (Tests/captures).
         .executableTarget(name: "capture-writer", dependencies: ["TestSupport", "BluetoothWire"], path: "Tests/CaptureWriter"),
-        // The floor under hrmctl's one-hour command in `hrmbench read`: the sqlite3 shell's job
-        // on hrmctl's stack (bench/stack-floor), linked as hrmctl is.
-        .target(name: "StackFloorDatabase", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], path: "bench/stack-floor-database"),
-        .executableTarget(
-            name: "stack-floor",
-            dependencies: ["StackFloorDatabase", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            path: "bench/stack-floor",
-            linkerSettings: [.unsafeFlags(["-Xclang-linker", "-no-pie"], .when(configuration: .release))]),
 
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
         .testTarget(name: "HealthUnitsTests", dependencies: ["HealthUnits"]),

@@ -43,7 +43,7 @@ archive=$build/libhrmd-fuzz.a
 rm -f "$archive"
 find "$build/release/" -name '*.o' -path '*.build/*' \
     ! -path '*Tests.build/*' ! -path '*-tool.build/*' \
-    ! -path '*/hrmd.build/*' ! -path '*/hrmctl.build/*' ! -path '*/hrmbench.build/*' \
+    ! -path '*/hrmd.build/*' ! -path '*/hrmctl.build/*' \
     ! -path '*/hotplug-probe.build/*' ! -path '*/capture-writer.build/*' -print0 \
     | xargs -0 ar rcs "$archive"
 

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Where the built `hrmd` and `hrmctl` are: `$HRMD_BIN_DIR`, else beside the running test
-/// or benchmark executable (SwiftPM puts them all in one build directory).
+/// executable (SwiftPM puts them all in one build directory). The benchmarks, built in a
+/// package of their own (Benchmarks), are given it.
 public enum BuiltProducts {
     public static var directory: String {
         if let directory = ProcessInfo.processInfo.environment["HRMD_BIN_DIR"], !directory.isEmpty { return directory }

@@ -9,7 +9,7 @@ import Timestamps
 /// and the whole week through `hrmctl` (JSON, and the CSV export) against the sqlite3 shell's
 /// `-json` on the plain table, whole processes timed in A/B pairs, output to /dev/null; and,
 /// for the hour, the floor under hrmctl: the shell's own job done on hrmctl's stack
-/// (`bench/stack-floor`), against the shell in the same way.
+/// (`Benchmarks/Sources/stack-floor`), against the shell in the same way.
 struct ReadBenchmark {
     let scratch: BenchScratch
     /// The week, when the size benchmark made it.
@@ -85,8 +85,8 @@ struct ReadBenchmark {
             ])
         let query = "SELECT t, bpm FROM hr WHERE t >= \(since.microsecondsSinceEpoch) AND t < \(until.microsecondsSinceEpoch) ORDER BY t"
         let shell = BenchCommand(executable: "/usr/bin/sqlite3", arguments: ["-json", files.plain, query])
-        // The shell's own job on hrmctl's stack (bench/stack-floor): what the stack costs.
-        let floor = BenchCommand(executable: BuiltProducts.path(of: "stack-floor"), arguments: [files.plain, query])
+        // The shell's own job on hrmctl's stack (Benchmarks/Sources/stack-floor): what the stack costs.
+        let floor = BenchCommand(executable: BenchProducts.path(of: "stack-floor"), arguments: [files.plain, query])
         for (command, name) in [(hrmctl, "hrmctl samples"), (shell, "sqlite3 -json"), (floor, "stack-floor")] {
             let child = try ChildProcess(command.executable, command.arguments, environment: command.environment, outputDirectory: scratch.directory.path)
             let lines = try await child.wait(timeout: .seconds(60)) == .exited(0) ? child.standardOutput.split(separator: "\n").count : 0

@@ -20,6 +20,17 @@ struct BenchScratch {
     }
 }
 
+/// Where this package's own programs are (stack-floor): beside the running hrmbench. hrmd and
+/// hrmctl are the root package's, found through `BuiltProducts` (`HRMD_BIN_DIR`).
+enum BenchProducts {
+    static var directory: String {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return (executable as NSString).deletingLastPathComponent
+    }
+
+    static func path(of product: String) -> String { "\(directory)/\(product)" }
+}
+
 /// Times `body` on the continuous clock, in seconds.
 func measure(_ body: () throws -> Void) rethrows -> Double {
     let start = ContinuousClock.now

@@ -1,11 +1,18 @@
 // hrmbench: the figures `make bench` prints, each next to a peer measured in the same run.
 import Foundation
+import TestSupport
 
 let names = ["decode", "series", "size", "read", "store", "replay", "upgrade", "daemon", "ant", "ble", "att", "year", "service"]
 let arguments = Set(CommandLine.arguments.dropFirst())
 if let unknown = arguments.first(where: { !names.contains($0) }) {
     FileHandle.standardError.write(Data("hrmbench: no benchmark \(unknown) (known: \(names.joined(separator: ", ")))\n".utf8))
     exit(64)
+}
+
+// hrmd and hrmctl are the root package's (HRMD_BIN_DIR, as `make bench` sets it), not this package's.
+if !FileManager.default.isExecutableFile(atPath: BuiltProducts.hrmctl) {
+    FileHandle.standardError.write(
+        Data("hrmbench: no hrmctl in \(BuiltProducts.directory): HRMD_BIN_DIR names the root package's release build (.build/release)\n".utf8))
 }
 
 let scratch = try BenchScratch()

@@ -146,7 +146,8 @@ struct BLEBenchmark {
     /// Runs one of the bench scripts with this benchmark's straps, rate and length, and reads
     /// the summary.json it leaves; nil (reported) when it failed.
     private func runScript(_ path: String, output: String, extra: [String: String] = [:], what: String) async throws -> [String: Any]? {
-        let repository = ((#filePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("../..")
+        // This file is Benchmarks/Sources/hrmbench/BLEBenchmark.swift in the repository.
+        let repository = ((#filePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("../../..")
         let out = scratch.file(output)
         var environment = ProcessInfo.processInfo.environment
         environment["BENCH_OUT"] = out

@@ -1,7 +1,7 @@
 import SDBus
 import Logging
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 
 /// BLE heart-rate straps through bluetoothd's D-Bus API (`org.bluez`), all of them in one
 /// backend: it follows the system bus, bluetoothd (restarts included) and the adapters,

@@ -1,6 +1,6 @@
 import Synchronization
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 
 /// Where one session's Heart Rate Measurement notifications go: into the sink once the gate
 /// is open, held (each stamped when it arrived) until then. A strap is subscribed while its

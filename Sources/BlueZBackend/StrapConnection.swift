@@ -1,8 +1,8 @@
 import SDBus
 import Synchronization
 import Logging
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 
 /// What every strap's connection shares within one bluetoothd lifetime.
 struct BlueZContext: Sendable {

@@ -1,6 +1,6 @@
 import SDBus
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 
 /// One connection of one strap, step by step: wait for the strap and a powered adapter,
 /// connect and wait for services, subscribe while reading, stream. Each step either returns

@@ -1,5 +1,5 @@
 @preconcurrency import Glibc
-import CLISupport
+import CommandSupport
 import Foundation
 import HealthClient
 import HealthStore

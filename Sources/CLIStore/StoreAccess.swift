@@ -1,4 +1,4 @@
-import CLISupport
+import CommandSupport
 import HealthClient
 import HealthStore
 import HealthWire

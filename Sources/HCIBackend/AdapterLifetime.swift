@@ -1,7 +1,7 @@
 import BluetoothWire
 import Logging
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 import Synchronization
 
 /// One adapter from opening to closing: follows the listed straps (and, with `anyStrap`, each

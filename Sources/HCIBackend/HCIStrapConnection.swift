@@ -1,8 +1,8 @@
 import BluetoothWire
 @preconcurrency import Glibc
 import Logging
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 import Synchronization
 
 /// What every strap's connection shares within one adapter lifetime.

@@ -1,7 +1,7 @@
 import BluetoothWire
 import Logging
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 import Timestamps
 
 /// How a strap's link ended.

@@ -1,5 +1,5 @@
 import HealthStore
-import SensorDecoding
+import SensorFrames
 import Synchronization
 
 /// The pipeline's bounded queue: many backends submit frames, one pipeline consumes them,

@@ -1,6 +1,6 @@
 import ANTDecoding
 import HealthStore
-import SensorDecoding
+import SensorFrames
 
 extension FrameInterpreter {
     /// An ANT+ heart-rate broadcast (the whole ANT message): one heart-rate sample per new

@@ -1,5 +1,5 @@
 import HealthStore
-import SensorDecoding
+import SensorFrames
 
 extension FrameInterpreter {
     /// One line of the serial heart-rate line protocol (``SerialHeartRateLine``): a heart-rate

@@ -1,7 +1,7 @@
 import ANTDecoding
 import HealthStore
 import HealthUnits
-import SensorDecoding
+import SensorFrames
 import Timestamps
 
 /// What the pipeline learned from one frame.

@@ -1,6 +1,6 @@
 import HealthStore
 import Logging
-import SensorDecoding
+import SensorFrames
 import ServiceLifecycle
 import Synchronization
 import Timestamps

@@ -1,5 +1,5 @@
 import HealthStore
-import SensorDecoding
+import SensorFrames
 
 /// How frames become stored samples: who writes, how batches are cut, which locations win.
 public struct IngestSettings: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import HealthStore
-import SensorBackends
+import SensorSimulator
 import TestSupport
 
 /// A scratch directory for one benchmark run.

@@ -1,7 +1,7 @@
 import JSONLines
 import ArgumentParser
 import CLIStore
-import CLISupport
+import CommandSupport
 import Foundation
 import HealthClient
 import HealthStore

@@ -1,7 +1,7 @@
 @preconcurrency import Glibc
 import ArgumentParser
 import CLIStore
-import CLISupport
+import CommandSupport
 import Foundation
 import HealthStore
 import HealthUnits

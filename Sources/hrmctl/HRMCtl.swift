@@ -1,6 +1,6 @@
 import ArgumentParser
 import CLIStore
-import CLISupport
+import CommandSupport
 import HealthStore
 
 /// `hrmctl`: grant authorization, read, decode and inspect what hrmd stores.

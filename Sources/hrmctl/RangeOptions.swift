@@ -1,5 +1,5 @@
 import ArgumentParser
-import CLISupport
+import CommandSupport
 import HealthStore
 import HealthUnits
 import Timestamps

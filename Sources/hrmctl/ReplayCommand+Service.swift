@@ -1,5 +1,5 @@
 import CLIStore
-import CLISupport
+import CommandSupport
 import HealthClient
 import HealthWire
 import Ingest

@@ -1,11 +1,12 @@
 import ArgumentParser
-import CLISupport
+import CommandSupport
 import Foundation
 import HRMConfiguration
 import HealthStore
 import Ingest
 import Logging
-import SensorBackends
+import ReaderThreads
+import Recordings
 
 /// `hrmctl replay`: recordings through the same path as live data.
 struct ReplayCommand: AsyncParsableCommand {

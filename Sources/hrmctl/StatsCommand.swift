@@ -1,6 +1,6 @@
 import ArgumentParser
 import CLIStore
-import CLISupport
+import CommandSupport
 import Foundation
 import HealthStore
 import HealthUnits

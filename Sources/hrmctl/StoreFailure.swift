@@ -1,4 +1,4 @@
-import CLISupport
+import CommandSupport
 import HealthStore
 
 /// Runs a store call, turning its error into a one-line failure.

@@ -1,6 +1,6 @@
 import JSONLines
 import ArgumentParser
-import CLISupport
+import CommandSupport
 import HealthStore
 
 /// `hrmctl types`: the sample types the store knows.

@@ -1,12 +1,13 @@
 import ArgumentParser
-import CLISupport
+import CommandSupport
 import Foundation
 import HRMConfiguration
 import HealthStore
 import Ingest
 import Logging
-import SensorBackends
-import SensorDecoding
+import Recordings
+import SensorBackend
+import SensorFrames
 import HealthService
 import HealthWire
 import ServiceLifecycle

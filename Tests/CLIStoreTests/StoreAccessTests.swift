@@ -1,4 +1,4 @@
-import CLISupport
+import CommandSupport
 import Foundation
 import HealthClient
 import HealthStore

@@ -1,8 +1,8 @@
 import BluetoothWire
 @preconcurrency import Glibc
 @testable import HCIBackend
+import ReaderThreads
 import Testing
-import WakeablePoll
 
 @Suite("L2CAP connects", .timeLimit(.minutes(1)))
 struct L2CAPSocketTests {

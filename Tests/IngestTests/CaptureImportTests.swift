@@ -2,7 +2,7 @@ import BluetoothWire
 import Foundation
 import HealthStore
 import Ingest
-import SensorBackends
+import Recordings
 import TestSupport
 import Testing
 import Timestamps

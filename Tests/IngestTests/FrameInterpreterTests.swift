@@ -1,6 +1,6 @@
 import HealthStore
 import HealthUnits
-import SensorDecoding
+import SensorFrames
 import Testing
 import Timestamps
 

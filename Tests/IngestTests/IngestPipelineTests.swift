@@ -2,8 +2,9 @@ import GRDB
 import HealthStore
 import HealthUnits
 import Logging
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
+import SensorSimulator
 import TestSupport
 import Testing
 import Timestamps

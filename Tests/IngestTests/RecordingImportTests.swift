@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import HealthStore
 import Logging
-import SensorBackends
+import Recordings
 import TestSupport
 import Testing
 

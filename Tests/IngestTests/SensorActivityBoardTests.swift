@@ -1,5 +1,5 @@
 import HealthStore
-import SensorDecoding
+import SensorFrames
 import Testing
 import Timestamps
 

@@ -5,8 +5,9 @@ import SensorBackend
 import SensorFrames
 import Synchronization
 
-/// What every strap's connection shares within one adapter lifetime.
-struct AdapterContext: Sendable {
+/// What every strap's connection shares within one adapter lifetime: the adapter, the roster
+/// of admitted straps, the scan switch, and the backend's parts.
+struct ConnectionContext: Sendable {
     let adapter: AdapterInfo
     let roster: StrapRoster
     let scan: ScanSwitch
@@ -18,13 +19,14 @@ struct AdapterContext: Sendable {
 /// the strap's frames, and calls the closure once notifications flow.
 typealias LinkRunner = @Sendable (ATTBearer, SensorID, FrameSink, _ onStreaming: @escaping @Sendable () -> Void) async -> StrapLinkEnd
 
-/// One admitted strap's life on an adapter: wait to hear it advertise, connect its ATT
-/// channel, run GATT on it until the link ends, then back off and do it again, until
-/// cancelled. The same states, frames and backoff as a strap through bluetoothd.
-struct HCIStrapConnection: Sendable {
+/// One admitted strap's life on an adapter, one ``StrapLink`` after another: wait to hear it
+/// advertise, connect its ATT channel, run GATT on it until the link ends, then back off and
+/// do it again, until cancelled. The same states, frames and backoff as a strap through
+/// bluetoothd.
+struct StrapConnection: Sendable {
     let address: BluetoothAddress
     let sightings: AsyncStream<Sighting>
-    let context: AdapterContext
+    let context: ConnectionContext
 
     var id: SensorID { SensorID(address.description) }
     private var parts: BackendParts { context.parts }

@@ -2,10 +2,10 @@ import SDBus
 import SensorBackend
 import SensorFrames
 
-/// One connection of one strap, step by step: wait for the strap and a powered adapter,
-/// connect and wait for services, subscribe while reading, stream. Each step either returns
-/// what the next needs or throws how the session ended.
-struct StrapSession {
+/// One link of one strap through bluetoothd, step by step: wait for the strap and a powered
+/// adapter, connect and wait for services, subscribe while reading, stream until the link
+/// ends. Each step either returns what the next needs or throws how the link ended.
+struct StrapLink {
     typealias Event = StrapConnection.Event
     typealias Outcome = StrapConnection.Outcome
 
@@ -14,14 +14,14 @@ struct StrapSession {
     let feed: AsyncStream<Event>.Continuation
     let ticks: TickNeed
     private var connectedFrameSent = false
-    /// Whether this session asked bluetoothd for the strap's link (or found it connected and
-    /// took it): then a stop lets the strap go, also when the link was still coming up.
+    /// Whether bluetoothd was asked for this link (or the strap was found connected and taken):
+    /// then a stop lets the strap go, also when the link was still coming up.
     private var linkTaken = false
     /// The AcquireNotify socket, read on the bus's loop thread.
     private var socket: DBusDatagramReading?
     /// The characteristic whose StartNotify notifications the model routes to the sink.
     private var routedPath: String?
-    /// Where this session's notifications go (held until the reads are in).
+    /// Where this link's notifications go (held until the reads are in).
     private let gate: NotificationGate
 
     init(strap: StrapConnection, events: AsyncStream<Event>.AsyncIterator, feed: AsyncStream<Event>.Continuation, ticks: TickNeed) {
@@ -32,7 +32,7 @@ struct StrapSession {
         gate = NotificationGate(sink: strap.context.sink, device: strap.id)
     }
 
-    private var context: BlueZContext { strap.context }
+    private var context: ConnectionContext { strap.context }
     private var bus: DBusConnection { context.bus }
     private var id: SensorID { strap.id }
 
@@ -71,7 +71,7 @@ struct StrapSession {
         return outcome
     }
 
-    /// The next event; cancellation and bluetoothd going away end the session.
+    /// The next event; cancellation and bluetoothd going away end the link.
     private mutating func nextEvent(streamingSince: ContinuousClock.Instant? = nil) async throws(Outcome) -> Event {
         guard let event = await events.next() else { throw .cancelled }
         if case .bluetoothdGone = event { throw .ended("bluetoothd went away", streamingSince: streamingSince) }
@@ -203,7 +203,7 @@ struct StrapSession {
     }
 
     /// Sends what the reads gave, in order, so the first samples carry the location and the
-    /// device's description; a strap that went away ends the session.
+    /// device's description; a strap that went away ends the link.
     private func send(_ readings: [Reading]) throws(Outcome) {
         if Task.isCancelled { throw .cancelled }
         for reading in readings {

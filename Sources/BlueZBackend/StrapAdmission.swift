@@ -1,8 +1,8 @@
-/// Which BLE devices hrmd may record. Listed addresses (`--sensor ble:ADDRESS`) are always
-/// admitted; with no list, only straps the user trusted or paired in BlueZ (`--sensor ble`);
-/// `anyStrap` also admits any device offering the Heart Rate service. A neighbour's strap is
-/// never recorded unless one of these says so.
-public struct StrapSelection: Sendable, Hashable {
+/// Which BLE devices the ble backend may connect and record. Listed addresses
+/// (`--sensor ble:ADDRESS`) are always admitted; with no list, only straps the user trusted or
+/// paired in BlueZ (`--sensor ble`); `anyStrap` also admits any device offering the Heart Rate
+/// service. A neighbour's strap is never recorded unless one of these says so.
+public struct StrapAdmission: Sendable, Hashable {
     /// Upper-case addresses; empty means "trusted or paired".
     public var listed: Set<String>
     public var anyStrap: Bool

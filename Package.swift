@@ -22,8 +22,9 @@ let package = Package(
         .library(name: "HealthUnits", targets: ["HealthUnits"]),
         .library(name: "HealthWire", targets: ["HealthWire"]),
         .library(name: "SDBus", targets: ["SDBus"]),
-        .library(name: "SensorBackends", targets: ["SensorBackends"]),
-        .library(name: "SensorDecoding", targets: ["SensorDecoding"]),
+        .library(name: "SensorBackend", targets: ["SensorBackend"]),
+        .library(name: "SensorFrames", targets: ["SensorFrames"]),
+        .library(name: "SensorSimulator", targets: ["SensorSimulator"]),
         .library(name: "SeriesCoding", targets: ["SeriesCoding"]),
         .library(name: "TestSupport", targets: ["TestSupport"]),
         .library(name: "Timestamps", targets: ["Timestamps"]),
@@ -41,8 +42,8 @@ let package = Package(
         .target(name: "Timestamps"),
         // Pure: HealthKit-style unit grammar, dimensions and conversion.
         .target(name: "HealthUnits"),
-        // Pure: raw sensor frames and their decoders (GATT heart-rate characteristics).
-        .target(name: "SensorDecoding", dependencies: ["Timestamps"]),
+        // Pure: raw sensor frames (SensorFrame, sensor states) and their decoders (GATT heart-rate characteristics, serial lines).
+        .target(name: "SensorFrames", dependencies: ["Timestamps"]),
         // Pure: ANT serial messages, the HRM receive channel set-up, ANT+ heart-rate pages.
         .target(name: "ANTDecoding"),
         // Pure: what decoders read recordings through, front to back (a file's window or memory).
@@ -55,15 +56,13 @@ let package = Package(
         // Pure: JSON values written with their keys in order, one per line.
         .target(name: "JSONLines"),
         // Pure: the hrmd-trace format (JSON Lines of raw frames), both ways.
-        .target(name: "TraceFormat", dependencies: ["SensorDecoding", "Timestamps", "JSONLines"]),
+        .target(name: "TraceFormat", dependencies: ["SensorFrames", "Timestamps", "JSONLines"]),
         // Pure: the health data model, HealthKit's types without storage: sample types and units in
         // use, samples, sources and devices, authorization, queries, change sets, statistics, summaries.
         .target(name: "HealthModel", dependencies: ["HealthUnits", "Timestamps"]),
         // Pure: every request the store serves, defined once for every front: typed arguments and
         // answer, who may make it, its budgets, and what it does with a store.
-        .target(
-            name: "HealthRequests",
-            dependencies: ["HealthModel", "HealthUnits", "Timestamps"]),
+        .target(name: "HealthRequests", dependencies: ["HealthModel", "HealthUnits", "Timestamps"]),
         // The shared health store over SQLite: the model's samples in series chunks, authorization, changes.
         .target(
             name: "HealthStore",
@@ -72,23 +71,42 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        // A pipe that wakes a reader thread blocked in poll(2): how reader threads learn to stop.
-        .target(name: "WakeablePoll"),
+        // Threads of their own that read descriptors, and how they learn to stop (a wake-up pipe beside poll(2)).
+        .target(name: "ReaderThreads"),
         // Serial ports done right: raw termios, O_NOCTTY, TIOCEXCL, non-blocking reads on a thread of their own.
-        .target(name: "SerialPort", dependencies: ["Timestamps", "WakeablePoll", .product(name: "SystemPackage", package: "swift-system")]),
-        // Sensor backends behind one small interface; they emit raw frames and know no store.
+        .target(name: "SerialPort", dependencies: ["Timestamps", "ReaderThreads", .product(name: "SystemPackage", package: "swift-system")]),
+        // The sensor backend interface and what several backends share: backoff, link retries, status board, port sessions.
         .target(
-            name: "SensorBackends",
+            name: "SensorBackend",
+            dependencies: ["SensorFrames", "SerialPort", "Timestamps", .product(name: "Logging", package: "swift-log")]
+        ),
+        // Recordings read and written: traces, FIT files and btsnoop captures as frames, their replay, the trace recorder.
+        .target(
+            name: "Recordings",
             dependencies: [
-                "SensorDecoding", "Timestamps", "TraceFormat", "ByteSources", "FITDecoding", "ANTDecoding", "SerialPort", "BluetoothWire",
+                "SensorBackend", "SensorFrames", "Timestamps", "TraceFormat", "ByteSources", "FITDecoding", "BluetoothWire",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // The mock chest strap and the simulated heart behind it: seeded readings, one clock for every mock.
+        .target(name: "SensorSimulator", dependencies: ["SensorBackend", "SensorFrames", "Timestamps"]),
+        // ANT+ heart-rate straps through an ANT USB stick's tty: the backend and the stick's controller.
+        .target(
+            name: "ANTBackend",
+            dependencies: [
+                "SensorBackend", "SensorFrames", "ANTDecoding", "SerialPort", "Timestamps", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Serial heart-rate sensors speaking the line protocol (`HR 72 RR 812`), one frame per line.
+        .target(
+            name: "SerialBackend",
+            dependencies: ["SensorBackend", "SensorFrames", "SerialPort", "Timestamps", .product(name: "Logging", package: "swift-log")]
         ),
         // frames → decode → quantities → policy → authorize → batched writes; recordings replayed the same way.
         .target(
             name: "Ingest",
             dependencies: [
-                "SensorDecoding", "ANTDecoding", "HealthUnits", "HealthModel", "HealthStore", "Timestamps", "SensorBackends",
+                "SensorFrames", "ANTDecoding", "HealthUnits", "HealthModel", "HealthStore", "Timestamps", "Recordings",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -107,7 +125,7 @@ let package = Package(
         // ANT sticks and serial sensors found through udev, at start-up and when plugged in.
         .target(
             name: "DeviceDiscovery",
-            dependencies: ["CUdev", "WakeablePoll", "SensorBackends", "SensorDecoding", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CUdev", "ReaderThreads", "SensorBackend", "SensorFrames", .product(name: "Logging", package: "swift-log")]
         ),
         // sd_bus_vtable arrays built at run time (the SD_BUS_* vtable macros are C initialisers).
         .target(name: "CSDBusVTable", linkerSettings: [.linkedLibrary("systemd")]),
@@ -122,7 +140,7 @@ let package = Package(
         .target(
             name: "HCIBackend",
             dependencies: [
-                "CBluetooth", "BluetoothWire", "SensorBackends", "SensorDecoding", "Timestamps", "WakeablePoll",
+                "CBluetooth", "BluetoothWire", "SensorBackend", "SensorFrames", "Timestamps", "ReaderThreads",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -130,7 +148,7 @@ let package = Package(
         .target(
             name: "BlueZBackend",
             dependencies: [
-                "SDBus", "SensorBackends", "SensorDecoding", "Timestamps",
+                "SDBus", "SensorBackend", "SensorFrames",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -147,7 +165,7 @@ let package = Package(
         .target(
             name: "HealthService",
             dependencies: [
-                "HealthModel", "HealthRequests", "HealthStore", "HealthWire", "SDBus", "Ingest", "SensorBackends", "Timestamps",
+                "HealthModel", "HealthRequests", "HealthStore", "HealthWire", "SDBus", "Ingest", "Recordings", "Timestamps",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -155,23 +173,24 @@ let package = Package(
         // A typed client of the store service: every method of org.hrmd.Health1, the store's types in and out.
         .target(name: "HealthClient", dependencies: ["HealthModel", "HealthRequests", "HealthWire", "SDBus", "Timestamps"]),
         // hrmctl's one view of a store: a file opened directly or the store service.
-        .target(name: "StoreAccess", dependencies: ["HealthRequests", "CLISupport", "HealthClient", "HealthModel", "HealthStore", "HealthWire", "Timestamps"]),
-        // Pure: the configuration file and sensor specifications.
-        .target(name: "HRMConfiguration", dependencies: ["SensorDecoding"]),
-        // What both executables share: exit codes, store location, time ranges, output.
         .target(
-            name: "CLISupport",
+            name: "StoreAccess",
+            dependencies: ["CommandSupport", "HealthClient", "HealthModel", "HealthRequests", "HealthStore", "HealthWire", "Timestamps"]),
+        // Pure: the configuration file and sensor specifications.
+        .target(name: "HRMConfiguration", dependencies: ["SensorFrames"]),
+        // What both commands share: exit codes, store location, time expressions, configuration-file lookup, version.
+        .target(
+            name: "CommandSupport",
             dependencies: [
-                "HealthModel", "HealthStore", "HealthUnits", "Timestamps", "HRMConfiguration", "JSONLines",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "HealthModel", "HealthStore", "Timestamps", "HRMConfiguration", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "hrmd",
             dependencies: [
-                "HealthRequests", "CLISupport", "HRMConfiguration", "Ingest", "SensorBackends", "SensorDecoding", "HealthModel", "HealthStore", "Timestamps",
-                "SystemdSupport", "DeviceDiscovery", "BlueZBackend", "HCIBackend", "BluetoothWire", "HealthService", "HealthWire",
-                "CMalloc",
+                "CommandSupport", "HRMConfiguration", "Ingest", "SensorBackend", "SensorFrames", "Recordings", "SensorSimulator",
+                "ANTBackend", "SerialBackend", "HealthModel", "HealthRequests", "HealthStore", "SystemdSupport", "DeviceDiscovery",
+                "BlueZBackend", "HCIBackend", "BluetoothWire", "HealthService", "HealthWire", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -183,8 +202,8 @@ let package = Package(
         .executableTarget(
             name: "hrmctl",
             dependencies: [
-                "HealthRequests", "CLISupport", "HealthModel", "HealthStore", "HealthUnits", "SensorDecoding", "Timestamps", "JSONLines",
-                "TraceFormat", "Ingest", "SensorBackends", "HealthClient", "HealthWire", "StoreAccess", "HRMConfiguration",
+                "CommandSupport", "HealthModel", "HealthRequests", "HealthStore", "HealthUnits", "SensorFrames", "Timestamps", "JSONLines",
+                "Ingest", "Recordings", "ReaderThreads", "HealthClient", "HealthWire", "StoreAccess", "HRMConfiguration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -200,7 +219,7 @@ let package = Package(
 
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
         .testTarget(name: "HealthUnitsTests", dependencies: ["HealthUnits"]),
-        .testTarget(name: "SensorDecodingTests", dependencies: ["SensorDecoding", "TestSupport"]),
+        .testTarget(name: "SensorFramesTests", dependencies: ["SensorFrames", "TestSupport"]),
         .testTarget(
             name: "HealthStoreTests",
             dependencies: ["HealthModel", "HealthStore", "HealthUnits", "Timestamps", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
@@ -208,20 +227,41 @@ let package = Package(
         .testTarget(
             name: "IngestTests",
             dependencies: [
-                "Ingest", "SensorBackends", "SensorDecoding", "ANTDecoding", "HealthModel", "HealthStore", "HealthUnits", "Timestamps", "TestSupport",
-                "BluetoothWire",
+                "Ingest", "Recordings", "SensorBackend", "SensorSimulator", "SensorFrames", "ANTDecoding", "HealthModel", "HealthStore", "HealthUnits",
+                "Timestamps", "TestSupport", "BluetoothWire",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // A sink that keeps what a backend sends, for the backends' tests to wait on.
+        .target(
+            name: "SensorTestSupport", dependencies: ["SensorBackend", "SensorFrames", "TestSupport"], path: "Tests/SensorTestSupport"),
+        .testTarget(
+            name: "SensorBackendTests",
+            dependencies: ["SensorBackend", "SensorFrames", "SensorTestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "RecordingsTests",
+            dependencies: [
+                "Recordings", "SensorFrames", "BluetoothWire", "ByteSources", "TestSupport", "Timestamps",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "SensorSimulatorTests", dependencies: ["SensorSimulator", "SensorFrames", "SensorTestSupport"]),
+        .testTarget(
+            name: "ANTBackendTests",
+            dependencies: [
+                "ANTBackend", "ANTDecoding", "SensorFrames", "SensorTestSupport", "TestSupport", "Timestamps",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
-            name: "SensorBackendsTests",
+            name: "SerialBackendTests",
             dependencies: [
-                "SensorBackends", "SensorDecoding", "TraceFormat", "Timestamps", "TestSupport", "FITDecoding", "ANTDecoding", "SerialPort",
-                "BluetoothWire", "ByteSources",
-                .product(name: "Logging", package: "swift-log"),
+                "SerialBackend", "SensorFrames", "SensorTestSupport", "TestSupport", .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "ReaderThreadsTests", dependencies: ["ReaderThreads", "TestSupport"]),
         .testTarget(
             name: "SystemdSupportTests",
             dependencies: ["SystemdSupport", .product(name: "Logging", package: "swift-log")]
@@ -231,27 +271,30 @@ let package = Package(
         .testTarget(name: "SeriesCodingTests", dependencies: ["SeriesCoding", "TestSupport"]),
         .testTarget(
             name: "DeviceDiscoveryTests",
-            dependencies: ["DeviceDiscovery", "SensorBackends", "SensorDecoding", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["DeviceDiscovery", "SensorBackend", "SensorFrames", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ANTDecodingTests", dependencies: ["ANTDecoding", "TestSupport"]),
-        .testTarget(name: "SerialPortTests", dependencies: ["SerialPort", "TestSupport"]),
-        .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorDecoding", "Timestamps"]),
-        .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CLISupport", "SensorDecoding", "Timestamps"]),
+        .testTarget(
+            name: "SerialPortTests", dependencies: ["SerialPort", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),
+        .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorFrames", "Timestamps"]),
+        .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CommandSupport", "SensorFrames", "Timestamps"]),
         .testTarget(name: "SDBusTests", dependencies: ["SDBus", "TestSupport"]),
         .testTarget(
             name: "StoreAccessTests",
-            dependencies: ["HealthRequests", "StoreAccess", "CLISupport", "HealthClient", "HealthModel", "HealthStore", "HealthWire", "SDBus", "TestSupport"]
+            dependencies: [
+                "StoreAccess", "CommandSupport", "HealthClient", "HealthModel", "HealthRequests", "HealthStore", "HealthWire", "SDBus", "TestSupport",
+            ]
         ),
         .testTarget(
-            name: "HealthWireTests", dependencies: ["HealthRequests", "HealthWire", "HealthModel", "HealthStore", "HealthUnits", "SDBus", "Timestamps", "Ingest"]),
+            name: "HealthWireTests", dependencies: ["HealthRequests", "HealthWire", "HealthModel", "HealthUnits", "SDBus", "Timestamps"]),
         .testTarget(
             name: "HealthServiceTests", dependencies: ["HealthModel", "HealthRequests", "HealthService", "HealthUnits", "HealthWire", "SDBus", "Timestamps"]),
-        .testTarget(name: "BlueZTests", dependencies: ["BlueZBackend", "SDBus", "SensorBackends", "SensorDecoding", "TestSupport"]),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZBackend", "SDBus", "SensorBackend", "SensorFrames", "TestSupport"]),
         .testTarget(name: "BluetoothWireTests", dependencies: ["BluetoothWire", "TestSupport"]),
         .testTarget(
             name: "HCIBackendTests",
             dependencies: [
-                "HCIBackend", "BluetoothWire", "SensorBackends", "SensorDecoding", "TestSupport", "WakeablePoll",
+                "HCIBackend", "BluetoothWire", "SensorBackend", "SensorFrames", "TestSupport", "ReaderThreads",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -8,7 +8,7 @@ import Synchronization
 /// Applying them there, before the loop reads the next message, means that when a call to
 /// bluetoothd returns, the cache holds every signal bluetoothd sent before its reply. bluetoothd
 /// (gdbus) sends all the changes it still holds before any message it sends, so a reply is a
-/// barrier: whatever bluetoothd did before answering is in the cache (`StrapSession.settle`).
+/// barrier: whatever bluetoothd did before answering is in the cache (`StrapLink.settle`).
 ///
 /// Changes are yielded outside the lock: yielding resumes a waiting task, which takes that
 /// task's status lock, while cancelling a watcher's task holds its status lock and takes this

@@ -1,7 +1,7 @@
 import SDBus
 import Logging
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 
 /// BLE heart-rate straps through bluetoothd's D-Bus API (`org.bluez`), all of them in one
 /// backend: it follows the system bus, bluetoothd (restarts included) and the adapters,
@@ -49,7 +49,7 @@ public struct BlueZSensors: SensorBackend {
         self.jitter = jitter
     }
 
-    private var selection: StrapSelection { StrapSelection(listed: settings.addresses, anyStrap: settings.anyStrap) }
+    private var admission: StrapAdmission { StrapAdmission(listed: settings.addresses, anyStrap: settings.anyStrap) }
     private var namedTargets: [SensorID] { settings.addresses.isEmpty ? [SensorID(name)] : settings.addresses.map { SensorID($0) } }
 
     public func run(into sink: FrameSink) async throws {
@@ -118,7 +118,7 @@ public struct BlueZSensors: SensorBackend {
         guard let objects = reply.first else { throw .unexpectedReply("GetManagedObjects returned nothing") }
         model.load(managedObjects: objects)
         logger.info("BlueZ: bluetoothd \(owner) has \(model.cache.adapters.count) adapter(s) and \(model.cache.devices.count) device(s)")
-        let context = BlueZContext(
+        let context = ConnectionContext(
             bus: bus, model: model, sink: sink, board: board, settings: settings, jitter: jitter, logger: logger)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -136,7 +136,7 @@ public struct BlueZSensors: SensorBackend {
 
     /// Starts a connection for each admitted strap as it appears, and runs discovery while a
     /// wanted strap is missing; returns when bluetoothd goes away.
-    private func supervise(model: BlueZModel, context: BlueZContext, group: inout TaskGroup<Void>) async {
+    private func supervise(model: BlueZModel, context: ConnectionContext, group: inout TaskGroup<Void>) async {
         let (_, changes) = model.watch { $0.concernsSupervisor }
         var started = Set<String>()
         var discovering = Set<String>()
@@ -145,7 +145,7 @@ public struct BlueZSensors: SensorBackend {
         var change: BlueZChange? = nil
         repeat {
             let cache = model.cache
-            pending += selection.admitted(in: cache).map(\.address)
+            pending += admission.admitted(in: cache).map(\.address)
             for address in pending where started.insert(address).inserted {
                 let strap = StrapConnection(address: address, context: context)
                 group.addTask { await strap.run() }
@@ -164,7 +164,7 @@ public struct BlueZSensors: SensorBackend {
     /// Starts discovery (LE, Heart Rate service only) on each powered adapter while a wanted
     /// strap is missing, and stops what it started once none is.
     private func updateDiscovery(_ cache: BlueZObjectCache, discovering: inout Set<String>, bus: DBusConnection) async {
-        let wanted = selection.isStrapMissing(in: cache)
+        let wanted = admission.isStrapMissing(in: cache)
         discovering.formIntersection(cache.adapters.filter(\.powered).map(\.path))
         for adapter in cache.adapters where adapter.powered {
             if wanted && !discovering.contains(adapter.path) {

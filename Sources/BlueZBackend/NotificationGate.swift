@@ -1,8 +1,8 @@
 import Synchronization
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 
-/// Where one session's Heart Rate Measurement notifications go: into the sink once the gate
+/// Where one link's Heart Rate Measurement notifications go: into the sink once the gate
 /// is open, held (each stamped when it arrived) until then. A strap is subscribed while its
 /// location and device information are still being read, so that it streams one round trip
 /// after its services are known instead of one per read; what it sends meanwhile waits here

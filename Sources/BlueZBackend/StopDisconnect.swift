@@ -1,6 +1,6 @@
 import Logging
 import SDBus
-import SensorDecoding
+import SensorFrames
 
 /// Lets a strap go when hrmd stops: one `Device1.Disconnect`, sent although the strap's task is
 /// cancelled (that is how a stop reaches it), its answer awaited for ``budget`` at most, and one

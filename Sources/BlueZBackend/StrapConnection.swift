@@ -1,11 +1,12 @@
 import SDBus
 import Synchronization
 import Logging
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 
-/// What every strap's connection shares within one bluetoothd lifetime.
-struct BlueZContext: Sendable {
+/// What every strap's connection shares within one bluetoothd lifetime: the bus, the object
+/// model, where frames and states go, the backend's settings, jitter and logger.
+struct ConnectionContext: Sendable {
     let bus: DBusConnection
     let model: BlueZModel
     let sink: FrameSink
@@ -15,12 +16,13 @@ struct BlueZContext: Sendable {
     let logger: Logger
 }
 
-/// One strap's life: wait for it and its adapter, connect, wait for services, subscribe to
-/// Heart Rate Measurement once while reading the body sensor location, device information and
-/// battery, stream until the link drops, then back off and do it again, until cancelled.
+/// One admitted strap's life through bluetoothd, one ``StrapLink`` after another: wait for it
+/// and its adapter, connect, wait for services, subscribe to Heart Rate Measurement once while
+/// reading the body sensor location, device information and battery, stream until the link
+/// drops, then back off and do it again, until cancelled.
 struct StrapConnection: Sendable {
     let address: String
-    let context: BlueZContext
+    let context: ConnectionContext
 
     var id: SensorID { SensorID(address) }
 
@@ -29,17 +31,17 @@ struct StrapConnection: Sendable {
 
     enum Outcome: Error, Equatable {
         case cancelled
-        /// The session ended; `streamedFor` is how long notifications had been flowing, nil
-        /// when they never started.
+        /// The link ended (or never came up); `streamedFor` is how long notifications had been
+        /// flowing, nil when they never started.
         case ended(reason: String, streamedFor: Duration?)
 
-        /// The session ended `reason`; streaming had begun at `streamingSince`, if at all.
+        /// The link ended `reason`; streaming had begun at `streamingSince`, if at all.
         static func ended(_ reason: String, streamingSince: ContinuousClock.Instant?) -> Outcome {
             .ended(reason: reason, streamedFor: streamingSince.map { $0.duration(to: .now) })
         }
     }
 
-    /// How the Heart Rate Measurement subscription of the previous session was made, so a
+    /// How the Heart Rate Measurement subscription of the previous link was made, so a
     /// reconnect does not subscribe twice to what bluetoothd still remembers.
     struct Memory {
         var startNotifyPath: String?
@@ -52,14 +54,14 @@ struct StrapConnection: Sendable {
             device: id, board: context.board, backoff: context.settings.backoff, jitter: context.jitter,
             diagnosis: context.settings.linkAgeDiagnosis)
         while !Task.isCancelled {
-            let outcome = await session(memory: &memory)
+            let outcome = await link(memory: &memory)
             guard case .ended(let reason, let streamedFor) = outcome, !Task.isCancelled else { return }
             let delay = retry.linkEnded(reason: reason, streamedFor: streamedFor)
             do { try await Task.sleep(for: delay) } catch { return }
         }
     }
 
-    // MARK: One session
+    // MARK: One link
 
     enum Event: Sendable {
         case change(BlueZChange)
@@ -68,7 +70,7 @@ struct StrapConnection: Sendable {
         case tick
     }
 
-    private func session(memory: inout Memory) async -> Outcome {
+    private func link(memory: inout Memory) async -> Outcome {
         // This strap's device and everything under it (services, characteristics), and the
         // objects above devices (adapters): not the other straps.
         let deviceComponent = "dev_" + address.uppercased().replacing(":", with: "_")
@@ -85,15 +87,15 @@ struct StrapConnection: Sendable {
                 // keeps it within a second, and the ticks stop once it is over.
                 while ticks.areNeeded, (try? await Task.sleep(for: .seconds(1))) != nil { feed.yield(.tick) }
             }
-            var session = StrapSession(strap: self, events: events.makeAsyncIterator(), feed: feed, ticks: ticks)
-            let outcome = await session.run(memory: &memory)
+            var link = StrapLink(strap: self, events: events.makeAsyncIterator(), feed: feed, ticks: ticks)
+            let outcome = await link.run(memory: &memory)
             group.cancelAll()
             return outcome
         }
     }
 }
 
-/// Whether a session still wants its once-a-second tick: only until its wait for the
+/// Whether a link still wants its once-a-second tick: only until its wait for the
 /// services is over, so a streaming strap is woken by its notifications alone.
 final class TickNeed: Sendable {
     private let needed = Atomic<Bool>(true)

@@ -1,6 +1,6 @@
 import Logging
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 import Synchronization
 
 /// Serves every device of one kind udev finds, for as long as it is plugged in: one child

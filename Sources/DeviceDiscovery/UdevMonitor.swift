@@ -1,8 +1,8 @@
 import CUdev
 import Foundation
 @preconcurrency import Glibc
+import ReaderThreads
 import Synchronization
-import WakeablePoll
 
 /// Watches udev for tty devices coming and going: a `udev_monitor` on the "udev" netlink
 /// group (events after the rules ran), filtered to subsystem tty. Receiving starts in `init`,

@@ -1,6 +1,6 @@
 import BluetoothWire
 import Timestamps
-import WakeablePoll
+import ReaderThreads
 @preconcurrency import Glibc
 
 /// The client's reading thread: it waits for PDUs, at most until the outstanding request's

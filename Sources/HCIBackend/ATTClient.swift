@@ -1,7 +1,7 @@
 import BluetoothWire
 import Logging
 import Synchronization
-import WakeablePoll
+import ReaderThreads
 @preconcurrency import Glibc
 
 /// An ATT client on one connected SOCK_SEQPACKET descriptor (an L2CAP socket on CID 4, or one end

@@ -1,12 +1,12 @@
 import BluetoothWire
 import Logging
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 import Synchronization
 
 /// One adapter from opening to closing: follows the listed straps (and, with `anyStrap`, each
 /// heart-rate strap as it is heard), keeps scanning in line with what is missing, answers the
-/// straps' connection-parameter requests, and runs one ``HCIStrapConnection`` per strap in a
+/// straps' connection-parameter requests, and runs one ``StrapConnection`` per strap in a
 /// task group, so a slow or broken strap never holds up the others.
 struct AdapterLifetime: Sendable {
     let adapter: OpenAdapter
@@ -23,10 +23,10 @@ struct AdapterLifetime: Sendable {
         let roster = StrapRoster(admission: parts.settings.admission)
         let ending = LifetimeEnding(controller: controller, adapter: adapter.info.index)
         let scan = ScanSwitch(controller: controller, roster: roster, adapter: adapterName, logger: logger) { ending.fail($0) }
-        let context = AdapterContext(adapter: adapter.info, roster: roster, scan: scan, parts: parts)
+        let context = ConnectionContext(adapter: adapter.info, roster: roster, scan: scan, parts: parts)
         await withDiscardingTaskGroup { group in
             for (address, sightings) in roster.followListed() {
-                group.addTask { await HCIStrapConnection(address: address, sightings: sightings, context: context).run() }
+                group.addTask { await StrapConnection(address: address, sightings: sightings, context: context).run() }
             }
             group.addTask {
                 // Scanning again after a refusal, or after the kernel turned it off unseen.
@@ -48,14 +48,14 @@ struct AdapterLifetime: Sendable {
         return ending.problem ?? controller.failure.map(ending.problem(of:)) ?? .adapterGone(adapter: adapterName)
     }
 
-    private func handle(_ event: HCIEvent, context: AdapterContext, ending: LifetimeEnding, group: inout DiscardingTaskGroup) {
+    private func handle(_ event: HCIEvent, context: ConnectionContext, ending: LifetimeEnding, group: inout DiscardingTaskGroup) {
         switch event {
         case .leAdvertisingReports(let reports):
             for report in reports {
                 switch context.roster.heard(report) {
                 case .admitted(let address, let sightings):
                     logger.info("\(address): a heart-rate strap\(Self.named(report.data.localName)), admitted by --any-strap")
-                    group.addTask { await HCIStrapConnection(address: address, sightings: sightings, context: context).run() }
+                    group.addTask { await StrapConnection(address: address, sightings: sightings, context: context).run() }
                 case .refused(let address, let name):
                     logger.info("\(address): a heart-rate strap\(Self.named(name)) that is not admitted (--sensor ble:\(address) records it)")
                 case .followed, .ignored:

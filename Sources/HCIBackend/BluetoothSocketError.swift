@@ -1,6 +1,6 @@
 import CBluetooth
 import Glibc
-import WakeablePoll
+import ReaderThreads
 
 /// A failed call into the kernel's Bluetooth sockets or libbluetooth: which call, and the
 /// errno it left.

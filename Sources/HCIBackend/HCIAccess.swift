@@ -1,7 +1,7 @@
 import BluetoothWire
 @preconcurrency import Glibc
 import Logging
-import SensorBackends
+import ReaderThreads
 
 /// A strap heard advertising: what connecting to it takes, and what it said of itself.
 struct Sighting: Sendable, Hashable {

@@ -1,5 +1,5 @@
 @preconcurrency import Glibc
-import SensorDecoding
+import SensorFrames
 
 /// Why the hci backend cannot work now, in words a person can act on. Each is a `waiting`
 /// state that the backend waits out, retrying with backoff; none stops hrmd.

@@ -1,7 +1,7 @@
 import BluetoothWire
 import Logging
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 
 /// BLE heart-rate straps straight through the kernel's Bluetooth sockets, for machines
 /// without bluetoothd: LE scanning on the adapter's HCI socket while an admitted strap is

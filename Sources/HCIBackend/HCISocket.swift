@@ -2,7 +2,7 @@ import BluetoothWire
 import CBluetooth
 import Foundation
 @preconcurrency import Glibc
-import WakeablePoll
+import ReaderThreads
 
 /// A raw HCI socket bound to one adapter (`hci_open_dev`) and filtered to the events hrmd
 /// follows: LE meta events (advertising reports, connections, parameter requests), Command

@@ -1,8 +1,7 @@
 import BluetoothWire
 import CBluetooth
 @preconcurrency import Glibc
-import SensorBackends
-import WakeablePoll
+import ReaderThreads
 
 /// A connected ATT bearer: an L2CAP socket on the ATT channel of one strap.
 public struct ATTBearer: Sendable, Hashable {

@@ -1,7 +1,7 @@
 import BluetoothWire
 import Logging
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 import Timestamps
 
 /// How a strap's link ended.
@@ -12,8 +12,9 @@ public enum StrapLinkEnd: Sendable, Hashable {
     case ended(reason: String, streamed: Bool)
 }
 
-/// One connected strap over ATT, from MTU exchange to the end of the link: the GATT procedure
-/// of the HCI backend, sending the frames the BlueZ backend sends for the same strap.
+/// One link of one connected strap over ATT, from MTU exchange to the end of the link: the
+/// GATT procedure of the HCI backend, sending the frames the BlueZ backend sends for the same
+/// strap.
 public struct StrapLink: Sendable {
     /// The ATT_MTU asked for: the largest whose PDU, with the 4-byte L2CAP header, fits one LE
     /// data packet of 251 bytes (Data Length Extension), so nothing is fragmented, and any

@@ -1,5 +1,5 @@
 import BluetoothWire
-import SensorDecoding
+import SensorFrames
 
 /// A primary service and the characteristics declared in it, in handle order.
 struct DiscoveredService: Sendable {

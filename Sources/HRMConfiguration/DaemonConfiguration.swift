@@ -1,4 +1,4 @@
-import SensorDecoding
+import SensorFrames
 
 /// What `hrmd.conf` says. Command-line flags override it (see `hrmd --help`).
 ///

@@ -1,4 +1,4 @@
-import SensorDecoding
+import SensorFrames
 
 /// One sensor source the daemon should run, as `--sensor SPEC` or a `sensor =` line names it.
 public enum SensorSpec: Sendable, Hashable, CustomStringConvertible {

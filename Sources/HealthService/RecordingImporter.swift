@@ -4,8 +4,8 @@ import HealthStore
 import HealthWire
 import Ingest
 import Logging
+import Recordings
 import SDBus
-import SensorBackends
 import Synchronization
 
 /// Imports recordings a manager hands over as descriptors through the daemon's own decode,

@@ -1,6 +1,6 @@
 import HealthModel
 import HealthStore
-import SensorDecoding
+import SensorFrames
 import Synchronization
 
 /// The pipeline's bounded queue: many backends submit frames, one pipeline consumes them,

@@ -1,7 +1,7 @@
 import HealthModel
 import HealthStore
 import Logging
-import SensorDecoding
+import SensorFrames
 
 /// The synchronous heart of ingest, shared by the live pipeline and replays: frames in,
 /// typed samples through the stored-sample policy, authorized batched writes out. A write

@@ -1,7 +1,7 @@
 import ANTDecoding
 import HealthModel
 import HealthStore
-import SensorDecoding
+import SensorFrames
 
 extension FrameInterpreter {
     /// An ANT+ heart-rate broadcast (the whole ANT message): one heart-rate sample per new

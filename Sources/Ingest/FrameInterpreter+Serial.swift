@@ -1,6 +1,6 @@
 import HealthModel
 import HealthStore
-import SensorDecoding
+import SensorFrames
 
 extension FrameInterpreter {
     /// One line of the serial heart-rate line protocol (``SerialHeartRateLine``): a heart-rate

@@ -2,7 +2,7 @@ import ANTDecoding
 import HealthModel
 import HealthStore
 import HealthUnits
-import SensorDecoding
+import SensorFrames
 import Timestamps
 
 /// What the pipeline learned from one frame.

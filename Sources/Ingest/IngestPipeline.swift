@@ -1,7 +1,7 @@
 import HealthModel
 import HealthStore
 import Logging
-import SensorDecoding
+import SensorFrames
 import ServiceLifecycle
 import Synchronization
 import Timestamps

@@ -1,6 +1,6 @@
 import HealthModel
 import HealthStore
-import SensorDecoding
+import SensorFrames
 
 /// How frames become stored samples: who writes, how batches are cut, which locations win.
 public struct IngestSettings: Sendable {

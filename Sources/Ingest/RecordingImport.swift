@@ -1,8 +1,8 @@
 import HealthModel
 import HealthStore
 import Logging
-import SensorBackends
-import SensorDecoding
+import Recordings
+import SensorFrames
 import Timestamps
 
 /// Replays recordings (hrmd traces, FIT files and btsnoop captures, told apart by content)

@@ -1,6 +1,6 @@
 import HealthModel
 import HealthStore
-import SensorDecoding
+import SensorFrames
 import Timestamps
 
 /// What every sensor is doing, gathered by the live pipeline from the states backends report

@@ -1,5 +1,5 @@
 import Logging
-import SensorDecoding
+import SensorFrames
 
 /// Counts skips per device and reason and logs them without flooding: the first skip of a
 /// kind from a device is logged with its detail, the rest are summarized at most once per

@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
+import ReaderThreads
 import SystemPackage
 import Timestamps
-import WakeablePoll
 
 /// Bytes read from a serial port, stamped with when they were read: a consumer that runs
 /// late (a busy machine) still knows when each byte arrived.

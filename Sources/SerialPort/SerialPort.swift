@@ -1,6 +1,6 @@
 import Glibc
+import ReaderThreads
 import SystemPackage
-import WakeablePoll
 
 /// An open serial port in raw mode: a USB ANT stick's tty, a microcontroller's ttyACM, or a
 /// pty in tests.

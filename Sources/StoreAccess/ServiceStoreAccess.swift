@@ -1,6 +1,6 @@
 @preconcurrency import Glibc
 import HealthRequests
-import CLISupport
+import CommandSupport
 import Foundation
 import HealthClient
 import HealthModel

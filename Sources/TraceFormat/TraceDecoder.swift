@@ -1,4 +1,4 @@
-import SensorDecoding
+import SensorFrames
 import Timestamps
 
 /// Decodes trace event lines into frames, straight from their UTF-8 bytes. It remembers the

@@ -1,6 +1,6 @@
 import Foundation
 import JSONLines
-import SensorDecoding
+import SensorFrames
 import Timestamps
 
 /// The hrmd-trace format, version 1 (README, "Recording and replay"): UTF-8 JSON Lines; a header line

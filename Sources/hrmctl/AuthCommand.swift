@@ -2,7 +2,7 @@ import HealthRequests
 import JSONLines
 import ArgumentParser
 import StoreAccess
-import CLISupport
+import CommandSupport
 import Foundation
 import HealthClient
 import HealthModel

@@ -1,7 +1,7 @@
 import JSONLines
 import ArgumentParser
-import CLISupport
-import SensorDecoding
+import CommandSupport
+import SensorFrames
 
 /// `hrmctl decode`: one raw GATT value, decoded.
 struct DecodeCommand: ParsableCommand {

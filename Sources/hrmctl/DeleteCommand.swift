@@ -1,8 +1,8 @@
 @preconcurrency import Glibc
 import ArgumentParser
 import StoreAccess
-import CLISupport
 import HealthModel
+import CommandSupport
 import HealthStore
 import Timestamps
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import StoreAccess
-import CLISupport
 import HealthModel
+import CommandSupport
 import HealthStore
 
 /// `hrmctl`: grant authorization, read, decode and inspect what hrmd stores.

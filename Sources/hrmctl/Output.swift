@@ -1,7 +1,7 @@
 import JSONLines
 import Foundation
 
-import CLISupport
+import CommandSupport
 
 /// Prints one value as one line of JSON (JSON Lines).
 func printJSONLine(_ value: JSONValue) {

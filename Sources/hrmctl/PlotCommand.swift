@@ -1,6 +1,6 @@
 import ArgumentParser
 import StoreAccess
-import CLISupport
+import CommandSupport
 import Foundation
 import HealthModel
 import HealthStore

@@ -1,6 +1,6 @@
 import ArgumentParser
-import CLISupport
 import HealthModel
+import CommandSupport
 import HealthStore
 import HealthUnits
 import Timestamps

@@ -1,7 +1,7 @@
 import HealthModel
 import HealthRequests
 import StoreAccess
-import CLISupport
+import CommandSupport
 import HealthClient
 import HealthWire
 import Ingest

@@ -1,12 +1,13 @@
 import ArgumentParser
-import CLISupport
+import CommandSupport
 import Foundation
 import HRMConfiguration
 import HealthModel
 import HealthStore
 import Ingest
 import Logging
-import SensorBackends
+import ReaderThreads
+import Recordings
 
 /// `hrmctl replay`: recordings through the same path as live data.
 struct ReplayCommand: AsyncParsableCommand {

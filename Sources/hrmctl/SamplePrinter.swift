@@ -1,6 +1,6 @@
 @preconcurrency import Glibc
 import JSONLines
-import CLISupport
+import CommandSupport
 import Foundation
 import HealthModel
 import HealthStore

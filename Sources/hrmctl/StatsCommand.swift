@@ -1,7 +1,7 @@
 import HealthRequests
 import ArgumentParser
 import StoreAccess
-import CLISupport
+import CommandSupport
 import Foundation
 import HealthModel
 import HealthStore

@@ -1,5 +1,5 @@
-import CLISupport
 import HealthModel
+import CommandSupport
 import HealthStore
 
 /// Runs a store call, turning its error into a one-line failure.

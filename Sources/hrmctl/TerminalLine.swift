@@ -1,4 +1,4 @@
-import SensorBackends
+import ReaderThreads
 
 /// One line the user types on standard input (a confirmation), read on a thread of its own so
 /// that no thread of the cooperative pool waits for the user. A caller that is cancelled stops

@@ -1,7 +1,7 @@
 import JSONLines
 import ArgumentParser
-import CLISupport
 import HealthModel
+import CommandSupport
 import HealthStore
 
 /// `hrmctl types`: the sample types the store knows.

@@ -1,7 +1,7 @@
 @preconcurrency import Glibc
 import ArgumentParser
 import StoreAccess
-import CLISupport
+import CommandSupport
 import Foundation
 import HealthModel
 import HealthStore

@@ -1,3 +1,3 @@
-import CLISupport
+import CommandSupport
 
 await CommandEntry.main(async: HRMCtl.self, program: "hrmctl")

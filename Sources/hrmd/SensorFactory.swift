@@ -1,13 +1,17 @@
+import ANTBackend
 import BlueZBackend
 import BluetoothWire
-import CLISupport
+import CommandSupport
 import DeviceDiscovery
 import Foundation
 import HCIBackend
 import HRMConfiguration
 import Logging
-import SensorBackends
-import SensorDecoding
+import Recordings
+import SensorBackend
+import SensorFrames
+import SensorSimulator
+import SerialBackend
 
 /// Turns sensor specifications into backends.
 enum SensorFactory {

@@ -1,5 +1,5 @@
 import Logging
-import SensorBackends
+import SensorBackend
 import ServiceLifecycle
 
 /// One sensor the daemon should run, with a stable key so a reload can tell it apart.

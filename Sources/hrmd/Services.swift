@@ -1,5 +1,5 @@
 import Logging
-import SensorBackends
+import Recordings
 import ServiceLifecycle
 import SystemdSupport
 import UnixSignals

@@ -1,8 +1,8 @@
 import BlueZBackend
 import Foundation
 import SDBus
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 import Synchronization
 import TestSupport
 import Testing

@@ -1,6 +1,6 @@
 import BlueZBackend
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 import TestSupport
 import Testing
 

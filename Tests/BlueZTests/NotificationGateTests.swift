@@ -1,5 +1,5 @@
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 import Synchronization
 import Testing
 

@@ -93,7 +93,7 @@ private let initial = managedObjects([
     }
 }
 
-@Suite struct StrapSelectionTests {
+@Suite struct StrapAdmissionTests {
     private func cache(trusted: Bool, uuids: [String] = [BlueZ.heartRateService], connected: Bool = false) -> BlueZObjectCache {
         var cache = BlueZObjectCache()
         cache.load(managedObjects: managedObjects([
@@ -108,24 +108,24 @@ private let initial = managedObjects([
     @Test func trustedOrListedOnlyByDefault() throws {
         let stranger = try #require(cache(trusted: false).devices.first)
         let trusted = try #require(cache(trusted: true).devices.first)
-        #expect(!StrapSelection(listed: [], anyStrap: false).admits(stranger))
-        #expect(StrapSelection(listed: [], anyStrap: false).admits(trusted))
-        #expect(StrapSelection(listed: ["aa:bb:cc:dd:ee:01"], anyStrap: false).admits(stranger))
-        #expect(!StrapSelection(listed: ["AA:BB:CC:DD:EE:02"], anyStrap: false).admits(trusted), "a list excludes trusted others")
-        #expect(StrapSelection(listed: [], anyStrap: true).admits(stranger))
+        #expect(!StrapAdmission(listed: [], anyStrap: false).admits(stranger))
+        #expect(StrapAdmission(listed: [], anyStrap: false).admits(trusted))
+        #expect(StrapAdmission(listed: ["aa:bb:cc:dd:ee:01"], anyStrap: false).admits(stranger))
+        #expect(!StrapAdmission(listed: ["AA:BB:CC:DD:EE:02"], anyStrap: false).admits(trusted), "a list excludes trusted others")
+        #expect(StrapAdmission(listed: [], anyStrap: true).admits(stranger))
         let notAStrap = try #require(cache(trusted: false, uuids: ["0000180f-0000-1000-8000-00805f9b34fb"]).devices.first)
-        #expect(!StrapSelection(listed: [], anyStrap: true).admits(notAStrap))
+        #expect(!StrapAdmission(listed: [], anyStrap: true).admits(notAStrap))
         let trustedHeadset = try #require(cache(trusted: true, uuids: ["0000110b-0000-1000-8000-00805f9b34fb"]).devices.first)
-        #expect(!StrapSelection(listed: [], anyStrap: false).admits(trustedHeadset), "trusted, but not a heart-rate strap")
+        #expect(!StrapAdmission(listed: [], anyStrap: false).admits(trustedHeadset), "trusted, but not a heart-rate strap")
     }
 
     @Test func discoveryOnlyWhileAWantedStrapIsMissing() {
-        #expect(StrapSelection(listed: ["AA:BB:CC:DD:EE:02"], anyStrap: false).isStrapMissing(in: cache(trusted: true)))
-        #expect(!StrapSelection(listed: ["AA:BB:CC:DD:EE:01"], anyStrap: false).isStrapMissing(in: cache(trusted: false)))
-        #expect(StrapSelection(listed: [], anyStrap: false).isStrapMissing(in: cache(trusted: false)))
-        #expect(!StrapSelection(listed: [], anyStrap: false).isStrapMissing(in: cache(trusted: true)))
-        #expect(StrapSelection(listed: [], anyStrap: true).isStrapMissing(in: cache(trusted: false)))
-        #expect(!StrapSelection(listed: [], anyStrap: true).isStrapMissing(in: cache(trusted: false, connected: true)))
+        #expect(StrapAdmission(listed: ["AA:BB:CC:DD:EE:02"], anyStrap: false).isStrapMissing(in: cache(trusted: true)))
+        #expect(!StrapAdmission(listed: ["AA:BB:CC:DD:EE:01"], anyStrap: false).isStrapMissing(in: cache(trusted: false)))
+        #expect(StrapAdmission(listed: [], anyStrap: false).isStrapMissing(in: cache(trusted: false)))
+        #expect(!StrapAdmission(listed: [], anyStrap: false).isStrapMissing(in: cache(trusted: true)))
+        #expect(StrapAdmission(listed: [], anyStrap: true).isStrapMissing(in: cache(trusted: false)))
+        #expect(!StrapAdmission(listed: [], anyStrap: true).isStrapMissing(in: cache(trusted: false, connected: true)))
     }
 }
 

@@ -1,8 +1,8 @@
 import DeviceDiscovery
 import Glibc
 import Logging
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 import Synchronization
 import Testing
 

@@ -1,6 +1,6 @@
 @preconcurrency import Glibc
 import HCIBackend
-import SensorDecoding
+import SensorFrames
 import Testing
 
 @Suite("What each failure means")

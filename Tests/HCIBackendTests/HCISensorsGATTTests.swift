@@ -1,6 +1,6 @@
 import BluetoothWire
 @testable import HCIBackend
-import SensorDecoding
+import SensorFrames
 import TestSupport
 import Testing
 

@@ -1,8 +1,8 @@
 import BluetoothWire
 @preconcurrency import Glibc
 @testable import HCIBackend
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 import TestSupport
 import Testing
 

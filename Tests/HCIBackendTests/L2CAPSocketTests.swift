@@ -1,8 +1,8 @@
 import BluetoothWire
 @preconcurrency import Glibc
 @testable import HCIBackend
+import ReaderThreads
 import Testing
-import WakeablePoll
 
 @Suite("L2CAP connects", .timeLimit(.minutes(1)))
 struct L2CAPSocketTests {
@@ -78,7 +78,7 @@ struct L2CAPSocketTests {
 
     @Test("connection failures in plain words")
     func failureWords() {
-        func reason(_ errno: Int32) -> String { HCIStrapConnection.connectionFailure(BluetoothSocketError(call: "connect(AA)", errno: errno)) }
+        func reason(_ errno: Int32) -> String { StrapConnection.connectionFailure(BluetoothSocketError(call: "connect(AA)", errno: errno)) }
         #expect(reason(ETIMEDOUT) == "connection failed: the strap did not answer (out of range, asleep or connected elsewhere?)")
         #expect(reason(EHOSTDOWN) == "connection failed: the strap is out of reach")
         #expect(reason(ECONNREFUSED) == "connection failed: the strap refused the connection")

@@ -2,8 +2,8 @@ import BluetoothWire
 @preconcurrency import Glibc
 @testable import HCIBackend
 import Logging
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 import Synchronization
 import TestSupport
 import Testing

@@ -1,7 +1,7 @@
 import BluetoothWire
 import HCIBackend
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 import Synchronization
 import TestSupport
 import Testing

@@ -1,6 +1,6 @@
-import CLISupport
+import CommandSupport
 import HRMConfiguration
-import SensorDecoding
+import SensorFrames
 import Testing
 import Timestamps
 

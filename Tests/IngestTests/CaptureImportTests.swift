@@ -3,7 +3,7 @@ import Foundation
 import HealthModel
 import HealthStore
 import Ingest
-import SensorBackends
+import Recordings
 import TestSupport
 import Testing
 import Timestamps

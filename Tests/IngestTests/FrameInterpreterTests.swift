@@ -1,7 +1,7 @@
 import HealthModel
 import HealthStore
 import HealthUnits
-import SensorDecoding
+import SensorFrames
 import Testing
 import Timestamps
 

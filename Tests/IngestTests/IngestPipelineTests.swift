@@ -3,8 +3,9 @@ import HealthModel
 import HealthStore
 import HealthUnits
 import Logging
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
+import SensorSimulator
 import TestSupport
 import Testing
 import Timestamps

@@ -3,7 +3,7 @@ import GRDB
 import HealthModel
 import HealthStore
 import Logging
-import SensorBackends
+import Recordings
 import TestSupport
 import Testing
 

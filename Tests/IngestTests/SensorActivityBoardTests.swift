@@ -1,6 +1,6 @@
 import HealthModel
 import HealthStore
-import SensorDecoding
+import SensorFrames
 import Testing
 import Timestamps
 

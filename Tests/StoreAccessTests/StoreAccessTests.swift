@@ -1,5 +1,5 @@
 import HealthRequests
-import CLISupport
+import CommandSupport
 import Foundation
 import HealthClient
 import HealthModel

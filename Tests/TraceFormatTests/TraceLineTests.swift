@@ -1,4 +1,4 @@
-import SensorDecoding
+import SensorFrames
 import Testing
 import Timestamps
 import TraceFormat

@@ -2,8 +2,8 @@ import BluetoothWire
 import Dispatch
 import Foundation
 import HCIBackend
-import SensorBackends
-import SensorDecoding
+import SensorBackend
+import SensorFrames
 import Synchronization
 import TestSupport
 

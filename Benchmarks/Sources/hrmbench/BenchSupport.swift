@@ -1,7 +1,7 @@
 import Foundation
 import HealthModel
 import HealthStore
-import SensorBackends
+import SensorSimulator
 import TestSupport
 
 /// A scratch directory for one benchmark run.

@@ -1,5 +1,5 @@
 import Foundation
-import SensorDecoding
+import SensorFrames
 import TestSupport
 
 /// Frames per second through the 0x2A37 decoder, against a Python `struct` decoder of the

@@ -1,6 +1,6 @@
 import BluetoothWire
 import Foundation
-import SensorDecoding
+import SensorFrames
 import TestSupport
 import Timestamps
 import TraceFormat

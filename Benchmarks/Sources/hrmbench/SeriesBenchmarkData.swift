@@ -1,5 +1,5 @@
 import Foundation
-import SensorBackends
+import SensorSimulator
 
 /// Heart-rate series as straps deliver them, for the series benchmark: whole-bpm values that
 /// wander between 50 and 180 bpm, arrival times with the jitter of a BLE link, and beats with

@@ -1,7 +1,7 @@
 // libFuzzer target: a btsnoop capture (H4, HCI UART, Linux monitor) read as `hrmctl replay`
 // reads it: records, HCI events, ACL reassembly, ATT and the GATT discovery that finds the
 // heart-rate handle.
-import SensorBackends
+import Recordings
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzBTSnoop(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

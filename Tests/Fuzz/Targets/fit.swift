@@ -3,7 +3,7 @@
 // passes and decoded whole, which must agree.
 import ByteSources
 import FITDecoding
-import SensorBackends
+import Recordings
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzFIT(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -2,7 +2,7 @@
 // 0x2A38 Body Sensor Location, Device Information strings, 0x2A19 Battery Level) and the
 // serial sensors' lines. The first byte chooses the decoder; a decoded measurement must
 // encode back to a value that decodes to the same measurement.
-import SensorDecoding
+import SensorFrames
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzGATT(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -1,6 +1,6 @@
 // libFuzzer target: what users type: units in HealthKit's grammar (`count/min`, `kcal`,
 // `mg/dL`), times (RFC 3339 and ages such as `15m`).
-import CLISupport
+import CommandSupport
 import HealthUnits
 import Timestamps
 

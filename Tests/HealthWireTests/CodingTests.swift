@@ -1,9 +1,7 @@
 import HealthRequests
 import HealthModel
-import HealthStore
 import HealthUnits
 import HealthWire
-import Ingest
 import SDBus
 import Testing
 import Timestamps

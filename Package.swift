@@ -165,7 +165,7 @@ let package = Package(
         .target(
             name: "HealthService",
             dependencies: [
-                "HealthModel", "HealthRequests", "HealthStore", "HealthWire", "SDBus", "Ingest", "Recordings", "Timestamps",
+                "HealthModel", "HealthRequests", "HealthStore", "HealthWire", "SDBus", "Ingest", "Recordings",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -4,10 +4,14 @@
 - the client library (HealthClient) depends on at most CLIENT_MODULE_LIMIT modules, counting
   every module it links, in this package and in others;
 - no target under Sources/ depends on a target outside Sources/ (test support, benchmarks);
-- no target has unsafe flags, so any package may depend on this one.
+- no target has unsafe flags, so any package may depend on this one;
+- every dependency a target declares is imported by one of its files (the compiler's
+  `--explicit-target-dependency-import-check` checks the other way: nothing imported undeclared).
 
 One line per problem; exit status 1 when there is one."""
+import glob
 import json
+import re
 import subprocess
 import sys
 
@@ -65,6 +69,24 @@ def main():
         for setting in target.get("settings", []):
             if "unsafeFlags" in json.dumps(setting):
                 problems.append(f"{target['name']} has unsafe flags: {json.dumps(setting)}")
+
+    # Product names that differ from the module they provide.
+    module_of_product = {"swift-argument-parser": "ArgumentParser"}
+    for target in package["targets"]:
+        if target["type"] in ("system-target", "plugin", "binary"):
+            continue
+        imports = set()
+        for source in glob.glob(path(target) + "/**/*.swift", recursive=True):
+            with open(source) as f:
+                for line in f:
+                    match = re.match(r"\s*(?:@\w+(?:\([^)]*\))? )*import (?:(?:struct|class|enum|func|protocol|typealias) )?(\w+)", line)
+                    if match:
+                        imports.add(match.group(1))
+        for kind, name in dependencies(target):
+            if kind == "target" and name in targets and targets[name]["type"] == "plugin":
+                continue
+            if module_of_product.get(name, name) not in imports:
+                problems.append(f"{target['name']} declares {name} but none of its files imports it")
 
     for problem in problems:
         print(f"check-package: {problem}")

@@ -61,7 +61,7 @@ struct AuthCommand: ParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List every source's requests and answers.")
         @OptionGroup var storeOptions: StoreOptions
-        @Option(help: "table or json (one object per line).") var output: OutputFormat = .table
+        @Option(help: "table, json (one object per line) or csv.") var output: OutputFormat = .table
 
         func run() async throws {
             try await reportingFailures {

@@ -10,7 +10,7 @@ struct TypesCommand: ParsableCommand {
         commandName: "types",
         abstract: "List the sample types, their canonical units and how they aggregate.")
 
-    @Option(help: "table or json (one object per line).") var output: OutputFormat = .table
+    @Option(help: "table, json (one object per line) or csv.") var output: OutputFormat = .table
 
     private struct TypeLine {
         var type: String

@@ -109,15 +109,19 @@ struct HRMDaemon: AsyncParsableCommand {
                 store = /var/lib/hrmd/hrmd.sqlite
                 sensor = mock:bpm=70        (repeatable; --sensor flags replace these)
                 any-strap = no              (yes: like --any-strap)
+                serve = no                  (yes: like --serve)
                 flush-interval = 0.5        (seconds between batched writes)
                 log-level = info
                 [locations]
                 AA:BB:CC:DD:EE:FF = chest   (wins over what the sensor reports)
-              An unknown key or a bad value is a start-up error naming the file, line
-              and key.
+              The parenthesised notes above are not part of the file: a comment is a
+              line of its own starting with # or ;. An unknown key or a bad value is
+              a start-up error naming the file, line and key.
 
             EXIT STATUS
-              0 success, 64 usage error, 66 configuration file missing, 69 a needed
+              0 success, 64 usage error, 65 a damaged store (or a write-ahead log
+              that belongs to another file) or an unreadable recording, 66 the
+              configuration file, the store named or a recording missing, 69 a needed
               service or the system store is unavailable (or org.hrmd.Health is
               owned by another process), 73 the store cannot be
               created, 77 permission denied, 1 anything else.

@@ -1,5 +1,3 @@
-import HealthModel
-
 /// The totals of a `RecordingImport`, over every recording it replayed.
 public struct RecordingImportSummary: Codable, Sendable, Equatable, CustomStringConvertible {
     /// Frames read from the recordings.

@@ -158,8 +158,7 @@ let package = Package(
             name: "HealthWire", dependencies: ["HealthModel", "HealthRequests", "HealthUnits", "Timestamps", "SDBus"],
             plugins: ["InterfaceTablePlugin"]),
         // Build tool: the method table of org.hrmd.Health1 from its interface document (dbus/).
-        .executableTarget(name: "interface-table", path: "Plugins/interface-table"),
-        .plugin(name: "InterfaceTablePlugin", capability: .buildTool(), dependencies: ["interface-table"]),
+        .plugin(name: "InterfaceTablePlugin", capability: .buildTool()),
         // The shared store as a service on the system bus (org.hrmd.Health1): who calls, polkit,
         // enforced authorization, queries, statistics, imports and change notifications.
         .target(

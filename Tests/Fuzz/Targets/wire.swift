@@ -1,12 +1,12 @@
 // libFuzzer target: typed values as they arrive from the bus, decoded by the store service
 // (sample submissions, type, status, access, bucket and application names) and by its
 // clients (every reply the service sends). The input is read as a recipe for a value tree of
-// any D-Bus type, with the members' names drawn from the ones the service knows.
+// any D-Bus type, with the members' names drawn from the ones the service knows. The same
+// values, as a call's arguments, are decoded as every request the service serves, and as
+// every answer a client reads, the way the service's and the client's coding do.
 import HealthRequests
 import HealthModel
-import HealthStore
 import HealthWire
-import Ingest
 import SDBus
 
 /// Builds D-Bus values from fuzz input, a byte at a time; runs out gracefully.
@@ -35,6 +35,9 @@ private struct ValueRecipe {
         let count = Int(byte() % 24)
         return String(decoding: (0..<count).map { _ in byte() }, as: UTF8.self)
     }
+
+    /// Another value, or nil when the input is used up.
+    mutating func nextValue() -> DBusValue? { index < bytes.count ? value() : nil }
 
     mutating func value(depth: Int = 0) -> DBusValue {
         let kind = depth > 4 ? byte() % 7 : byte() % 11
@@ -78,5 +81,18 @@ public func fuzzWire(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = try? HeartRateZones.Zone(wire: value)
     _ = try? HeartRateVariability.fromWire(value)
     _ = try? RecordingImportSummary(wire: value)
+    // The value and what follows it as a call's arguments, decoded as each request and answer.
+    var arguments = [value]
+    while arguments.count < 6, let next = recipe.nextValue() { arguments.append(next) }
+    for request in RequestCatalog.all {
+        decodeCall(request, arguments)
+    }
     return 0
+}
+
+/// Decodes `arguments` as a call of `Request` and as its answer, as the service and the client do.
+func decodeCall<Request: HealthRequest>(_ type: Request.Type, _ arguments: [DBusValue]) {
+    guard let layout = HealthInterface.layouts[Request.name] else { return }
+    _ = try? RequestCoding.decode(Request.self, from: Array(arguments.prefix(layout.inputs.count)), as: layout.inputs)
+    _ = try? RequestCoding.decode(Request.Response.self, from: Array(arguments.prefix(layout.outputs.count)), as: layout.outputs)
 }

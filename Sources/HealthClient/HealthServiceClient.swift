@@ -53,13 +53,24 @@ public struct HealthServiceClient: Sendable {
     public func send<Request: HealthRequest>(_ request: Request, timeout: Duration = DBusConnection.defaultTimeout)
         async throws(HealthServiceError) -> Request.Response
     {
-        guard let layout = HealthInterface.layouts[Request.name] else { throw .other("\(Request.name) is not in \(HealthBus.interface)") }
-        let arguments: [DBusValue]
-        do { arguments = try RequestCoding.encode(request, as: layout.inputs) } catch { throw .other("\(Request.name): \(error)") }
-        let reply = try await call(Request.name, arguments, timeout: timeout)
-        do { return try RequestCoding.decode(Request.Response.self, from: reply, as: layout.outputs) } catch {
+        let reply = try await call(Request.name, try Self.arguments(of: request), timeout: timeout)
+        do { return try RequestCoding.decode(Request.Response.self, from: reply, as: Self.layout(of: Request.self).outputs) } catch {
             throw error.serviceError(Request.name)
         }
+    }
+
+    /// A request's arguments, laid out as its method's.
+    static func arguments<Request: HealthRequest>(of request: Request) throws(HealthServiceError) -> [DBusValue] {
+        do { return try RequestCoding.encode(request, as: try layout(of: Request.self).inputs) } catch {
+            throw .other("\(Request.name): \(error)")
+        }
+    }
+
+    private static func layout<Request: HealthRequest>(of type: Request.Type) throws(WireError)
+        -> (inputs: [DBusArgument], outputs: [DBusArgument])
+    {
+        guard let layout = HealthInterface.layouts[Request.name] else { throw WireError("\(Request.name) is not in \(HealthBus.interface)") }
+        return layout
     }
 
     // MARK: Authorization
@@ -163,23 +174,17 @@ public struct HealthServiceClient: Sendable {
         // closed once the arguments are made, and the duplicate as soon as the call is done
         // with it, so the reader sees the end of the stream when the service closes its copy.
         let writeEnd = request.output.descriptor
-        guard let layout = HealthInterface.layouts[QuerySamplesToFile.name] else {
-            close(writeEnd)
-            reader.stop()
-            return .failure(.other("QuerySamplesToFile is not in \(HealthBus.interface)"))
-        }
         let arguments: [DBusValue]
         do {
-            arguments = try RequestCoding.encode(request, as: layout.inputs)
+            arguments = try Self.arguments(of: request)
         } catch {
             close(writeEnd)
             reader.stop()
-            return .failure(.other("QuerySamplesToFile: \(error)"))
+            return .failure(error)
         }
         close(writeEnd)
         do {
-            let reply = try await call(QuerySamplesToFile.name, arguments)
-            _ = try? RequestCoding.decode(QuerySamplesToFile.Response.self, from: reply, as: layout.outputs)
+            _ = try await call(QuerySamplesToFile.name, arguments)
         } catch {
             reader.stop()
             return .failure(error)

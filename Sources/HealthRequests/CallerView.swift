@@ -9,11 +9,12 @@ public struct CallerView: Sendable {
     /// nil for a manager: plain numbers.
     public let tokens: AnchorTokens?
 
-    /// A manager's view: every source, plain numbers.
-    public static let manager = CallerView(reader: nil, tokens: nil)
-
-    /// The view of application `source`: its reader, ids and anchors as tokens.
-    public static func application(_ source: String, tokens: AnchorTokens) -> CallerView { CallerView(reader: source, tokens: tokens) }
+    /// What `source` sees: every source and plain numbers as a manager, else its own reader
+    /// and ids and anchors as `tokens`.
+    public init(source: String, isManager: Bool, tokens: AnchorTokens) {
+        reader = isManager ? nil : source
+        self.tokens = isManager ? nil : tokens
+    }
 
     /// A stored sample as this caller receives it.
     public func record(_ stored: StoredSample) -> SampleRecord {

@@ -113,7 +113,7 @@ public protocol RequestContext: Sendable {
 extension RequestContext {
     /// What `source` sees as this caller: everything for a manager, else its own source's view.
     public func view(of source: String) async throws(RequestFailure) -> CallerView {
-        try await isManager() ? CallerView(reader: nil, tokens: nil) : CallerView(reader: source, tokens: tokens)
+        CallerView(source: source, isManager: try await isManager(), tokens: tokens)
     }
 }
 

@@ -26,14 +26,15 @@ extension WireTime {
     }
 }
 
-extension RequestFailure {
-    /// A limit over what one request returns.
-    static func checkedLimit(_ asked: UInt32, maximum: Int) throws(RequestFailure) -> Int {
+extension RequestBudgets {
+    /// The samples (or change events) a query asks for: 0 is the most one request returns,
+    /// more than that is refused.
+    static func queryLimit(_ asked: UInt32) throws(RequestFailure) -> Int {
         let asked = Int(asked)
-        guard asked <= maximum else {
+        guard asked <= samplesPerQuery else {
             throw .invalidArguments(
-                "limit \(asked) is over the most one call returns (\(maximum)); page with the range or the anchor, or use QuerySamplesToFile")
+                "limit \(asked) is over the most one call returns (\(samplesPerQuery)); page with the range or the anchor, or use QuerySamplesToFile")
         }
-        return asked == 0 ? maximum : asked
+        return asked == 0 ? samplesPerQuery : asked
     }
 }

@@ -62,11 +62,7 @@ struct CallContext: RequestContext, RequestFront {
     }
 
     func importRecording(_ options: ImportOptions, from file: PassedFile) async throws(RequestFailure) -> ImportResult {
-        let request = RecordingImporter.Request(
-            name: options.name ?? "recording", acceptDamaged: options.acceptDamaged ?? false, speed: options.speed,
-            measurementHandle: options.measurementHandle.flatMap { UInt16(exactly: $0) })
-        let result = try await dispatch.importer.run(request, from: file.descriptor, uid: caller.uid)
-        return ImportResult(summary: result.summary, messages: result.messages)
+        try await dispatch.importer.run(options, from: file.descriptor, uid: caller.uid)
     }
 
     func observe(source: String, type: SampleType, isManager: Bool) throws(RequestFailure) {

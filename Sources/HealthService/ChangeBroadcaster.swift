@@ -50,10 +50,11 @@ final class ChangeBroadcaster: Sendable {
                     readers = Set((grants ?? []).filter { $0.type == type }.map(\.source))
                 }
                 for recipient in recipients where recipient.isManager || sources.contains(recipient.source) || readers.contains(recipient.source) {
+                    let view = CallerView(source: recipient.source, isManager: recipient.isManager, tokens: requests.tokens)
                     do {
                         try await connection.emitSignal(
                             path: HealthBus.path, interface: HealthBus.interface, member: "SamplesChanged",
-                            arguments: [.string(type.identifier), .uint64(requests.view(of: recipient.source, isManager: recipient.isManager).anchor(anchor))],
+                            arguments: [.string(type.identifier), .uint64(view.anchor(anchor))],
                             destination: recipient.busName)
                     } catch {
                         logger.debug("SamplesChanged to \(recipient.busName) failed: \(error)")

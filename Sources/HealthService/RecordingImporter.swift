@@ -12,15 +12,6 @@ import Synchronization
 /// convert, authorize and store path (the same as `hrmctl replay`), as the daemon's source.
 /// Two at a time at most: an import holds a store worker for as long as it paces.
 final class RecordingImporter: Sendable {
-    /// What a manager asks for.
-    struct Request: Sendable {
-        var name: String
-        var acceptDamaged: Bool
-        var speed: Double?
-        /// The Heart Rate Measurement handle of a btsnoop capture without its discovery.
-        var measurementHandle: UInt16?
-    }
-
     private let store: HealthStore
     private let source: HealthSource
     private let logger: Logger
@@ -36,19 +27,20 @@ final class RecordingImporter: Sendable {
         self.logger = logger
     }
 
-    func run(_ request: Request, from descriptor: Int32, uid: UInt32) async throws(RequestFailure)
-        -> (summary: RecordingImportSummary, messages: [String])
+    func run(_ options: ImportOptions, from descriptor: Int32, uid: UInt32) async throws(RequestFailure)
+        -> ImportResult
     {
         try running.take(for: uid)
         defer { running.release(for: uid) }
         let (store, source, logger) = (store, source, logger)
-        return try await workers.run { () throws(RequestFailure) -> (summary: RecordingImportSummary, messages: [String]) in
+        let name = options.fileName
+        return try await workers.run { () throws(RequestFailure) -> ImportResult in
             let messages = Mutex<(lines: [String], dropped: Int)>(([], 0))
             var importer = RecordingImport(
                 store: store, settings: IngestSettings(source: source, maxBatch: 10_000),
                 options: RecordingImport.Options(
-                    speed: request.speed, acceptDamaged: request.acceptDamaged,
-                    capture: BTSnoopOptions(measurementHandle: request.measurementHandle)),
+                    speed: options.speed, acceptDamaged: options.acceptDamaged ?? false,
+                    capture: BTSnoopOptions(measurementHandle: options.measurementHandle.flatMap { UInt16(exactly: $0) })),
                 logger: logger,
                 messages: { line in
                     messages.withLock { messages in
@@ -56,15 +48,15 @@ final class RecordingImporter: Sendable {
                     }
                 })
             do throws(RecordingError) {
-                try importer.replay(descriptor: descriptor, name: request.name)
+                try importer.replay(descriptor: descriptor, name: name)
             } catch {
                 throw RequestFailure(.badData, error.description)
             }
             let result = importer.finish()
             var lines = messages.withLock { $0 }
-            if lines.dropped > 0 { lines.lines.append("\(request.name): \(lines.dropped) more messages") }
-            logger.notice("imported \(request.name): \(result)")
-            return (result, lines.lines)
+            if lines.dropped > 0 { lines.lines.append("\(name): \(lines.dropped) more messages") }
+            logger.notice("imported \(name): \(result)")
+            return ImportResult(summary: result, messages: lines.lines)
         }
     }
 }

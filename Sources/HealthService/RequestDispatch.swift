@@ -65,11 +65,6 @@ struct RequestDispatch: Sendable {
             do throws(HealthStoreError) { return try body(store) } catch { throw .store(error) }
         }
     }
-
-    /// What `source` sees, as a manager or not.
-    func view(of source: String, isManager: Bool) -> CallerView {
-        isManager ? CallerView.manager : CallerView.application(source, tokens: tokens)
-    }
 }
 
 extension HealthStore: RequestStore {}

@@ -36,8 +36,6 @@ public enum RequestCoding {
             return try Value(from: ArgumentDecoder(values: values, layout: layout))
         } catch let error as WireError {
             throw error
-        } catch let error as RequestFailure {
-            throw WireError(error.message)
         } catch {
             throw WireError("\(error)")
         }

@@ -60,7 +60,8 @@ extension HeartRateZones.Zone: WireCodable {
 
 extension HeartRateVariability: WireCodable {
     public static let wireSignature = "a{sv}"
-    /// Never called: an absent variability travels as the empty dictionary (``Optional``'s coding).
+    /// A variability that is there; an absent one travels as the empty dictionary and is read
+    /// as nil before this is asked (the request coder's optional values).
     public static func fromWire(_ value: DBusValue, index: Int?) throws(WireError) -> HeartRateVariability {
         guard let variability = try fromWire(value) else { throw WireError("variability: no beats") }
         return variability

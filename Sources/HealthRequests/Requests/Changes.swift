@@ -28,7 +28,7 @@ public struct Changes: HealthRequest {
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {
         let source = try context.source(app: app)
         let type = try SampleType.named(type)
-        let limit = try RequestFailure.checkedLimit(limit, maximum: RequestBudgets.samplesPerQuery)
+        let limit = try RequestBudgets.queryLimit(limit)
         let view = try await context.view(of: source)
         let plain = try view.plainAnchor(anchor)
         let changes = try await context.onStore { store throws(HealthStoreError) in

@@ -25,7 +25,7 @@ public struct Import: HealthRequest {
             throw .invalidArguments("measurementHandle must be 0x0001…0xffff")
         }
         if let speed = options.speed, !(speed > 0 && speed.isFinite) { throw .invalidArguments("speed must be a positive number") }
-        context.log(.notice, "\(context.user) imports \(options.name ?? "recording")")
+        context.log(.notice, "\(context.user) imports \(options.fileName)")
         let result = try await context.front.importRecording(options, from: file)
         return Response(summary: result.summary, messages: result.messages)
     }
@@ -41,6 +41,9 @@ public struct ImportOptions: Codable, Sendable, Hashable {
     public var speed: Double?
     /// The Heart Rate Measurement handle of a capture without its discovery (0x0001…0xffff).
     public var measurementHandle: Int64?
+
+    /// The name messages give the file: its name, or "recording".
+    public var fileName: String { name ?? "recording" }
 
     public init(name: String? = nil, acceptDamaged: Bool? = nil, speed: Double? = nil, measurementHandle: Int64? = nil) {
         self.name = name

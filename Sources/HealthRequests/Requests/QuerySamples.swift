@@ -32,7 +32,7 @@ public struct QuerySamples: HealthRequest {
         let source = try context.source(app: app)
         let type = try SampleType.named(type)
         let range = try WireTime.checked(since: since, until: until)
-        let limit = try RequestFailure.checkedLimit(limit, maximum: RequestBudgets.samplesPerQuery)
+        let limit = try RequestBudgets.queryLimit(limit)
         let view = try await context.view(of: source)
         let query = SampleQuery(type: type, since: range.since, until: range.until, limit: limit, reader: view.reader)
         let samples = try await context.onStore { store throws(HealthStoreError) in try store.samples(query) }

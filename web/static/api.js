@@ -179,17 +179,17 @@ export function follow(handlers, params = {}) {
         if (name === "sample") handlers.sample && handlers.sample(value);
         else if (name === "state") handlers.state && handlers.state(value);
         else if (name === "gap") handlers.gap && handlers.gap(value.missed);
-        else if (name === "error") ended = value.error || "token rejected";
+        else if (name === "error") {
+          ended = value.error || "token rejected";
+          stopped = true;
+          controller.abort();
+        }
       }, controller.signal);
     } catch (error) {
       // the connection dropped: reconnect below
     }
+    if (ended !== null) return status("rejected", ended);
     if (stopped) return;
-    if (ended !== null) {
-      stopped = true;
-      controller.abort();
-      return status("rejected", ended);
-    }
     retry("reconnecting", "");
   }
 

@@ -56,7 +56,7 @@ async function main() {
   const board = new TileBoard(document.getElementById("tiles"), (device) => {
     // the last ten minutes once, for the trend; live samples follow
     allSamples({ type: "heart-rate", device, since: "10m", limit: 1000 }, 5)
-      .then((samples) => samples.forEach((sample) => board.sample(sample, false)))
+      .then((samples) => board.backfill(device, samples))
       .catch(() => {});
   });
   if (group) {

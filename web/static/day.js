@@ -107,7 +107,7 @@ const CHART_OPTIONS = {
 function samplesChart(samples, max) {
   const chart = document.getElementById("chart");
   if (!samples.length) {
-    chart.className = "chart empty";
+    chart.className = "empty";
     chart.textContent = "No heart-rate samples on " + isoDay(day) + (source ? " from " + source : "") + ".";
     return;
   }
@@ -117,6 +117,9 @@ function samplesChart(samples, max) {
     labels: ["time", ...names],
     colors: names.map((_, i) => SERIES_COLOURS[i % SERIES_COLOURS.length]),
     underlayCallback: zoneUnderlay(max),
+    legend: "always",
+    labelsDiv: document.getElementById("legend"),
+    labelsSeparateLines: false,
   });
   chart.dataset.points = String(data.length);
   chart.dataset.series = String(names.length);
@@ -126,7 +129,7 @@ function hourlyChart(buckets) {
   const chart = document.getElementById("hourly");
   const filled = buckets.filter((bucket) => bucket.count > 0);
   if (!filled.length) {
-    chart.className = "chart small empty";
+    chart.className = "empty";
     chart.textContent = "No statistics for this day.";
     return;
   }

@@ -53,15 +53,15 @@ class Tile {
     this.update(Date.now());
   }
 
-  // A sample S of this device; LIVE is false for backfilled ones (the trend only).
-  sample(sample, live = true) {
+  // A sample S of this device, live or from the last ten minutes.
+  sample(sample) {
     const time = Date.parse(sample.end || sample.start);
     const value = Math.round(Number(sample.value));
     if (Number.isNaN(time) || Number.isNaN(value)) return;
     this.sparkline.add(time, value);
     if (sample.device && sample.device.name) this.name.textContent = sample.device.name;
     this.name.title = this.id;
-    if (!live || time < this.lastTime) return;
+    if (time < this.lastTime) return;
     this.lastTime = time;
     this.bpm.textContent = String(value);
     const max = maxFor(this.id);
@@ -96,6 +96,8 @@ class Tile {
   }
 }
 
+const byName = new Intl.Collator(undefined, { numeric: true }).compare;
+
 // The tiles of a page, kept in order of their device identifiers.
 export class TileBoard {
   constructor(container, onNewDevice) {
@@ -110,7 +112,7 @@ export class TileBoard {
     if (!tile) {
       tile = new Tile(id);
       this.tiles.set(id, tile);
-      const ids = [...this.tiles.keys()].sort();
+      const ids = [...this.tiles.keys()].sort(byName);
       const next = ids[ids.indexOf(id) + 1];
       this.container.insertBefore(tile.node, next ? this.tiles.get(next).node : null);
       this.container.dataset.count = String(this.tiles.size);
@@ -121,10 +123,17 @@ export class TileBoard {
     return tile;
   }
 
-  sample(sample, live = true) {
+  sample(sample) {
     const tile = this.tile(deviceKey(sample));
-    tile.sample(sample, live);
-    if (live) tile.update(Date.now());
+    tile.sample(sample);
+    tile.update(Date.now());
+  }
+
+  // Samples of one device, oldest first (the trend's backfill).
+  backfill(id, samples) {
+    const tile = this.tile(id);
+    for (const sample of samples) tile.sample(sample);
+    tile.update(Date.now());
   }
 
   sensorState(state) {

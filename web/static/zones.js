@@ -4,7 +4,7 @@
 export const DEFAULT_MAX = 190;
 
 // Zone colours, 0 (neutral) to 5; style.css uses the same through --zone-N.
-export const ZONE_COLOURS = ["#8b95a1", "#a9b8c6", "#3d9df2", "#33b864", "#f59f1c", "#ef4040"];
+export const ZONE_COLOURS = ["#c9d1d9", "#8aa4bd", "#3d8ef2", "#33b864", "#f59f1c", "#ef4040"];
 export const ZONE_NAMES = ["rest", "zone 1", "zone 2", "zone 3", "zone 4", "zone 5"];
 
 let settings = { maxHeartRate: DEFAULT_MAX, devices: {} };

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
@@ -36,6 +36,12 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        // The HTTP and WebSocket front; TLS for it; SHA-256 of access tokens.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
     ],
     targets: [
         // Pure: exact UTC timestamps, RFC 3339, and the time ranges users type.
@@ -69,6 +75,7 @@ let package = Package(
             dependencies: [
                 "HealthModel", "HealthUnits", "Timestamps", "SeriesCoding",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // Threads of their own that read descriptors, and how they learn to stop (a wake-up pipe beside poll(2)).
@@ -164,7 +171,36 @@ let package = Package(
         .target(
             name: "HealthService",
             dependencies: [
-                "HealthModel", "HealthRequests", "HealthStore", "HealthWire", "SDBus", "Ingest", "Recordings",
+                "HealthModel", "HealthRequests", "HealthStore", "HealthWire", "SDBus", "Ingest", "Recordings", "RequestServing",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // Where the store and the request layer meet: the SQLite store as the store every front's
+        // requests are served with.
+        .target(name: "RequestServing", dependencies: ["HealthRequests", "HealthStore"]),
+        // Live samples and sensor states as they are stored, fanned out to many readers, each
+        // seeing only what its source may read, each with a bounded queue.
+        .target(
+            name: "LiveFeed",
+            dependencies: [
+                "HealthModel", "HealthRequests", "HealthStore", "Timestamps",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The store's requests over HTTP and WebSocket (Hummingbird), token-guarded, with the
+        // live stream and the dashboard's files.
+        .target(
+            name: "HTTPFront",
+            dependencies: [
+                "HealthModel", "HealthRequests", "HealthStore", "RequestServing", "LiveFeed", "JSONLines", "Timestamps", "HealthUnits",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -189,7 +225,7 @@ let package = Package(
             dependencies: [
                 "CommandSupport", "HRMConfiguration", "Ingest", "SensorBackend", "SensorFrames", "Recordings", "SensorSimulator",
                 "ANTBackend", "SerialBackend", "HealthModel", "HealthRequests", "HealthStore", "SystemdSupport", "DeviceDiscovery",
-                "BlueZBackend", "HCIBackend", "BluetoothWire", "HealthService", "HealthWire", "CMalloc",
+                "BlueZBackend", "HCIBackend", "BluetoothWire", "HealthService", "HealthWire", "CMalloc", "HTTPFront", "LiveFeed",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

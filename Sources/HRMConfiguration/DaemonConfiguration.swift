@@ -31,6 +31,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var logLevel: LogLevelName = .info
     /// Body locations that win over what a sensor reports, by device identifier.
     public var locations: [SensorID: BodySensorLocation] = [:]
+    /// The HTTP front (`[http]`); nil: off.
+    public var http: HTTPConfiguration?
+    /// Maximum heart rates by device identifier (`[max-heart-rate]`), for zones.
+    public var deviceMaxHeartRates: [String: Double] = [:]
 
     public init() {}
 
@@ -75,12 +79,19 @@ public struct DaemonConfiguration: Sendable, Equatable {
                 }
                 let device = BLEAddress.isValid(entry.key) ? entry.key.uppercased() : entry.key
                 locations[SensorID(device)] = location
+            case ("http", _):
+                var section = http ?? HTTPConfiguration()
+                try section.set(entry.key, entry.value, invalid: invalid)
+                http = section
+            case ("max-heart-rate", _):
+                guard let bpm = Double(entry.value), (100...250).contains(bpm) else { throw invalid("expected a maximum heart rate of 100…250 count/min") }
+                deviceMaxHeartRates[entry.key] = bpm
             case ("", _):
                 throw invalid("keys belong in a section such as [hrmd]")
             case ("hrmd", _):
                 throw invalid("unknown key (known: store, sensor, any-strap, serve, flush-interval, log-level)")
             default:
-                throw invalid("unknown section [\(entry.section)] (known: [hrmd], [locations])")
+                throw invalid("unknown section [\(entry.section)] (known: [hrmd], [locations], [http], [max-heart-rate])")
             }
         }
     }

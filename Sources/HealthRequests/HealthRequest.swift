@@ -1,6 +1,6 @@
 import HealthModel
 
-/// One request the store serves, defined once for every front (D-Bus today): its typed
+/// One request the store serves, defined once for every front (D-Bus, HTTP): its typed
 /// arguments (the stored properties, in the order the front passes them, named as the front
 /// names them), its typed answer, who may make it, its budgets (checked in ``serve(in:)``) and
 /// what it does. A front decodes the arguments, finds the caller, hands the request to
@@ -89,8 +89,6 @@ extension WireError {
 public protocol RequestContext: Sendable {
     /// The login name of the caller's user.
     var user: String { get }
-    /// The caller's uid.
-    var uid: UInt32 { get }
     /// Logs what a request did (a request, a grant, a deletion, an import) in the front's log.
     func log(_ level: RequestLogLevel, _ message: String)
 

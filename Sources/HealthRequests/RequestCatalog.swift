@@ -6,7 +6,7 @@ public enum RequestCatalog {
         RequestAuthorization.self, AuthorizationStatusRequest.self, SaveSamples.self, QuerySamples.self, QuerySamplesToFile.self,
         Statistics.self, HeartRateVariabilityRequest.self, HeartRateZonesRequest.self, Changes.self, CurrentAnchor.self,
         Anchor.self, Observe.self, Unobserve.self, DeleteSamples.self, SetAuthorization.self, Authorizations.self, Devices.self,
-        Sources.self, Import.self, LatestSample.self,
+        Sources.self, Import.self, LatestSample.self, SamplePage.self, CreateAccessToken.self, AccessTokens.self, RevokeAccessTokens.self,
     ]
 
     /// The request named `name`.

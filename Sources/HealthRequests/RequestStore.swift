@@ -24,4 +24,8 @@ public protocol RequestStore: Sendable {
     func deviceSummaries() throws(HealthStoreError) -> [DeviceSummary]
     func sensorActivity() throws(HealthStoreError) -> [SensorActivity]
     func sourceSummaries() throws(HealthStoreError) -> [SourceSummary]
+    /// A new token acting as `source`, expiring `lifetime` seconds from now (nil: never).
+    func issueAccessToken(source: String, manager: Bool, lifetime: Int64?) throws(HealthStoreError) -> IssuedAccessToken
+    func accessTokens() throws(HealthStoreError) -> [AccessTokenRecord]
+    func revokeAccessTokens(matching idOrSource: String) throws(HealthStoreError) -> Int
 }

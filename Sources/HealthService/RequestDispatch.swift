@@ -3,6 +3,7 @@ import HealthRequests
 import HealthStore
 import HealthWire
 import Logging
+import RequestServing
 import SDBus
 
 /// The D-Bus front of the store's requests: for each call, who calls (as the bus daemon
@@ -67,4 +68,3 @@ struct RequestDispatch: Sendable {
     }
 }
 
-extension HealthStore: RequestStore {}

@@ -24,6 +24,9 @@ enum Schema {
     /// Device records belong to the source that wrote them: `device` gains `sourceId`, unique
     /// with the local identifier (`DeviceOwnersUpgrade`).
     static let deviceOwners = "v8-device-owners"
+    /// Bearer tokens of the HTTP front: each acts as one source; only a digest of its secret
+    /// is kept.
+    static let accessTokens = "v9-access-tokens"
 
     /// The minute of a microsecond time column, rounded down (also before 1970).
     static func minute(of column: String) -> String {
@@ -45,6 +48,7 @@ enum Schema {
         migrator.registerMigration(series) { db in try SeriesUpgrade(progress: progress).run(db) }
         migrator.registerMigration(serviceSecret, migrate: addServiceSecret)
         migrator.registerMigration(deviceOwners) { db in try DeviceOwnersUpgrade().run(db) }
+        migrator.registerMigration(accessTokens, migrate: addAccessTokens)
         return migrator
     }
 
@@ -179,6 +183,20 @@ enum Schema {
                 secret BLOB NOT NULL CHECK (length(secret) = 16)
             );
             INSERT INTO serviceSecret (id, secret) VALUES (1, randomblob(16));
+            """)
+    }
+
+    private static func addAccessTokens(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE accessToken (
+                id TEXT PRIMARY KEY,
+                source TEXT NOT NULL,
+                manager INTEGER NOT NULL CHECK (manager IN (0, 1)),
+                digest BLOB NOT NULL CHECK (length(digest) = 32),
+                created INTEGER NOT NULL,
+                expires INTEGER,
+                revoked INTEGER
+            ) WITHOUT ROWID;
             """)
     }
 

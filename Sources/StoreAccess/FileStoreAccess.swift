@@ -32,6 +32,18 @@ public struct FileStoreAccess: StoreAccess {
         }
     }
 
+    public func issueAccessToken(source: String, manager: Bool, lifetime: Int64?) async throws(CommandFailure) -> IssuedAccessToken {
+        try Self.failures { () throws(HealthStoreError) in try store.issueAccessToken(source: source, manager: manager, lifetime: lifetime) }
+    }
+
+    public func accessTokens() async throws(CommandFailure) -> [AccessTokenRecord] {
+        try Self.failures { () throws(HealthStoreError) in try store.accessTokens() }
+    }
+
+    public func revokeAccessTokens(matching idOrSource: String) async throws(CommandFailure) -> Int {
+        try Self.failures { () throws(HealthStoreError) in try store.revokeAccessTokens(matching: idOrSource) }
+    }
+
     public func enumerateSamples(_ query: SampleQuery, _ body: (StoredSample) -> Void) async throws(CommandFailure) {
         try Self.failures { () throws(HealthStoreError) in try store.enumerateSamples(query) { body($0) } }
     }

@@ -41,6 +41,24 @@ public struct ServiceStoreAccess: StoreAccess {
         }
     }
 
+    public func issueAccessToken(source: String, manager: Bool, lifetime: Int64?) async throws(CommandFailure) -> IssuedAccessToken {
+        let made = try await answer { () async throws(HealthServiceError) in
+            try await client.send(CreateAccessToken(source: source, manager: manager, expiresIn: lifetime))
+        }
+        let record = AccessTokenRecord(
+            id: made.id, source: source, manager: manager, created: .now(),
+            expires: made.expires == 0 ? nil : Timestamp(microsecondsSinceEpoch: made.expires), revoked: nil)
+        return IssuedAccessToken(record: record, token: made.token)
+    }
+
+    public func accessTokens() async throws(CommandFailure) -> [AccessTokenRecord] {
+        try await answer { () async throws(HealthServiceError) in try await client.send(AccessTokens()).tokens }
+    }
+
+    public func revokeAccessTokens(matching idOrSource: String) async throws(CommandFailure) -> Int {
+        Int(try await answer { () async throws(HealthServiceError) in try await client.send(RevokeAccessTokens(idOrSource: idOrSource)).revoked })
+    }
+
     public func enumerateSamples(_ query: SampleQuery, _ body: (StoredSample) -> Void) async throws(CommandFailure) {
         let filter = HealthServiceClient.SampleFilter(
             source: query.source, device: query.device, limit: query.limit, newestFirst: query.newestFirst)

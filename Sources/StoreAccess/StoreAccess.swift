@@ -42,6 +42,13 @@ public protocol StoreAccess {
     /// Calls `body` with each change of `type` after now, until `deadline` (nil: until the
     /// process ends) or until the calling task is cancelled, which ends it as the deadline
     /// does. A file is polled every `pollInterval` seconds; the service signals.
+    /// Makes a bearer token for the HTTP front acting as `source`, expiring in `lifetime`
+    /// seconds (nil: never).
+    func issueAccessToken(source: String, manager: Bool, lifetime: Int64?) async throws(CommandFailure) -> IssuedAccessToken
+    /// Every access token, oldest first.
+    func accessTokens() async throws(CommandFailure) -> [AccessTokenRecord]
+    /// Revokes the token with this id or every token of this source; how many.
+    func revokeAccessTokens(matching idOrSource: String) async throws(CommandFailure) -> Int
     func followChanges(
         of type: SampleType, pollInterval: Double, until deadline: ContinuousClock.Instant?, _ body: (ChangeSet) -> Void
     ) async throws(CommandFailure)

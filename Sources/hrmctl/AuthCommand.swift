@@ -27,7 +27,7 @@ struct AuthCommand: ParsableCommand {
             org.hrmd.health.manage. "hrmctl auth requests" shows what programs asked for
             and the command that answers each, like HealthKit's permission sheet.
             """,
-        subcommands: [Grant.self, Revoke.self, List.self, Requests.self]
+        subcommands: [Grant.self, Revoke.self, List.self, Requests.self, TokenCommand.self]
     )
 
     struct Grant: AsyncParsableCommand {

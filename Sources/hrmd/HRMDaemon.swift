@@ -12,6 +12,8 @@ import SensorBackend
 import SensorFrames
 import HealthService
 import HealthWire
+import HTTPFront
+import LiveFeed
 import ServiceLifecycle
 import SystemdSupport
 
@@ -161,6 +163,14 @@ struct HRMDaemon: AsyncParsableCommand {
             discussion: "Also 'serve = yes' in the configuration."))
     var serve = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Also serve the HTTP front (API, live stream, dashboard) on this address (see THE HTTP FRONT).",
+            discussion: "Also [http] listen = HOST:PORT in the configuration. Port 0 picks a free one.",
+            valueName: "host:port"))
+    var http: String?
+
     @Option(name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String?
 
@@ -174,6 +184,9 @@ struct HRMDaemon: AsyncParsableCommand {
         if let duration, !(duration > 0 && duration.isFinite) {
             throw ValidationError("--duration must be a positive number of seconds")
         }
+        if let http, HTTPAddress(http) == nil {
+            throw ValidationError("--http takes HOST:PORT, such as 127.0.0.1:8080 or [::1]:8080")
+        }
         if let logLevel, LogLevelName(rawValue: logLevel) == nil {
             throw ValidationError("--log-level must be one of \(LogLevelName.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -185,6 +198,9 @@ struct HRMDaemon: AsyncParsableCommand {
         } catch let failure as CommandFailure {
             printError(failure.message, program: "hrmd")
             throw ExitCode(failure.status.rawValue)
+        } catch let failure as HTTPFrontError {
+            printError(failure.description, program: "hrmd")
+            throw ExitCode(ExitStatus.usage.rawValue)
         } catch let failure as HealthServiceError {
             printError(failure.description, program: "hrmd")
             throw ExitCode(ExitStatus.unavailable.rawValue)
@@ -281,6 +297,10 @@ struct HRMDaemon: AsyncParsableCommand {
                 importSource: HealthSource(name: HealthBus.daemonSource, version: HRMVersion.current),
                 logger: Logger(label: "hrmd.service"))))
         }
+        if let front = try Self.httpFront(flag: http, configuration: configuration, store: healthStore, logger: logger) {
+            services.append(.init(service: front.feed))
+            services.append(.init(service: front.server))
+        }
         if let recorder { services.append(.init(service: RecorderService(recorder: recorder))) }
         services.append(.init(service: supervisor))
         if let duration {
@@ -291,6 +311,26 @@ struct HRMDaemon: AsyncParsableCommand {
         groupConfiguration.gracefulShutdownSignals = [.sigterm, .sigint]
         logger.info("hrmd \(HRMVersion.current) started with \(specs.count) sensor(s): \(specs.map(\.description).joined(separator: " "))")
         try await ServiceGroup(configuration: groupConfiguration).run()
+    }
+
+    /// The HTTP front and the live feed it reads, when --http or [http] asks for them.
+    private static func httpFront(flag: String?, configuration: DaemonConfiguration, store: HealthStore, logger: Logger) throws
+        -> (feed: LiveFeed, server: HTTPFront)?
+    {
+        guard flag != nil || configuration.http != nil else { return nil }
+        let section = configuration.http ?? HTTPConfiguration()
+        let address = flag.flatMap(HTTPAddress.init) ?? section.address
+        var settings = HTTPSettings(host: address.host, port: address.port)
+        settings.certificate = section.certificate
+        settings.privateKey = section.key
+        settings.insecure = section.insecure
+        settings.webDirectory = section.webDirectory ?? HTTPSettings.defaultWebDirectory(executable: CommandLine.arguments[0])
+        settings.maxHeartRate = section.maxHeartRate
+        settings.deviceMaxHeartRates = configuration.deviceMaxHeartRates
+        settings.maxConnections = section.maxConnections
+        settings.maxLiveStreams = section.maxLiveStreams
+        let feed = LiveFeed(store: store, types: [.heartRate], render: HTTPFront.renderSample, logger: Logger(label: "hrmd.live"))
+        return (feed, try HTTPFront(settings: settings, store: store, feed: feed, logger: Logger(label: "hrmd.http")))
     }
 
     private static func locations(_ configuration: DaemonConfiguration) -> [SensorID: HeartRateSensorLocation] {

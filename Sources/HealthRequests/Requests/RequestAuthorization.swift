@@ -36,7 +36,7 @@ public struct RequestAuthorization: HealthRequest {
 
 extension SampleType {
     /// The type a request names, or the failure that lists the known ones.
-    static func named(_ name: String) throws(RequestFailure) -> SampleType {
+    public static func named(_ name: String) throws(RequestFailure) -> SampleType {
         do { return try SampleType.parse(name) } catch { throw error.failure }
     }
 }

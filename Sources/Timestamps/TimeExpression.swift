@@ -1,4 +1,3 @@
-import Timestamps
 
 /// A point in time as users type it: RFC 3339 (`2026-11-20T10:00:00Z`) or an amount of time
 /// ago (`90s`, `15m`, `2h`, `7d`; also `now`).
@@ -7,6 +6,13 @@ public enum TimeExpression {
     public static func parse(_ text: String, now: Timestamp) -> Timestamp? {
         if text == "now" { return now }
         if let absolute = RFC3339.parse(text) { return absolute }
+        guard let seconds = seconds(in: text) else { return nil }
+        return now.advanced(bySeconds: -seconds)
+    }
+
+    /// The seconds an amount of time (`90s`, `15m`, `2h`, `7d`, `4w`) names; nil when `text`
+    /// names none, or more than 285,000 years (beyond what a Timestamp holds).
+    public static func seconds(in text: String) -> Double? {
         guard let unit = text.last, let amount = Double(text.dropLast()), amount >= 0, amount.isFinite else { return nil }
         let seconds: Double
         switch unit {
@@ -17,9 +23,7 @@ public enum TimeExpression {
         case "w": seconds = amount * 604_800
         default: return nil
         }
-        // Beyond 285,000 years back, the time leaves what a Timestamp can hold.
-        guard seconds <= 9e12 else { return nil }
-        return now.advanced(bySeconds: -seconds)
+        return seconds <= 9e12 ? seconds : nil
     }
 
     /// What the error says a WHEN looks like.

@@ -1,0 +1,96 @@
+import Foundation
+import HealthModel
+import HealthRequests
+import JSONLines
+import Timestamps
+
+/// The JSON the API answers with. A sample has the keys and order of `hrmctl samples --output
+/// json`; every time is RFC 3339 UTC with milliseconds; values are in the type's canonical unit.
+enum APIShapes {
+    /// A sample as `hrmctl samples --output json` prints it.
+    static func sample(_ record: SampleRecord) -> JSONValue {
+        var device = JSONValue.null
+        if let known = record.device {
+            var members: [(String, JSONValue)] = [("name", .optional(known.name)), ("identifier", .string(known.identifier))]
+            let details: [(String, String?)] = [
+                ("manufacturer", known.manufacturer), ("model", known.model), ("hardwareVersion", known.hardwareVersion),
+                ("firmwareVersion", known.firmwareVersion), ("softwareVersion", known.softwareVersion),
+            ]
+            for case let (key, text?) in details { members.append((key, .string(text))) }
+            device = .object(members)
+        }
+        var metadata: [(String, JSONValue)] = []
+        if let location = record.metadata.sensorLocation { metadata.append(("sensorLocation", .string(location))) }
+        if let contact = record.metadata.sensorContact { metadata.append(("sensorContact", .string(contact ? "detected" : "notDetected"))) }
+        if let sync = record.metadata.syncIdentifier {
+            metadata.append(("syncIdentifier", .string(sync)))
+            metadata.append(("syncVersion", .number(Double(record.metadata.syncVersion ?? 0))))
+        }
+        for (key, text) in record.metadata.extra.sorted(by: { $0.key < $1.key }) { metadata.append((key, .string(text))) }
+        return .object([
+            ("type", .string(record.type)), ("start", time(record.start)), ("end", time(record.end)), ("value", .number(record.value)),
+            ("unit", .string(record.unit)), ("source", .string(record.source)), ("device", device), ("metadata", .object(metadata)),
+        ])
+    }
+
+    /// A stored sample as every reader of the live feed receives it (ids are not shown).
+    static func renderedSample(_ stored: StoredSample) -> [UInt8] {
+        Array(sample(SampleRecord(stored)).serialized.utf8)
+    }
+
+    static func time(_ micros: Int64) -> JSONValue { .string(RFC3339.string(from: Timestamp(microsecondsSinceEpoch: micros))) }
+
+    static func time(_ stamp: Timestamp?) -> JSONValue { stamp.map { .string(RFC3339.string(from: $0)) } ?? .null }
+
+    /// A number rounded to what a reader shows: hundredths.
+    static func number(_ value: Double) -> JSONValue {
+        value.isFinite ? .number((value * 100).rounded() / 100) : .null
+    }
+
+    static func bucket(_ bucket: StatisticsBucketValue, unit: String) -> JSONValue {
+        .object([
+            ("start", time(bucket.start)), ("end", time(bucket.end)), ("count", .number(Double(bucket.count))),
+            ("min", number(bucket.minimum)), ("avg", number(bucket.average)), ("max", number(bucket.maximum)), ("unit", .string(unit)),
+        ])
+    }
+
+    static func variability(_ variability: HeartRateVariability?) -> JSONValue {
+        guard let variability else { return .null }
+        return .object([
+            ("beats", .number(Double(variability.beats))), ("meanNN", number(variability.meanNN)), ("sdnn", number(variability.sdnn)),
+            ("rmssd", variability.rmssd.map(number) ?? .null), ("unit", .string("ms")),
+        ])
+    }
+
+    static func zone(_ zone: HeartRateZones.Zone) -> JSONValue {
+        .object([
+            ("zone", .number(Double(zone.number))), ("lower", number(zone.lower)),
+            ("upper", zone.upper.isFinite ? number(zone.upper) : .null), ("seconds", number(zone.seconds)),
+            ("unit", .string("count/min")),
+        ])
+    }
+
+    /// A sensor's state as the live stream and `/api/v1/sensors` give it.
+    static func sensor(_ activity: SensorActivity) -> JSONValue {
+        .object([
+            ("device", .string(activity.identifier)), ("transport", .string(activity.transport)), ("state", .string(activity.state)),
+            ("detail", .optional(activity.detail)), ("since", time(activity.since)),
+            ("battery", activity.battery.map { .number(Double($0)) } ?? .null), ("lastFrame", time(activity.lastFrame)),
+        ])
+    }
+
+    static func source(_ summary: SourceSummary) -> JSONValue {
+        .object([
+            ("name", .string(summary.source.name)), ("version", .optional(summary.source.version)),
+            ("sampleCount", .number(Double(summary.sampleCount))), ("lastSample", time(summary.lastSample)),
+        ])
+    }
+
+    static func device(_ summary: DeviceSummary) -> JSONValue {
+        .object([
+            ("identifier", .string(summary.device.localIdentifier)), ("name", .optional(summary.device.name)),
+            ("sampleCount", .number(Double(summary.sampleCount))), ("lastSeen", time(summary.lastSeen)),
+            ("location", .optional(summary.lastLocation?.name)),
+        ])
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import HTTPTypes
+import HealthModel
+import HealthRequests
+import HealthStore
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import HummingbirdWebSocket
+import LiveFeed
+import Logging
+import NIOCore
+import NIOSSL
+import ServiceLifecycle
+
+/// The store's second front: its requests as JSON over HTTP under `/api/v1/`, the live stream
+/// (Server-Sent Events and WebSocket), and the dashboard's pages. One more service in hrmd's
+/// group. Every caller is a token, and a token is an application: it acts as its source with
+/// that source's authorization, exactly as the same source over D-Bus.
+public struct HTTPFront: Service {
+    private let settings: HTTPSettings
+    private let store: HealthStore
+    private let feed: LiveFeed
+    private let tls: TLSConfiguration?
+    private let logger: Logger
+
+    /// Checks the settings (TLS files, the address's rule) before anything listens.
+    public init(settings: HTTPSettings, store: HealthStore, feed: LiveFeed, logger: Logger) throws(HTTPFrontError) {
+        self.settings = settings
+        self.store = store
+        self.feed = feed
+        self.logger = logger
+        switch (settings.certificate, settings.privateKey) {
+        case (let certificate?, let key?):
+            do {
+                let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
+                let privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
+                tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(privateKey))
+            } catch {
+                throw HTTPFrontError("cannot load the TLS certificate \(certificate) or key \(key): \(error)")
+            }
+        case (nil, nil):
+            tls = nil
+            guard settings.isLoopback || settings.insecure else {
+                throw HTTPFrontError(
+                    "http: \(settings.host) is not a loopback address: give [http] certificate and key for TLS, or insecure = yes to serve plain HTTP on purpose")
+            }
+        default:
+            throw HTTPFrontError("http: TLS needs both [http] certificate and key")
+        }
+    }
+
+    /// What every live reader of the front is sent of a sample: the API's JSON, made once.
+    public static let renderSample: @Sendable (StoredSample) -> [UInt8] = { APIShapes.renderedSample($0) }
+
+    public func run() async throws {
+        if tls == nil && !settings.isLoopback {
+            logger.warning("http: serving plain HTTP on \(settings.host), which is not loopback (insecure = yes): tokens cross the network in clear")
+        }
+        let workers = StoreWorkers(label: "hrmd.http")
+        let anchorTokens = AnchorTokens(secret: try store.serviceSecret())
+        let live = LiveStreams(feed: feed, store: store, settings: settings, logger: logger)
+        let gate = TokenGate(store: store, workers: workers, running: RunningRequests())
+        let frontSettings = FrontSettings(maxHeartRate: settings.maxHeartRate, deviceMaxHeartRates: settings.deviceMaxHeartRates)
+
+        let router = Router(context: FrontContext.self)
+        router.add(middleware: ErrorShapeMiddleware())
+        router.add(middleware: WebFiles(webDirectory: settings.webDirectory, javascriptDirectory: settings.javascriptDirectory))
+        router.get("/api/v1/openapi.json") { [settings] _, _ -> Response in
+            guard let directory = settings.webDirectory, let document = FileManager.default.contents(atPath: directory + "/openapi.json") else {
+                throw HTTPError(.notFound)
+            }
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: document)))
+        }
+        let api = router.group("/api/v1").add(middleware: gate)
+        for route in APIRoute.all {
+            api.on(RouterPath(route.path), method: route.method) { [store, workers, logger] request, context -> Response in
+                guard let token = context.token else { throw HTTPError(.unauthorized) }
+                let caller = TokenCaller(token: token, store: store, workers: workers, tokens: anchorTokens, logger: logger)
+                let parameters = try APIParameters(request, known: route.parameters)
+                return APIResponses.json(try await route.answer(request, parameters, caller, frontSettings))
+            }
+        }
+        api.get("live") { request, context -> Response in
+            guard let token = context.token else { throw HTTPError(.unauthorized) }
+            return try live.serverSentEvents(request, token: token)
+        }
+
+        // Upgrades to a WebSocket: the token comes as `Authorization: Bearer TOKEN` or, from a
+        // browser (which cannot set headers on a WebSocket), as the subprotocol `bearer.TOKEN`
+        // beside `hrmd`. A refused upgrade falls through to the HTTP route, which answers 401.
+        let webSockets = Router(context: FrontContext.self)
+        webSockets.ws("/api/v1/live") { request, _ in
+            let offered = request.headers[values: .secWebSocketProtocol].flatMap { $0.split(separator: ",") }
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            let presented = request.headers[.authorization] ?? offered.first { $0.hasPrefix("bearer.") }.map { "Bearer " + $0.dropFirst(7) }
+            guard case .success = await gate.check(presented) else { return .dontUpgrade }
+            return .upgrade(offered.contains("hrmd") ? [.secWebSocketProtocol: "hrmd"] : [:])
+        } onUpgrade: { inbound, outbound, context in
+            let request = context.request
+            let offered = request.headers[values: .secWebSocketProtocol].flatMap { $0.split(separator: ",") }
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            let presented = request.headers[.authorization] ?? offered.first { $0.hasPrefix("bearer.") }.map { "Bearer " + $0.dropFirst(7) }
+            guard case .success(let token) = await gate.check(presented) else { return }
+            try await live.webSocket(inbound: inbound, outbound: outbound, token: token)
+        }
+
+        var http1 = HTTP1Channel.Configuration(idleTimeout: .seconds(settings.idleTimeoutSeconds))
+        http1.httpDecoder = .init(maxHeaderFieldSize: HTTPSettings.maxHeaderBytes, maxHeaderListSize: HTTPSettings.maxHeaderBytes, maxHeaderFieldCount: 100)
+        let upgrade = HTTPServerBuilder.http1WebSocketUpgrade(
+            webSocketRouter: webSockets,
+            configuration: .init(http1: http1, ws: .init(maxFrameSize: 16 * 1024, autoPing: .enabled(timePeriod: .seconds(30)))))
+        let server = try tls.map { try HTTPServerBuilder.tls(upgrade, tlsConfiguration: $0) } ?? upgrade
+        let scheme = tls == nil ? "http" : "https"
+        let app = Application(
+            router: router, server: server,
+            configuration: .init(
+                address: .hostname(settings.host, port: settings.port), serverName: nil,
+                availableConnectionsDelegate: MaximumAvailableConnections(settings.maxConnections)),
+            onServerRunning: { [logger, host = settings.host] channel in
+                let port = channel.localAddress?.port ?? 0
+                logger.notice("http: listening on \(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)")
+            },
+            logger: logger)
+        try await app.run()
+    }
+}

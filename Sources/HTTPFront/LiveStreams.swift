@@ -1,0 +1,158 @@
+import HTTPTypes
+import HealthModel
+import HealthStore
+import Hummingbird
+import HummingbirdWebSocket
+import LiveFeed
+import Logging
+import NIOCore
+import Synchronization
+import Timestamps
+
+/// `GET /api/v1/live`: the live feed as Server-Sent Events or as a WebSocket, for a token that
+/// may read (what it may read, as a query shows it). Each stream has the feed's bounded queue;
+/// a stream that falls behind gets a gap marker and continues from the newest. A revoked or
+/// expired token's streams end within a second with an error event. Streams are bounded in
+/// all and per token.
+struct LiveStreams: Sendable {
+    let feed: LiveFeed
+    let store: HealthStore
+    let settings: HTTPSettings
+    let logger: Logger
+    let counts = StreamCounts()
+
+    /// The types a stream follows.
+    static let types: Set<SampleType> = [.heartRate]
+
+    /// The SSE answer for `token`, or the refusal.
+    func serverSentEvents(_ request: Request, token: AccessTokenRecord) throws -> Response {
+        guard request.uri.queryParameters.isEmpty else { throw RequestFailureResponse.badRequest("/api/v1/live takes no query parameters") }
+        let accepts = request.headers[values: .accept].joined(separator: ",")
+        guard accepts.contains("text/event-stream") else {
+            throw RequestFailureResponse.badRequest("ask for Server-Sent Events (Accept: text/event-stream) or upgrade to a WebSocket")
+        }
+        guard let subscription = start(token) else { throw RequestFailureResponse.tooMany(limitMessage) }
+        let body = ResponseBody { [feed, counts] writer in
+            defer {
+                feed.unsubscribe(subscription)
+                counts.leave(token.id)
+            }
+            try await writer.write(ByteBuffer(string: "retry: 3000\n\n"))
+            while let event = await subscription.next() {
+                try await writer.write(ByteBuffer(bytes: Self.serverSentEvent(event)))
+                if case .ended = event { break }
+            }
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-store", HTTPField.Name("X-Accel-Buffering")!: "no"],
+            body: body)
+    }
+
+    /// Streams to a WebSocket until either side ends.
+    func webSocket(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, token: AccessTokenRecord) async throws {
+        guard let subscription = start(token) else {
+            try await outbound.close(.policyViolation, reason: limitMessage)
+            return
+        }
+        defer {
+            feed.unsubscribe(subscription)
+            counts.leave(token.id)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // The client's own messages are read and dropped; the stream ends when it closes.
+            group.addTask { for try await _ in inbound {} }
+            group.addTask {
+                while let event = await subscription.next() {
+                    if case .keepalive = event { continue }
+                    try await outbound.write(.text(String(decoding: Self.webSocketMessage(event), as: UTF8.self)))
+                    if case .ended(let reason) = event {
+                        try await outbound.close(.policyViolation, reason: String(reason.prefix(120)))
+                        return
+                    }
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    var limitMessage: String {
+        "too many live streams: at most \(settings.maxLiveStreams) in all and \(settings.maxLiveStreamsPerToken) per token"
+    }
+
+    /// A subscription for `token`, when the limits allow one more stream.
+    private func start(_ token: AccessTokenRecord) -> LiveSubscription? {
+        guard counts.enter(token.id, perToken: settings.maxLiveStreamsPerToken, inAll: settings.maxLiveStreams) else { return nil }
+        let reader = LiveReader(source: token.source, isManager: token.manager, types: Self.types)
+        return feed.subscribe(reader, capacity: settings.liveQueueCapacity) { [store, id = token.id] in
+            guard let current = try? store.accessToken(id: id) else { return nil }
+            if current.revoked != nil { return "the token was revoked" }
+            if !current.isValid(at: .now()) { return "the token has expired" }
+            return nil
+        }
+    }
+
+    static func serverSentEvent(_ event: LiveEvent) -> [UInt8] {
+        switch event {
+        case .sample(let sample): Array("event: sample\ndata: ".utf8) + sample.rendered + Array("\n\n".utf8)
+        case .state(let activity): Array("event: state\ndata: \(APIShapes.sensor(activity).serialized)\n\n".utf8)
+        case .gap(let missed): Array("event: gap\ndata: {\"missed\":\(missed)}\n\n".utf8)
+        case .keepalive: Array(": keep-alive\n\n".utf8)
+        case .ended(let reason): Array("event: error\ndata: \(JSONErrorLine.of(reason))\n\n".utf8)
+        }
+    }
+
+    static func webSocketMessage(_ event: LiveEvent) -> [UInt8] {
+        switch event {
+        case .sample(let sample): Array(#"{"kind":"sample","sample":"#.utf8) + sample.rendered + [UInt8(ascii: "}")]
+        case .state(let activity): Array(#"{"kind":"state","state":\#(APIShapes.sensor(activity).serialized)}"#.utf8)
+        case .gap(let missed): Array(#"{"kind":"gap","missed":\#(missed)}"#.utf8)
+        case .keepalive: Array(#"{"kind":"keepalive"}"#.utf8)
+        case .ended(let reason): Array(#"{"kind":"error","error":\#(JSONErrorLine.string(reason))}"#.utf8)
+        }
+    }
+}
+
+/// Live streams running, in all and per token.
+final class StreamCounts: Sendable {
+    private let counts = Mutex<(all: Int, perToken: [String: Int])>((0, [:]))
+
+    func enter(_ token: String, perToken: Int, inAll: Int) -> Bool {
+        counts.withLock { counts in
+            guard counts.all < inAll, counts.perToken[token, default: 0] < perToken else { return false }
+            counts.all += 1
+            counts.perToken[token, default: 0] += 1
+            return true
+        }
+    }
+
+    func leave(_ token: String) {
+        counts.withLock { counts in
+            counts.all -= 1
+            let left = counts.perToken[token, default: 1] - 1
+            counts.perToken[token] = left > 0 ? left : nil
+        }
+    }
+
+    var running: Int { counts.withLock { $0.all } }
+}
+
+/// A refusal a route throws when it has no request to fail: the front turns it into the
+/// one-line JSON error.
+struct RequestFailureResponse: Error {
+    let status: HTTPResponse.Status
+    let message: String
+
+    static func badRequest(_ message: String) -> RequestFailureResponse { RequestFailureResponse(status: .badRequest, message: message) }
+    static func tooMany(_ message: String) -> RequestFailureResponse { RequestFailureResponse(status: .tooManyRequests, message: message) }
+}
+
+import JSONLines
+
+/// `{"error":"…"}` and a JSON string, for messages made outside a route.
+enum JSONErrorLine {
+    static func of(_ message: String) -> String { JSONValue.object([("error", .string(message))]).serialized }
+    static func string(_ message: String) -> String { JSONValue.string(message).serialized }
+}

@@ -1,0 +1,238 @@
+import HealthModel
+import HealthStore
+import Logging
+import ServiceLifecycle
+import Synchronization
+import Timestamps
+
+/// The store's new samples and sensor states as they are committed, fanned out to many live
+/// readers (the HTTP front's streams, the MQTT publisher). Each reader sees what its source may
+/// read, as a query would show it: a manager everything, a source with read authorization
+/// for a type every source's samples of it, any other only its own; sensor states go to
+/// readers that may read heart rate. The store is read once per round for all readers, and
+/// each reader has a bounded queue (``LiveSubscription``), so a slow reader costs only itself.
+///
+/// A round runs after each commit of this process and at least once a second (for writes of
+/// other processes, sensor states, changed grants and the readers' rechecks).
+public final class LiveFeed: Service, Sendable {
+    /// What a reader is sent first: the newest sample of each device within this many seconds.
+    public static let recentSeconds: Int64 = 600
+    /// Changes read per type and round at most; past that the readers get a gap marker and
+    /// the feed continues from the newest (a large import is not live data).
+    public static let changesPerRound = 20_000
+    /// How often a reader hears at least a keep-alive.
+    public static let keepaliveInterval = Duration.seconds(15)
+
+    private let store: HealthStore
+    private let types: [SampleType]
+    private let render: @Sendable (StoredSample) -> [UInt8]
+    private let workers = StoreWorkers(label: "hrmd.live-feed")
+    private let logger: Logger
+    private let roundInterval: Duration
+    private let doorbell: AsyncStream<Void>
+    private let ring: AsyncStream<Void>.Continuation
+
+    private struct State {
+        var subscriptions: [ObjectIdentifier: LiveSubscription] = [:]
+        /// The newest sample of each (source, device).
+        var latest: [String: LiveSample] = [:]
+        /// Sensor states by identifier, as last sent.
+        var activity: [String: SensorActivity] = [:]
+        /// Per type, the sources with read authorization.
+        var readers: [SampleType: Set<String>] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// - Parameters:
+    ///   - types: the sample types the feed follows.
+    ///   - render: what every reader is sent of a sample, made once per sample.
+    public init(
+        store: HealthStore, types: [SampleType], render: @escaping @Sendable (StoredSample) -> [UInt8], logger: Logger,
+        roundInterval: Duration = .seconds(1)
+    ) {
+        self.store = store
+        self.types = types
+        self.render = render
+        self.logger = logger
+        self.roundInterval = roundInterval
+        (doorbell, ring) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// The readers now.
+    public var subscriberCount: Int { state.withLock { $0.subscriptions.count } }
+
+    /// Starts a reader: its queue first holds the newest sample of each device it may read
+    /// (of the last ``recentSeconds``) and the sensor states it may see, then what comes.
+    /// `recheck` is asked once a second; a non-nil answer ends the reader with that line.
+    public func subscribe(_ reader: LiveReader, capacity: Int = 256, recheck: (@Sendable () -> String?)? = nil) -> LiveSubscription {
+        let subscription = LiveSubscription(reader: reader, capacity: capacity, recheck: recheck)
+        let horizon = Timestamp.now().microsecondsSinceEpoch - Self.recentSeconds * 1_000_000
+        state.withLock { state in
+            for sample in state.latest.values.sorted(by: { $0.stored.sample.start < $1.stored.sample.start })
+            where sample.stored.sample.start.microsecondsSinceEpoch >= horizon && Self.mayRead(sample.stored, reader, state.readers) {
+                subscription.push(.sample(sample))
+            }
+            if Self.maySeeSensors(reader, state.readers) {
+                for activity in state.activity.values.sorted(by: { $0.identifier < $1.identifier }) { subscription.push(.state(activity)) }
+            }
+            state.subscriptions[ObjectIdentifier(subscription)] = subscription
+        }
+        return subscription
+    }
+
+    /// Stops a reader (its connection went away).
+    public func unsubscribe(_ subscription: LiveSubscription) {
+        _ = state.withLock { $0.subscriptions.removeValue(forKey: ObjectIdentifier(subscription)) }
+        subscription.close()
+    }
+
+    public func run() async throws {
+        let observation = store.observeChanges { [ring] _ in ring.yield() }
+        defer { observation.cancel() }
+        var anchors: [SampleType: Int64] = [:]
+        do {
+            let (anchor, recent) = try await workers.run { [store, types] () throws(HealthStoreError) in
+                let anchor = try store.currentAnchor()
+                let since = Timestamp(microsecondsSinceEpoch: Timestamp.now().microsecondsSinceEpoch - Self.recentSeconds * 1_000_000)
+                var recent: [StoredSample] = []
+                for type in types {
+                    recent += try store.samples(SampleQuery(type: type, since: since, limit: 5000, newestFirst: true)).reversed()
+                }
+                return (anchor, recent)
+            }
+            for type in types { anchors[type] = anchor }
+            state.withLock { state in
+                for stored in recent { state.latest[Self.key(stored)] = LiveSample(stored: stored, rendered: render(stored)) }
+            }
+        } catch {
+            logger.error("live feed: cannot read the store: \(error)")
+            throw error
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [ring, roundInterval] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: roundInterval)
+                    ring.yield()
+                }
+            }
+            var lastRecheck = ContinuousClock.now
+            var lastKeepalive = ContinuousClock.now
+            var failing = false
+            for await _ in doorbell.cancelOnGracefulShutdown() {
+                do {
+                    try await round(&anchors)
+                    if failing { logger.notice("live feed: reading the store again") }
+                    failing = false
+                } catch {
+                    if !failing { logger.warning("live feed: cannot read the store: \(error); retrying every round") }
+                    failing = true
+                }
+                if ContinuousClock.now - lastRecheck >= .seconds(1) {
+                    lastRecheck = .now
+                    await recheckReaders()
+                }
+                if ContinuousClock.now - lastKeepalive >= Self.keepaliveInterval {
+                    lastKeepalive = .now
+                    for subscription in state.withLock({ Array($0.subscriptions.values) }) { subscription.push(.keepalive) }
+                }
+            }
+            group.cancelAll()
+        }
+        let ending = state.withLock { state in
+            defer { state.subscriptions.removeAll() }
+            return Array(state.subscriptions.values)
+        }
+        for subscription in ending { subscription.push(.ended(reason: "hrmd is stopping")) }
+    }
+
+    /// Reads what changed since `anchors` once and sends each reader its part.
+    private func round(_ anchors: inout [SampleType: Int64]) async throws(HealthStoreError) {
+        let known = anchors
+        let (changes, grants, activity) = try await workers.run { [store, types] () throws(HealthStoreError) in
+            var changes: [(SampleType, [StoredSample], Int64, Bool)] = []
+            for type in types {
+                var anchor = known[type] ?? 0
+                var added: [StoredSample] = []
+                var skipped = false
+                while true {
+                    let page = try store.changes(of: type, since: anchor, limit: 5000)
+                    added += page.added
+                    let more = page.anchor != anchor && (page.added.count + page.deleted.count) >= 5000
+                    anchor = page.anchor
+                    guard more else { break }
+                    if added.count >= Self.changesPerRound {
+                        anchor = try store.currentAnchor()
+                        skipped = true
+                        break
+                    }
+                }
+                changes.append((type, added, anchor, skipped))
+            }
+            var grants: [SampleType: Set<String>] = [:]
+            for entry in try store.authorizationAccessEntries() where entry.access == .read && entry.status == .sharingAuthorized {
+                grants[entry.type, default: []].insert(entry.source)
+            }
+            return (changes, grants, try store.sensorActivity())
+        }
+        var rendered: [LiveSample] = []
+        var skipped = false
+        for (type, added, anchor, skippedType) in changes {
+            anchors[type] = anchor
+            skipped = skipped || skippedType
+            rendered += added.map { LiveSample(stored: $0, rendered: render($0)) }
+        }
+        state.withLock { state in
+            state.readers = grants
+            var changedStates: [SensorActivity] = []
+            for current in activity {
+                let previous = state.activity[current.identifier]
+                if previous.map({ !Self.sameState($0, current) }) ?? true { changedStates.append(current) }
+                state.activity[current.identifier] = current
+            }
+            for sample in rendered { state.latest[Self.key(sample.stored)] = sample }
+            for subscription in state.subscriptions.values {
+                let reader = subscription.reader
+                if skipped { subscription.push(.gap(missed: 0)) }
+                for sample in rendered where reader.types.contains(sample.stored.sample.type) && Self.mayRead(sample.stored, reader, grants) {
+                    subscription.push(.sample(sample))
+                }
+                if !changedStates.isEmpty && Self.maySeeSensors(reader, grants) {
+                    for activity in changedStates { subscription.push(.state(activity)) }
+                }
+            }
+        }
+    }
+
+    /// Ends the readers whose recheck now says no (rechecks may read the store: on the workers).
+    private func recheckReaders() async {
+        let subscriptions = state.withLock { $0.subscriptions.values.filter { $0.recheck != nil } }
+        guard !subscriptions.isEmpty else { return }
+        let ended = await workers.run { () throws(Never) -> [(LiveSubscription, String)] in
+            subscriptions.compactMap { subscription in subscription.recheck?().map { (subscription, $0) } }
+        }
+        for (subscription, reason) in ended {
+            subscription.push(.ended(reason: reason))
+            unsubscribe(subscription)
+        }
+    }
+
+    private static func key(_ stored: StoredSample) -> String {
+        stored.source.name + "\u{0}" + stored.sample.type.identifier + "\u{0}" + (stored.sample.device?.localIdentifier ?? "")
+    }
+
+    /// The store's read rule, as ``SampleQuery/reader`` applies it.
+    static func mayRead(_ stored: StoredSample, _ reader: LiveReader, _ grants: [SampleType: Set<String>]) -> Bool {
+        reader.isManager || stored.source.name == reader.source || grants[stored.sample.type]?.contains(reader.source) == true
+    }
+
+    /// Sensor states tell of heart-rate straps: for readers that may read heart rate.
+    static func maySeeSensors(_ reader: LiveReader, _ grants: [SampleType: Set<String>]) -> Bool {
+        reader.isManager || grants[.heartRate]?.contains(reader.source) == true
+    }
+
+    /// Whether two states of a sensor tell a reader the same (frame counts and times aside).
+    private static func sameState(_ a: SensorActivity, _ b: SensorActivity) -> Bool {
+        a.state == b.state && a.battery == b.battery && a.detail == b.detail && a.transport == b.transport
+    }
+}

@@ -1,0 +1,97 @@
+import Synchronization
+
+/// One reader's queue of live events: bounded, so a reader that does not keep up never holds
+/// up the feed or another reader. When it is full, what it holds is dropped and replaced by a
+/// gap marker, and the reader continues from the newest event.
+public final class LiveSubscription: Sendable {
+    public let reader: LiveReader
+    /// Events it holds at most.
+    public let capacity: Int
+    /// Asked by the feed once a second: nil while the reader may go on, else the one line
+    /// that ends it (a revoked or expired token).
+    let recheck: (@Sendable () -> String?)?
+
+    private struct State {
+        var queue: [LiveEvent] = []
+        var head = 0
+        var waiter: CheckedContinuation<LiveEvent?, Never>?
+        var ended = false
+        var dropped = 0
+    }
+
+    private let state = Mutex(State())
+
+    init(reader: LiveReader, capacity: Int, recheck: (@Sendable () -> String?)?) {
+        self.reader = reader
+        self.capacity = max(2, capacity)
+        self.recheck = recheck
+    }
+
+    /// How many events were dropped in all because the reader fell behind.
+    public var droppedEvents: Int { state.withLock { $0.dropped } }
+
+    /// Queues `event` (or hands it to a waiting reader). Never blocks.
+    func push(_ event: LiveEvent) {
+        let waiter: CheckedContinuation<LiveEvent?, Never>? = state.withLock { state in
+            guard !state.ended else { return nil }
+            if case .ended = event { state.ended = true }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            if state.queue.count - state.head >= capacity {
+                let missed = state.queue.count - state.head
+                state.dropped += missed
+                state.queue.removeAll(keepingCapacity: true)
+                state.head = 0
+                state.queue.append(.gap(missed: missed))
+            }
+            state.queue.append(event)
+            return nil
+        }
+        waiter?.resume(returning: event)
+    }
+
+    /// The next event; nil once the subscription ended and its events were taken, or when
+    /// the calling task is cancelled.
+    public func next() async -> LiveEvent? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<LiveEvent?, Never>) in
+                let ready: LiveEvent?? = state.withLock { state in
+                    if state.head < state.queue.count {
+                        let event = state.queue[state.head]
+                        state.head += 1
+                        if state.head == state.queue.count {
+                            state.queue.removeAll(keepingCapacity: true)
+                            state.head = 0
+                        }
+                        return .some(event)
+                    }
+                    if state.ended || Task.isCancelled { return .some(nil) }
+                    state.waiter = continuation
+                    return .none
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                state.ended = true
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: nil)
+        }
+    }
+
+    /// Ends the subscription: `next()` returns what is queued, then nil.
+    func close() {
+        let waiter = state.withLock { state in
+            state.ended = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: nil)
+    }
+
+    var isEnded: Bool { state.withLock { $0.ended } }
+}

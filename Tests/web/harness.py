@@ -213,8 +213,9 @@ class Hrmd:
         result = self.hrmctl("auth", "token", "create", source, *(["--manager"] if manager else []))
         return result.stdout.strip().splitlines()[-1].strip()
 
-    def revoke_token(self, token):
-        self.hrmctl("auth", "token", "revoke", token)
+    def revoke_tokens(self, source):
+        """Revokes every token of SOURCE."""
+        self.hrmctl("auth", "token", "revoke", source)
 
     def newest(self, device):
         """The newest heart-rate sample of DEVICE in the store, as hrmctl prints it (or None)."""

@@ -193,7 +193,7 @@ class Dashboard(PageTest):
         self.browser.open(self.server.url("/#token=" + token))
         wait_until(lambda: sorted(self.browser.tiles()) == STRAPS, PAGE_TIMEOUT_S, "a tile for each strap")
         self.assert_follows_store(lambda: self.browser.tiles()["strap-d"], "strap-d")
-        self.server.revoke_token(token)
+        self.server.revoke_tokens("tester/revoked")
         state, text = self.wait_status("rejected", 10)
         self.assertIn("Token rejected", text)
         frozen = self.browser.tiles()

@@ -63,21 +63,52 @@ function url(path, params) {
   return "/api/v1/" + path + (text ? "?" + text : "");
 }
 
-// GET /api/v1/PATH?PARAMS as JSON; throws ApiError.
+// The front answers at most 8 requests of one token at once (429 beyond): a page with many
+// tiles queues its requests and sends a few at a time.
+const MAX_RUNNING = 4;
+let running = 0;
+const waiting = [];
+
+async function slot() {
+  if (running < MAX_RUNNING) {
+    running++;
+    return;
+  }
+  await new Promise((resolve) => waiting.push(resolve));
+}
+
+function release() {
+  const next = waiting.shift();
+  if (next) next();
+  else running--;
+}
+
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// GET /api/v1/PATH?PARAMS as JSON; throws ApiError. A 429 is asked again after Retry-After.
 export async function get(path, params) {
   if (!token) throw new ApiError(401, "no token");
-  let response;
-  try {
-    response = await fetch(url(path, params), {
-      headers: { Authorization: "Bearer " + token, Accept: "application/json" },
-      cache: "no-store",
-    });
-  } catch (error) {
-    throw new ApiError(0, "server unreachable");
+  for (let attempt = 0; ; attempt++) {
+    let response;
+    await slot();
+    try {
+      response = await fetch(url(path, params), {
+        headers: { Authorization: "Bearer " + token, Accept: "application/json" },
+        cache: "no-store",
+      });
+    } catch (error) {
+      throw new ApiError(0, "server unreachable");
+    } finally {
+      release();
+    }
+    if (response.status === 429 && attempt < 5) {
+      await pause(1000 * (Number(response.headers.get("Retry-After")) || 1));
+      continue;
+    }
+    if (!response.ok) throw await errorFrom(response);
+    noteServerDate(response);
+    return response.json();
   }
-  if (!response.ok) throw await errorFrom(response);
-  noteServerDate(response);
-  return response.json();
 }
 
 // Every sample of a query, following `next` for at most MAX_PAGES pages.

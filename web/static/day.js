@@ -243,7 +243,7 @@ async function main() {
     const max = maxFor(null);
     const [samples, statistics, zones] = await Promise.all([
       allSamples({ type: "heart-rate", since, until, limit: 5000 }, 100),
-      get("statistics", { type: "heart-rate", by: "1h", since, until }),
+      get("statistics", { type: "heart-rate", by: "1h", since, until, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone }),
       get("zones", { since, until, max }),
     ]);
     const shown = source ? samples.filter((sample) => sample.source === source) : samples;

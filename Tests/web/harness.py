@@ -15,6 +15,7 @@ what is missing; `skip_or_fail(reason)` skips a test for it, or fails it when CI
 """
 
 import json
+import math
 import os
 import queue
 import re
@@ -128,26 +129,27 @@ def utc(moment):
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def write_day_trace(path, devices, start, end, step_s=5):
-    """A trace (docs/recordings.md) of DEVICES from START to END: a warm-up, two intervals and a
-    cool-down, a 0x2A37 notification every STEP_S seconds, contact detected."""
+def write_day_trace(path, resting, start, end, step_s=5):
+    """A trace (docs/recordings.md) from START to END of the devices of RESTING ({device: resting
+    rate}): three efforts between rests, a 0x2A37 notification every STEP_S seconds (every second
+    in the last ten minutes), contact detected."""
     lines = [json.dumps({"format": "hrmd-trace", "version": 1, "recorder": "hrmd-web-tests"})]
     span = max(1.0, (end - start).total_seconds())
-    for index, device in enumerate(devices):
+    for device, rest in resting.items():
         lines.append(json.dumps({"t": utc(start), "transport": "mock", "device": device, "kind": "connected"}))
         lines.append(json.dumps({"t": utc(start), "transport": "mock", "device": device, "kind": "read",
                                  "characteristic": "2a00", "value": ("hrmd mock strap " + device).encode().hex()}))
-        rest = 58 + 7 * index
         moment = start
         while moment < end:
             phase = (moment - start).total_seconds() / span
             effort = 0.0
             for centre, width, height in ((0.3, 0.08, 0.55), (0.62, 0.1, 0.75), (0.8, 0.04, 0.9)):
                 effort = max(effort, height * max(0.0, 1 - abs(phase - centre) / width))
-            bpm = int(rest + (185 - rest) * effort + 4 * ((hash((device, moment.timestamp())) % 100) / 100 - 0.5))
+            wave = 5 * math.sin(moment.timestamp() / 45) + 3 * ((hash((device, moment.timestamp())) % 100) / 100 - 0.5)
+            bpm = int(round(rest + (185 - rest) * effort + wave))
             lines.append(json.dumps({"t": utc(moment), "transport": "mock", "device": device, "kind": "notify",
                                      "characteristic": "2a37", "value": "06%02x" % max(40, min(220, bpm))}))
-            moment += timedelta(seconds=step_s)
+            moment += timedelta(seconds=step_s if end - moment > timedelta(minutes=10) else 1)
     with open(path, "w") as trace:
         trace.write("\n".join(lines) + "\n")
 
@@ -201,7 +203,7 @@ class Hrmd:
         return self.base + path
 
     def hrmctl(self, *arguments, check=True):
-        result = subprocess.run([os.path.join(bin_dir(), "hrmctl"), "--store", self.store] + list(arguments),
+        result = subprocess.run([os.path.join(bin_dir(), "hrmctl")] + list(arguments) + ["--store", self.store],
                                 capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S)
         if check and result.returncode != 0:
             raise AssertionError("hrmctl %s exited %d: %s" % (" ".join(arguments), result.returncode, result.stderr.strip()))
@@ -276,7 +278,9 @@ class Browser:
                            " r[t.dataset.device] = t.querySelector('.bpm').textContent; return r;")
 
     def screenshot(self, name):
-        """The page as a PNG in the test artifacts; returns its path."""
+        """The page as a PNG in the test artifacts, once no CSS transition runs; returns its path."""
+        wait_until(lambda: self.script("return document.getAnimations().every(a => !(a instanceof CSSTransition))"),
+                   PAGE_TIMEOUT_S, "the page's transitions end")
         path = os.path.join(artifacts_dir(), name + ".png")
         with open(path, "wb") as image:
             image.write(self.driver.get_screenshot_as_png())

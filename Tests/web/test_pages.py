@@ -20,15 +20,15 @@ def mock(device, bpm, extra=""):
 
 
 def the_day_so_far(server):
-    """Today's earlier hours of strap-a and strap-b, replayed into the store before hrmd starts."""
+    """Today's earlier hours of the straps, replayed into the store before hrmd starts."""
     now = datetime.now().astimezone()
     midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
     start = max(midnight, now - timedelta(hours=5))
-    end = now - timedelta(minutes=2)
+    end = now - timedelta(seconds=1)
     if end <= start:
         return
     path = os.path.join(server.directory, "day.trace.jsonl")
-    write_day_trace(path, ["strap-a", "strap-b"], start, end)
+    write_day_trace(path, RESTING, start, end)
     server.hrmctl("replay", path)
 
 
@@ -122,7 +122,11 @@ class Dashboard(PageTest):
         self.assertIn("hrmctl auth grant hrmd rr-interval", text)
         wait_until(lambda: self.browser.script(
             "return [...document.querySelectorAll('canvas.trend')].every(c => c.width > 0)"), PAGE_TIMEOUT_S, "the trends are drawn")
-        self.browser.screenshot("dashboard")
+        self.browser.resize(1280, 420)  # the four tiles and the strip, without the empty screen below
+        try:
+            self.browser.screenshot("dashboard")
+        finally:
+            self.browser.resize(1280, 720)
 
     def test_overlay_shows_the_digits_on_a_transparent_background(self):
         self.browser.resize(640, 240)
@@ -144,8 +148,8 @@ class Dashboard(PageTest):
             opaque = sum(1 for row in rows for pixel in row if pixel[3] == 255)
             self.assertGreater(opaque, width * height // 50, "the digits are drawn")
             # the same over a picture, as it shows in a stream (for the documentation)
-            self.browser.script("document.documentElement.style.background = "
-                                "'linear-gradient(120deg, #26445e 0%, #4f6d53 45%, #a0784a 100%)'")
+            self.browser.script("const s = document.documentElement.style; s.minHeight = '100%';"
+                                "s.background = 'linear-gradient(120deg, #26445e 0%, #4f6d53 45%, #a0784a 100%)'")
             self.browser.screenshot("overlay-over-a-picture")
         finally:
             self.browser.resize(1280, 720)

@@ -51,9 +51,13 @@ function navigation() {
   document.title = "hrmd — " + isoDay(day) + (source ? " — " + source : "");
 }
 
+let severalSources = false;
+
+// A line per source and device ("source · device" when the day has several sources).
 function seriesName(sample) {
   const device = sample.device ? sample.device.name || sample.device.identifier : "";
-  return device ? sample.source + " · " + device : sample.source;
+  if (!device) return sample.source;
+  return severalSources ? sample.source + " · " + device : device;
 }
 
 // Rows for dygraphs: [Date, value per series…], samples averaged over bins of equal width so
@@ -200,7 +204,8 @@ function zonesView(zones) {
     swatch.style.background = ZONE_COLOURS[zone.zone] || ZONE_COLOURS[0];
     name.append(swatch, ZONE_NAMES[zone.zone] || "zone " + zone.zone);
     const range = document.createElement("td");
-    range.textContent = (zone.lower ?? "") + "–" + (zone.upper ?? "");
+    const bound = (value) => (typeof value === "number" ? String(Math.round(value)) : "");
+    range.textContent = zone.upper === null || zone.upper === undefined ? bound(zone.lower) + "+" : bound(zone.lower) + "–" + bound(zone.upper);
     const time = document.createElement("td");
     time.textContent = minutes(zone.seconds || 0);
     const share = document.createElement("td");
@@ -247,6 +252,7 @@ async function main() {
       get("zones", { since, until, max }),
     ]);
     const shown = source ? samples.filter((sample) => sample.source === source) : samples;
+    severalSources = new Set(shown.map((sample) => sample.source)).size > 1;
     sourceLinks(samples);
     summary(statistics.buckets || [], shown);
     samplesChart(shown, max);

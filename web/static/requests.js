@@ -19,7 +19,7 @@ export function showRequests(strip) {
         const item = document.createElement("li");
         item.className = "request";
         const what = document.createElement("span");
-        what.textContent = request.source + " asks to " + (request.access === "read" ? "read " : "store ") + request.type + (request.verified ? "" : " (unverified)");
+        what.textContent = request.source + (request.verified ? " (verified)" : "") + " asks to " + (request.access === "read" ? "read " : "store ") + request.type;
         const command = document.createElement("code");
         command.textContent = commandFor(request);
         item.append(what, command);

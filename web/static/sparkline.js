@@ -38,7 +38,25 @@ export class Sparkline {
     context.clearRect(0, 0, width, height);
     const start = now - WINDOW_MS;
     while (this.points.length > 1 && this.points[1][0] < start) this.points.shift();
-    const points = this.points.filter((point) => point[0] >= start - 5000);
+    // one point per two pixels: the average of the readings in its stretch of time
+    const stretch = WINDOW_MS / Math.max(1, width / 2);
+    const points = [];
+    let sum = 0;
+    let count = 0;
+    let bin = null;
+    for (const [time, bpm] of this.points) {
+      if (time < start - 5000) continue;
+      const index = Math.floor((time - start) / stretch);
+      if (index !== bin && count) {
+        points.push([start + (bin + 0.5) * stretch, sum / count]);
+        sum = 0;
+        count = 0;
+      }
+      bin = index;
+      sum += bpm;
+      count += 1;
+    }
+    if (count) points.push([start + (bin + 0.5) * stretch, sum / count]);
     if (points.length < 2) return;
     let low = Infinity;
     let high = -Infinity;
@@ -58,7 +76,7 @@ export class Sparkline {
     for (let i = 1; i < points.length; i++) {
       const [t0, b0] = points[i - 1];
       const [t1, b1] = points[i];
-      if (t1 - t0 > 15000) continue; // no line across a gap in the readings
+      if (t1 - t0 > Math.max(15000, 2.5 * stretch)) continue; // no line across a gap in the readings
       context.strokeStyle = ZONE_COLOURS[zoneOf(b1, this.max)];
       context.beginPath();
       context.moveTo(x(t0), y(b0));

@@ -36,10 +36,10 @@ class Tile {
     this.node.dataset.zone = "0";
     const head = element("header", "tile-head");
     this.name = element("h2", "name", id);
-    this.zone = element("span", "zone-label", "");
-    head.append(this.name, this.zone);
+    head.append(this.name);
     const reading = element("div", "reading");
     this.bpm = element("span", "bpm", "--");
+    this.zone = element("div", "zone-label", "");
     reading.append(this.bpm, element("span", "unit", "bpm"));
     this.canvas = element("canvas", "trend");
     this.sparkline = new Sparkline(this.canvas);
@@ -49,7 +49,7 @@ class Tile {
     this.contact = element("span", "contact", "");
     this.state = element("span", "state", "");
     foot.append(this.contact, this.battery, this.state);
-    this.node.append(head, reading, this.canvas, foot);
+    this.node.append(head, reading, this.zone, this.canvas, foot);
     this.update(Date.now());
   }
 

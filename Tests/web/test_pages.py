@@ -19,17 +19,22 @@ def mock(device, bpm, extra=""):
     return "mock:id=%s,bpm=%d,contact-loss=0%s" % (device, bpm, extra)
 
 
-def the_day_so_far(server):
-    """Today's earlier hours of the straps, replayed into the store before hrmd starts."""
+def replay_history(server, resting, hours):
+    """The last HOURS (today's only) of the straps of RESTING, replayed into the store before
+    hrmd starts."""
     now = datetime.now().astimezone()
     midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    start = max(midnight, now - timedelta(hours=5))
+    start = max(midnight, now - timedelta(hours=hours))
     end = now - timedelta(seconds=1)
     if end <= start:
         return
-    path = os.path.join(server.directory, "day.trace.jsonl")
-    write_day_trace(path, RESTING, start, end)
+    path = os.path.join(server.directory, "history.trace.jsonl")
+    write_day_trace(path, resting, start, end)
     server.hrmctl("replay", path)
+
+
+def the_day_so_far(server):
+    replay_history(server, RESTING, 5)
 
 
 class PageTest(unittest.TestCase):
@@ -210,13 +215,21 @@ class Dashboard(PageTest):
         self.assertEqual(self.browser.status()[0], "rejected")
 
 
+RIDERS = {"rider-%d" % number: 55 + 11 * number for number in range(1, 10)}
+
+
+def the_last_minutes(server):
+    replay_history(server, RIDERS, 0.2)
+
+
 class GroupView(PageTest):
-    sensors = [mock("rider-%d" % number, 55 + 11 * number, ",seed=%d" % number) for number in range(1, 10)]
+    sensors = [mock(device, bpm, ",seed=%d" % number) for number, (device, bpm) in enumerate(RIDERS.items())]
+    before_start = the_last_minutes
 
     def test_group_view_fits_nine_straps_on_a_tv(self):
         token = self.server.token("gym/tv")
         self.browser.open(self.server.url("/?view=group#token=" + token))
-        devices = ["rider-%d" % number for number in range(1, 10)]
+        devices = sorted(RIDERS)
         wait_until(lambda: sorted(self.browser.tiles()) == devices and all(v.isdigit() for v in self.browser.tiles().values()),
                    PAGE_TIMEOUT_S, "nine tiles with digits (%s)" % self.browser.tiles())
         self.assert_follows_store(lambda: self.browser.tiles()["rider-5"], "rider-5")

@@ -9,6 +9,8 @@ export class Sparkline {
     this.canvas = canvas;
     this.points = []; // [time in ms, bpm], oldest first
     this.max = 190;
+    // one colour for the whole line (the group view's tiles are already in their zone's colour)
+    this.colour = document.body.classList.contains("group") ? "rgba(255, 255, 255, 0.8)" : null;
   }
 
   add(time, bpm) {
@@ -77,7 +79,7 @@ export class Sparkline {
       const [t0, b0] = points[i - 1];
       const [t1, b1] = points[i];
       if (t1 - t0 > Math.max(15000, 2.5 * stretch)) continue; // no line across a gap in the readings
-      context.strokeStyle = ZONE_COLOURS[zoneOf(b1, this.max)];
+      context.strokeStyle = this.colour || ZONE_COLOURS[zoneOf(b1, this.max)];
       context.beginPath();
       context.moveTo(x(t0), y(b0));
       context.lineTo(x(t1), y(b1));

@@ -184,7 +184,7 @@ let package = Package(
         .target(
             name: "LiveFeed",
             dependencies: [
-                "HealthModel", "HealthRequests", "HealthStore", "Timestamps",
+                "HealthModel", "HealthStore", "Timestamps",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -194,7 +194,7 @@ let package = Package(
         .target(
             name: "HTTPFront",
             dependencies: [
-                "HealthModel", "HealthRequests", "HealthStore", "RequestServing", "LiveFeed", "JSONLines", "Timestamps", "HealthUnits",
+                "HealthModel", "HealthRequests", "HealthStore", "RequestServing", "LiveFeed", "JSONLines", "Timestamps",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -217,7 +217,7 @@ let package = Package(
         .target(
             name: "CommandSupport",
             dependencies: [
-                "HealthModel", "HealthStore", "Timestamps", "HRMConfiguration", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "HealthModel", "HealthStore", "HRMConfiguration", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
@@ -331,6 +331,12 @@ let package = Package(
             dependencies: [
                 "HCIBackend", "BluetoothWire", "SensorBackend", "SensorFrames", "TestSupport", "ReaderThreads",
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "LiveFeedTests",
+            dependencies: [
+                "LiveFeed", "HealthModel", "HealthStore", "HealthUnits", "Timestamps", "TestSupport", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -40,6 +40,8 @@ public final class LiveFeed: Service, Sendable {
         var activity: [String: SensorActivity] = [:]
         /// Per type, the sources with read authorization.
         var readers: [SampleType: Set<String>] = [:]
+        /// Whether the store was read at start.
+        var ready = false
     }
 
     private let state = Mutex(State())
@@ -67,18 +69,30 @@ public final class LiveFeed: Service, Sendable {
     /// `recheck` is asked once a second; a non-nil answer ends the reader with that line.
     public func subscribe(_ reader: LiveReader, capacity: Int = 256, recheck: (@Sendable () -> String?)? = nil) -> LiveSubscription {
         let subscription = LiveSubscription(reader: reader, capacity: capacity, recheck: recheck)
-        let horizon = Timestamp.now().microsecondsSinceEpoch - Self.recentSeconds * 1_000_000
         state.withLock { state in
-            for sample in state.latest.values.sorted(by: { $0.stored.sample.start < $1.stored.sample.start })
-            where sample.stored.sample.start.microsecondsSinceEpoch >= horizon && Self.mayRead(sample.stored, reader, state.readers) {
-                subscription.push(.sample(sample))
-            }
-            if Self.maySeeSensors(reader, state.readers) {
-                for activity in state.activity.values.sorted(by: { $0.identifier < $1.identifier }) { subscription.push(.state(activity)) }
-            }
+            if state.ready { Self.sendSnapshot(to: subscription, state) }
             state.subscriptions[ObjectIdentifier(subscription)] = subscription
         }
         return subscription
+    }
+
+    /// Whether the feed has read the store and follows it: readers see every sample committed
+    /// from then on.
+    public var isReady: Bool { state.withLock { $0.ready } }
+
+    /// The newest sample of each device `subscription` may read, and the sensor states.
+    private static func sendSnapshot(to subscription: LiveSubscription, _ state: State) {
+        let reader = subscription.reader
+        let horizon = Timestamp.now().microsecondsSinceEpoch - recentSeconds * 1_000_000
+        for sample in state.latest.values.sorted(by: { $0.stored.sample.start < $1.stored.sample.start })
+        where reader.types.contains(sample.stored.sample.type) && sample.stored.sample.start.microsecondsSinceEpoch >= horizon
+            && mayRead(sample.stored, reader, state.readers)
+        {
+            subscription.push(.sample(sample))
+        }
+        if maySeeSensors(reader, state.readers) {
+            for activity in state.activity.values.sorted(by: { $0.identifier < $1.identifier }) { subscription.push(.state(activity)) }
+        }
     }
 
     /// Stops a reader (its connection went away).
@@ -104,6 +118,9 @@ public final class LiveFeed: Service, Sendable {
             for type in types { anchors[type] = anchor }
             state.withLock { state in
                 for stored in recent { state.latest[Self.key(stored)] = LiveSample(stored: stored, rendered: render(stored)) }
+                state.ready = true
+                // Readers that came before the feed had read the store get what they missed.
+                for subscription in state.subscriptions.values { Self.sendSnapshot(to: subscription, state) }
             }
         } catch {
             logger.error("live feed: cannot read the store: \(error)")

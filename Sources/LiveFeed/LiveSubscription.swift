@@ -27,7 +27,8 @@ public final class LiveSubscription: Sendable {
         self.recheck = recheck
     }
 
-    /// How many events were dropped in all because the reader fell behind.
+    /// How many events were dropped in all because the reader fell behind (counted again when
+    /// a gap marker that already counted them is dropped in turn).
     public var droppedEvents: Int { state.withLock { $0.dropped } }
 
     /// Queues `event` (or hands it to a waiting reader). Never blocks.
@@ -40,7 +41,12 @@ public final class LiveSubscription: Sendable {
                 return waiter
             }
             if state.queue.count - state.head >= capacity {
-                let missed = state.queue.count - state.head
+                // What the reader has not taken is dropped; an earlier gap marker's count
+                // carries over into the new one.
+                let missed = state.queue[state.head...].reduce(0) { count, queued in
+                    if case .gap(let earlier) = queued { return count + earlier }
+                    return count + 1
+                }
                 state.dropped += missed
                 state.queue.removeAll(keepingCapacity: true)
                 state.head = 0
@@ -94,4 +100,17 @@ public final class LiveSubscription: Sendable {
     }
 
     var isEnded: Bool { state.withLock { $0.ended } }
+
+    /// Whether a reader waits in `next()` now.
+    var isWaiting: Bool { state.withLock { $0.waiter != nil } }
+
+    /// Samples queued and not yet taken.
+    var queuedSamples: Int {
+        state.withLock { state in
+            state.queue[state.head...].reduce(0) { count, event in
+                if case .sample = event { return count + 1 }
+                return count
+            }
+        }
+    }
 }

@@ -105,6 +105,18 @@ struct HRMDaemon: AsyncParsableCommand {
               files are then created private to hrmd's user (umask 077). Without a
               system bus it waits for one; when another process owns the name it exits 69.
 
+            THE HTTP FRONT (--http HOST:PORT, or [http]; off by default)
+              Serves the store's requests as JSON under /api/v1/ (samples with paging,
+              statistics, HRV, zones, changes, authorization), a live stream of new
+              samples and sensor states (/api/v1/live: Server-Sent Events or a
+              WebSocket), and the dashboard: / (tiles per strap; ?view=group for a TV),
+              /overlay?device=ID (a stream overlay) and /day. Every request carries a
+              token: "hrmctl auth token create USER/APP" makes one, and the token acts
+              as that source with exactly its authorization. Loopback by default; a
+              non-loopback address needs [http] certificate and key (TLS), or
+              insecure = yes, which is logged as a warning at every start. The log
+              says "http: listening on URL" once it listens (port 0 picks one).
+
             CONFIGURATION
               --config FILE, else /etc/hrmd/hrmd.conf when it exists. INI format:
                 [hrmd]
@@ -116,6 +128,14 @@ struct HRMDaemon: AsyncParsableCommand {
                 log-level = info
                 [locations]
                 AA:BB:CC:DD:EE:FF = chest   (wins over what the sensor reports)
+                [http]
+                listen = 127.0.0.1:8080     (like --http)
+                certificate = /etc/hrmd/tls/cert.pem
+                key = /etc/hrmd/tls/key.pem (both: TLS)
+                insecure = no               (yes: plain HTTP off loopback)
+                max-heart-rate = 190        (zone colours; or age = 40)
+                [max-heart-rate]
+                mock-2 = 175                (per device)
               The parenthesised notes above are not part of the file: a comment is a
               line of its own starting with # or ;. An unknown key or a bad value is
               a start-up error naming the file, line and key.
@@ -133,6 +153,7 @@ struct HRMDaemon: AsyncParsableCommand {
               hrmd --sensor mock:bpm=55,hz=4 --sensor mock:location=wrist,seed=7
               hrmd --sensor mock --record /var/lib/hrmd/traces
               hrmd --serve --store /var/lib/hrmd/hrmd.sqlite --sensor ble
+              hrmd --store ./hr.sqlite --sensor mock --sensor mock:bpm=80 --http 127.0.0.1:8080
             """,
         version: HRMVersion.current
     )

@@ -86,6 +86,8 @@ struct RequestTableTests {
             DeleteSamples(app: "a", type: .heartRate, source: nil, since: nil, until: nil),
             SetAuthorization(.sharingAuthorized, source: "mary/a", type: .heartRate, access: .read), Authorizations(), Devices(), Sources(),
             Import(file: PassedFile(descriptor: 0), options: ImportOptions(name: "x")), LatestSample(app: "a", type: .heartRate),
+            SamplePage(app: "a", type: .heartRate, since: nil, until: nil, limit: 10, options: .init(device: "d", cursor: "1.1")),
+            CreateAccessToken(source: "mary/dash", manager: false, expiresIn: 3600), AccessTokens(), RevokeAccessTokens(idOrSource: "mary/dash"),
         ]
         #expect(Set(requests.map { type(of: $0).name }) == Set(RequestCatalog.all.map { $0.name }))
         for request in requests {

@@ -25,6 +25,12 @@ public struct CreateAccessToken: HealthRequest {
         public var token: String
         /// Microseconds since the epoch; 0: never.
         public var expires: Int64
+
+        public init(id: String, token: String, expires: Int64) {
+            self.id = id
+            self.token = token
+            self.expires = expires
+        }
     }
 
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {
@@ -53,6 +59,8 @@ public struct AccessTokens: HealthRequest {
 
     public struct Response: Codable, Sendable {
         public var tokens: [AccessTokenRecord]
+
+        public init(tokens: [AccessTokenRecord]) { self.tokens = tokens }
     }
 
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {
@@ -73,6 +81,8 @@ public struct RevokeAccessTokens: HealthRequest {
 
     public struct Response: Codable, Sendable {
         public var revoked: UInt32
+
+        public init(revoked: UInt32) { self.revoked = revoked }
     }
 
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {

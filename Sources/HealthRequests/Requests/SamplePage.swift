@@ -41,6 +41,11 @@ public struct SamplePage: HealthRequest {
         public var samples: [SampleRecord]
         /// The cursor of the next page; empty when this page is the last.
         public var next: String
+
+        public init(samples: [SampleRecord], next: String) {
+            self.samples = samples
+            self.next = next
+        }
     }
 
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {

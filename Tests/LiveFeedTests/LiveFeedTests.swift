@@ -1,0 +1,167 @@
+import HealthModel
+import HealthStore
+import HealthUnits
+import Logging
+import Synchronization
+import TestSupport
+import Testing
+import Timestamps
+
+@testable import LiveFeed
+
+@Suite("A live reader's bounded queue")
+struct LiveSubscriptionTests {
+    private static func reader() -> LiveReader { LiveReader(source: "mary/app", isManager: false, types: [.heartRate]) }
+
+    /// Event `number`, told apart by its sensor's identifier.
+    private static func event(_ number: Int) -> LiveEvent {
+        .state(SensorActivity(identifier: "\(number)", transport: "mock", state: "streaming", since: Timestamp(rawValue: 0), updatedAt: Timestamp(rawValue: 0)))
+    }
+
+    @Test("a reader that falls behind gets one gap marker with the count it missed, then the newest events")
+    func overflowLeavesGap() async throws {
+        let subscription = LiveSubscription(reader: Self.reader(), capacity: 4, recheck: nil)
+        for number in 1...10 { subscription.push(Self.event(number)) }
+        // 1–4 filled the queue; 5 dropped them (a gap of 4); 6–7 filled it again; 8 dropped the
+        // gap and 5–7 (4 + 3 = 7); 9 and 10 follow.
+        var taken: [String] = []
+        for _ in 0..<4 {
+            switch await subscription.next() {
+            case .gap(let missed): taken.append("gap \(missed)")
+            case .state(let activity): taken.append(activity.identifier)
+            default: taken.append("other")
+            }
+        }
+        #expect(taken == ["gap 7", "8", "9", "10"])
+        #expect(subscription.droppedEvents == 11)
+    }
+
+    @Test("ended: the queued events are taken, then nil; a waiting reader is woken by close")
+    func endAndClose() async throws {
+        let subscription = LiveSubscription(reader: Self.reader(), capacity: 8, recheck: nil)
+        subscription.push(.keepalive)
+        subscription.push(.ended(reason: "revoked"))
+        subscription.push(.keepalive)
+        guard case .keepalive = await subscription.next() else { Issue.record("expected the keep-alive"); return }
+        guard case .ended(let reason) = await subscription.next() else { Issue.record("expected the end"); return }
+        #expect(reason == "revoked")
+        #expect(await subscription.next() == nil)
+
+        let waiting = LiveSubscription(reader: Self.reader(), capacity: 8, recheck: nil)
+        let next = Task { await waiting.next() }
+        try await eventually("the reader waits") { waiting.isWaiting }
+        waiting.close()
+        #expect(try await withinHangBound("the woken reader") { await next.value } == nil)
+    }
+
+    @Test("a reader's task cancelled while it waits gets nil")
+    func cancellation() async throws {
+        let subscription = LiveSubscription(reader: Self.reader(), capacity: 8, recheck: nil)
+        let task = Task { await subscription.next() }
+        task.cancel()
+        #expect(try await withinHangBound("the cancelled reader") { await task.value } == nil)
+    }
+}
+
+@Suite("The live feed: what each reader may read, as a query shows it", .timeLimit(.minutes(HangBound.suiteMinutes)))
+struct LiveFeedTests {
+    static let hrmd = HealthSource(name: "hrmd")
+
+    private static func heartRate(_ bpm: Double, device: String, at time: Timestamp = .now()) throws -> QuantitySample {
+        try QuantitySample(
+            type: .heartRate, quantity: Quantity(unit: .countPerMinute, doubleValue: bpm), start: time, end: time,
+            device: HealthDevice(localIdentifier: device), metadata: .empty)
+    }
+
+    /// A feed on a fresh store file, running until `body` returns.
+    private static func withFeed(_ body: @Sendable (HealthStore, LiveFeed) async throws -> Void) async throws {
+        let directory = try TemporaryDirectory()
+        let store = try HealthStore.open(path: directory.file("live.sqlite"), mode: .createIfMissing)
+        try store.setShareAuthorization(.sharingAuthorized, source: hrmd.name, type: .heartRate)
+        try store.setShareAuthorization(.sharingAuthorized, source: "mary/app", type: .heartRate)
+        let feed = LiveFeed(
+            store: store, types: [.heartRate], render: { Array("\($0.sample.canonicalValue)".utf8) }, logger: Logger(label: "test"),
+            roundInterval: .milliseconds(50))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await feed.run() }
+            try await eventually("the feed reads the store") { feed.isReady }
+            try await body(store, feed)
+            group.cancelAll()
+        }
+    }
+
+    /// The values of the next `count` samples `subscription` receives (other events skipped).
+    private static func values(_ subscription: LiveSubscription, count: Int) async throws -> [String] {
+        try await withinHangBound("\(count) live samples") {
+            var values: [String] = []
+            while values.count < count, let event = await subscription.next() {
+                if case .sample(let sample) = event { values.append(String(decoding: sample.rendered, as: UTF8.self)) }
+            }
+            return values
+        }
+    }
+
+    @Test("a manager reads every source, a source its own, and others' once it may read them")
+    func readRule() async throws {
+        try await Self.withFeed { store, feed in
+            let manager = feed.subscribe(LiveReader(source: "root/hrmctl", isManager: true, types: [.heartRate]))
+            let mary = feed.subscribe(LiveReader(source: "mary/app", isManager: false, types: [.heartRate]))
+            let john = feed.subscribe(LiveReader(source: "john/app", isManager: false, types: [.heartRate]))
+            _ = try store.save([try Self.heartRate(70, device: "strap-1")], from: Self.hrmd)
+            _ = try store.save([try Self.heartRate(81, device: "mary-watch")], from: HealthSource(name: "mary/app"))
+            #expect(try await Self.values(manager, count: 2) == ["70.0", "81.0"])
+            #expect(try await Self.values(mary, count: 1) == ["81.0"])
+
+            try store.setReadAuthorization(.sharingAuthorized, source: "john/app", type: .heartRate)
+            // The grant applies from the feed's next round: a sample stored once the reader
+            // received a later one of the grant's round proves it.
+            try await eventually("john's grant seen by the feed") {
+                _ = try store.save([try Self.heartRate(90, device: "strap-1")], from: Self.hrmd)
+                guard let event = try await withinHangBound("a round", { await john.next() }) else { return false }
+                if case .sample = event { return true }
+                return false
+            }
+            try store.setReadAuthorization(.sharingDenied, source: "john/app", type: .heartRate)
+            try await eventually("john's revoke seen by the feed") {
+                while john.queuedSamples > 0 { _ = await john.next() }
+                _ = try store.save([try Self.heartRate(60, device: "strap-1")], from: Self.hrmd)
+                _ = try store.save([try Self.heartRate(99, device: "mary-watch")], from: HealthSource(name: "mary/app"))
+                // Once revoked, a round gives john nothing: mary's own sample arrives at mary's
+                // reader while john's queue stays without it.
+                _ = try await Self.values(mary, count: 1)
+                return john.queuedSamples == 0
+            }
+        }
+    }
+
+    @Test("a new reader first gets the newest sample of each device it may read")
+    func snapshot() async throws {
+        try await Self.withFeed { store, feed in
+            let first = feed.subscribe(LiveReader(source: "root/hrmctl", isManager: true, types: [.heartRate]))
+            _ = try store.save([try Self.heartRate(61, device: "a"), try Self.heartRate(62, device: "b")], from: Self.hrmd)
+            _ = try store.save([try Self.heartRate(63, device: "a")], from: Self.hrmd)
+            #expect(try await Self.values(first, count: 3).count == 3)
+            let later = feed.subscribe(LiveReader(source: "root/hrmctl", isManager: true, types: [.heartRate]))
+            #expect(Set(try await Self.values(later, count: 2)) == ["62.0", "63.0"])
+        }
+    }
+
+    @Test("a recheck that says no ends the reader with its reason")
+    func recheckEnds() async throws {
+        try await Self.withFeed { _, feed in
+            let allowed = Mutex(true)
+            let subscription = feed.subscribe(LiveReader(source: "mary/app", isManager: false, types: [.heartRate])) {
+                allowed.withLock { $0 } ? nil : "the token was revoked"
+            }
+            allowed.withLock { $0 = false }
+            let ending = try await withinHangBound("the end of the reader") {
+                while let event = await subscription.next() {
+                    if case .ended(let reason) = event { return reason }
+                }
+                return "no reason"
+            }
+            #expect(ending == "the token was revoked")
+            try await eventually("the ended reader leaves the feed") { feed.subscriberCount == 0 }
+        }
+    }
+}

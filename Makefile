@@ -56,8 +56,9 @@ DBUSDIR := $(PREFIX)/share/dbus-1
 POLKITDIR := $(PREFIX)/share/polkit-1
 DOCDIR := $(PREFIX)/share/doc/hrmd
 WEBDIR := $(PREFIX)/share/hrmd/web
-# The pages the HTTP front serves (hrmd --http): web/*.html and web/static/*.
-WEB_FILES := $(wildcard web/*.html) $(wildcard web/static/*)
+# What the HTTP front serves (hrmd --http): the files of web/ and of web/static/.
+WEB_TOP_FILES := $(filter-out web/static,$(wildcard web/*))
+WEB_FILES := $(WEB_TOP_FILES) $(wildcard web/static/*)
 INSTALLED := \
 	$(BINDIR)/hrmd $(BINDIR)/hrmctl \
 	$(UNITDIR)/hrmd.service \
@@ -267,7 +268,7 @@ install: release
 	install -m 0644 polkit/org.hrmd.health.policy $(DESTDIR)$(POLKITDIR)/actions/org.hrmd.health.policy
 	install -m 0644 polkit/50-hrmd.rules $(DESTDIR)$(POLKITDIR)/rules.d/50-hrmd.rules
 	install -m 0644 systemd/hrmd.conf.example $(DESTDIR)$(SYSCONFDIR)/hrmd/hrmd.conf.example
-	install -m 0644 $(wildcard web/*.html) $(DESTDIR)$(WEBDIR)/
+	install -m 0644 $(WEB_TOP_FILES) $(DESTDIR)$(WEBDIR)/
 	install -m 0644 $(wildcard web/static/*) $(DESTDIR)$(WEBDIR)/static/
 	[ -e $(DESTDIR)$(SYSCONFDIR)/hrmd/hrmd.conf ] || install -m 0644 systemd/hrmd.conf.example $(DESTDIR)$(SYSCONFDIR)/hrmd/hrmd.conf
 	$(DEBUG_BIN)/generate-manual-tool $(RELEASE_BIN)/hrmd --section 8 --output-directory $(DESTDIR)$(MANDIR)/man8

@@ -18,7 +18,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # (libjs-dygraphs) draws the day view's charts and is served from /usr/share/javascript.
 APT_PACKAGES := libsqlite3-dev sqlite3 libsystemd-dev libudev-dev libbluetooth-dev systemd \
 	dbus-daemon python3-dbus python3-gi python3-dbusmock udev umockdev libumockdev-dev gir1.2-umockdev-1.0 \
-	time python3-venv libxml2-utils tshark python3-hypothesis \
+	time python3-venv libxml2-utils tshark python3-hypothesis python3-websockets \
 	qemu-system-x86 debootstrap cpio kmod \
 	chromium chromium-driver python3-selenium libjs-dygraphs
 # Every build checks that each module imports only what Package.swift says it depends on.
@@ -75,7 +75,7 @@ INSTALLED := \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish \
 	$(addprefix $(WEBDIR)/,$(WEB_FILES:web/%=%))
 
-.PHONY: all help deps build test check-docs check-package module-map check-module-map check-bluetooth check-service check-service-bus check-web check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-service bench-ble bench-ble-vm release install uninstall clean
+.PHONY: all help deps build test check-docs check-package module-map check-module-map check-bluetooth check-service check-service-bus check-web check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-live bench-service bench-ble bench-ble-vm release install uninstall clean
 
 ## all: the default target: build
 all: build
@@ -223,6 +223,12 @@ bench-release: release
 ## bench: the release builds and every benchmark with its peers (Benchmarks' hrmbench, timing .build/release)
 bench: bench-release
 	HRMD_BIN_DIR=$(RELEASE_BIN) $(BENCH_RELEASE_BIN)/hrmbench
+	$(MAKE) --no-print-directory bench-live
+
+## bench-live: the HTTP front's live stream: 20 mock straps at 4 Hz, 200 WebSocket clients, against a
+## Python relay (bench/python_relay.py) in the same run: latency, CPU per 1000 frames, RSS (.build/bench-live.json)
+bench-live: release
+	HRMD_BIN_DIR=$(RELEASE_BIN) /usr/bin/python3 bench/live_bench.py --json .build/bench-live.json
 
 ## bench-service: only the store service's benchmarks: hrmd --serve on a private bus against its peers
 ## (hrmctl --store, queries in process, hrmd with no client). Sizes: HRMBENCH_SERVICE_DAYS (store, default 365),

@@ -324,6 +324,33 @@ class HealthServiceTests(harness.ServiceTestCase):
         self.assertError(self.call(NOBODY, revoke), ACCESS_DENIED)
         self.assertEqual(self.status(NAMELESS, "polkit-target"), "sharingAuthorized")
 
+    def test_access_tokens_are_made_listed_and_revoked_by_managers_only(self):
+        target = source(NOBODY, "token-dash")
+        self.assertError(self.call(NOBODY, "health.CreateAccessToken(%r, False, dbus.Int64(3600))" % target), ACCESS_DENIED)
+        self.assertError(self.call(NOBODY, "health.AccessTokens()"), ACCESS_DENIED)
+        self.assertError(self.call(NOBODY, "health.RevokeAccessTokens(%r)" % target), ACCESS_DENIED)
+        status, out, err = harness.hrmctl(self.bus, "auth", "token", "create", target, "--expires", "1h")
+        self.assertEqual(status, 0, err)
+        token = out.strip().splitlines()[-1]
+        self.assertTrue(token.startswith("hrmd_"), out)
+        status, listed, err = harness.hrmctl(self.bus, "auth", "token", "list", "--output", "json")
+        self.assertEqual(status, 0, err)
+        rows = [json.loads(line) for line in listed.splitlines()]
+        mine = [row for row in rows if row["source"] == target]
+        self.assertEqual([row["state"] for row in mine], ["valid"], listed)
+        self.assertNotIn(token.split("_")[-1], listed, "a list never shows a token's secret")
+        self.assertNotIn(token, self.log(), "the service never logs a token")
+        status, out, err = harness.hrmctl(self.bus, "auth", "token", "revoke", target)
+        self.assertEqual((status, out.strip()), (0, "revoked 1 token"), err)
+        status, listed, err = harness.hrmctl(self.bus, "auth", "token", "list", "--output", "json")
+        self.assertEqual([json.loads(line)["state"] for line in listed.splitlines() if target in line], ["revoked"])
+        manager = self.manager()
+        for arguments in (("hrmd", False, 0), ("nobody/Bad", False, 0), (target, False, 5), (target, False, -1)):
+            with self.subTest(arguments=arguments):
+                with self.assertRaises(dbus.exceptions.DBusException) as raised:
+                    manager.CreateAccessToken(arguments[0], arguments[1], dbus.Int64(arguments[2]), timeout=harness.CALL_TIMEOUT_S)
+                self.assertEqual(raised.exception.get_dbus_name(), INVALID_ARGS)
+
     def test_set_authorization_checks_its_arguments(self):
         manager = self.manager()
         for arguments in (("nobody/x", HR, "write", "sharingAuthorized"), ("nobody/x", HR, "share", "yes"),

@@ -27,7 +27,7 @@ function fitGroupGrid() {
   }
   grid.style.setProperty("--columns", String(best.columns));
   grid.style.setProperty("--rows", String(best.rows));
-  // digits scale with the tile: about 55 % of its height, 40 % of its width for three digits
+  // the digits scale with the tile: half its height, or 36 % of its width (three digits fit)
   const tileHeight = height / best.rows;
   const tileWidth = width / best.columns;
   grid.style.setProperty("--digits", Math.floor(Math.min(tileHeight * 0.5, tileWidth * 0.36)) + "px");

@@ -116,7 +116,6 @@ export class TileBoard {
       const next = ids[ids.indexOf(id) + 1];
       this.container.insertBefore(tile.node, next ? this.tiles.get(next).node : null);
       this.container.dataset.count = String(this.tiles.size);
-      this.container.style.setProperty("--tiles", String(this.tiles.size));
       document.dispatchEvent(new CustomEvent("tiles-changed", { detail: this.tiles.size }));
       if (this.onNewDevice) this.onNewDevice(id, tile);
     }

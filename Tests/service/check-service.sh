@@ -41,6 +41,8 @@ expected=(
     usr/share/zsh/site-functions/_hrmd usr/share/zsh/site-functions/_hrmctl
     usr/share/fish/vendor_completions.d/hrmd.fish usr/share/fish/vendor_completions.d/hrmctl.fish
 )
+# what the HTTP front serves: every file of web/ and web/static/ under usr/share/hrmd/web
+for file in web/* web/static/*; do [ -f "$file" ] && expected+=("usr/share/hrmd/${file}"); done
 for file in "${expected[@]}"; do
     if [ -s "$destdir/$file" ]; then pass "installed $file"; else fail "missing or empty: $file"; fi
 done

@@ -1,0 +1,281 @@
+"""The pages in web/ in headless Chromium against the real hrmd and its HTTP front: the dashboard
+follows the store, the overlay is transparent, the group view fits a TV, the day view draws its
+charts, and the error states (no token, a rejected or revoked token, the server gone) are said."""
+
+import os
+import time
+import unittest
+from datetime import datetime, timedelta
+
+from harness import (PAGE_TIMEOUT_S, Browser, Hrmd, artifacts_dir, png_pixels, requirements, skip_or_fail,
+                     wait_until, write_day_trace)
+
+STRAPS = ["strap-a", "strap-b", "strap-c", "strap-d"]
+RESTING = {"strap-a": 58, "strap-b": 66, "strap-c": 84, "strap-d": 120}
+FOLLOW_S = 2  # the page shows the store's newest sample within this
+
+
+def mock(device, bpm, extra=""):
+    return "mock:id=%s,bpm=%d,contact-loss=0%s" % (device, bpm, extra)
+
+
+def replay_history(server, resting, hours):
+    """The last HOURS (today's only) of the straps of RESTING, replayed into the store before
+    hrmd starts."""
+    now = datetime.now().astimezone()
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    start = max(midnight, now - timedelta(hours=hours))
+    end = now - timedelta(seconds=1)
+    if end <= start:
+        return
+    path = os.path.join(server.directory, "history.trace.jsonl")
+    write_day_trace(path, resting, start, end)
+    server.hrmctl("replay", path)
+
+
+def the_day_so_far(server):
+    replay_history(server, RESTING, 5)
+
+
+class PageTest(unittest.TestCase):
+    sensors = []
+    before_start = None
+    server = None
+    browser = None
+
+    @classmethod
+    def setUpClass(cls):
+        missing = requirements()
+        if missing:
+            skip_or_fail(missing)
+        cls.server = Hrmd(cls.sensors, name=cls.__name__, before_start=cls.before_start)
+        try:
+            cls.browser = Browser()
+        except Exception:
+            cls.server.stop()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.browser:
+            cls.browser.quit()
+        if cls.server:
+            cls.server.stop()
+
+    def tearDown(self):
+        errors = self.browser.errors() if self.browser else []
+        self.assertEqual(errors, [], "the page logged errors")
+
+    def wait_status(self, state, timeout=PAGE_TIMEOUT_S):
+        return wait_until(lambda: self.browser.status()[0] == state and self.browser.status(), timeout,
+                          "the status line says %s (it says %r)" % (state, self.browser.status()))
+
+    def assert_follows_store(self, read_page, device):
+        """The page's digits equal the store's newest sample of DEVICE within FOLLOW_S."""
+        seen = []
+
+        def same():
+            newest = self.server.newest(device)
+            shown = read_page()
+            seen.append((shown, newest and newest["value"]))
+            return newest is not None and shown == str(round(newest["value"]))
+
+        wait_until(same, FOLLOW_S, "%s shows the store's newest sample (page, store: %s)" % (device, seen[-5:]))
+
+
+class Dashboard(PageTest):
+    sensors = [mock(device, RESTING[device]) for device in STRAPS]
+    before_start = the_day_so_far
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.token = cls.server.token("tester/dash")
+        cls.manager = cls.server.token("tester/wall", manager=True)
+
+    def open_dashboard(self, token):
+        self.browser.open(self.server.url("/#token=" + token))
+        wait_until(lambda: sorted(self.browser.tiles()) == STRAPS, PAGE_TIMEOUT_S,
+                   "a tile for each strap (%s)" % sorted(self.browser.tiles()))
+
+    def test_tiles_show_the_newest_sample_of_each_strap(self):
+        self.open_dashboard(self.token)
+        for device in STRAPS:
+            self.assert_follows_store(lambda: self.browser.tiles()[device], device)
+        zones = self.browser.script("return [...document.querySelectorAll('[data-device]')].map(t => t.dataset.zone)")
+        self.assertTrue(all(zone in "012345" for zone in zones), zones)
+        self.assertEqual(self.browser.status()[0], "ok")
+        stale = self.browser.script("return document.querySelectorAll('.tile.stale').length")
+        self.assertEqual(stale, 0, "no tile is stale while its strap streams")
+        self.assertEqual(self.browser.script("return document.getElementById('requests-strip').hidden"), True,
+                         "a token without --manager sees no authorization requests")
+
+    def test_tiles_keep_following(self):
+        self.open_dashboard(self.token)
+        first = self.browser.tiles()["strap-d"]
+        # the mock changes its rate; within 20 s the digits follow a change in the store
+        wait_until(lambda: self.server.newest("strap-d")["value"] != int(first), 20, "strap-d's rate changes")
+        self.assert_follows_store(lambda: self.browser.tiles()["strap-d"], "strap-d")
+
+    def test_manager_sees_authorization_requests_and_the_screenshot(self):
+        # hrmd asked to store rr-interval (the mocks send RR intervals) and was not answered
+        self.open_dashboard(self.manager)
+        text = wait_until(lambda: not self.browser.script("return document.getElementById('requests-strip').hidden")
+                          and self.browser.script("return document.getElementById('requests-strip').textContent"),
+                          PAGE_TIMEOUT_S, "the strip of authorization requests")
+        self.assertIn("rr-interval", text)
+        self.assertIn("hrmctl auth grant hrmd rr-interval", text)
+        wait_until(lambda: self.browser.script(
+            "return [...document.querySelectorAll('canvas.trend')].every(c => c.width > 0)"), PAGE_TIMEOUT_S, "the trends are drawn")
+        self.browser.resize(1280, 420)  # the four tiles and the strip, without the empty screen below
+        try:
+            self.browser.screenshot("dashboard")
+        finally:
+            self.browser.resize(1280, 720)
+
+    def test_overlay_shows_the_digits_on_a_transparent_background(self):
+        self.browser.resize(640, 240)
+        self.browser.transparent()
+        try:
+            self.browser.open(self.server.url("/overlay?device=strap-c#token=" + self.token))
+            wait_until(lambda: self.browser.script("return document.getElementById('bpm').textContent").isdigit(),
+                       PAGE_TIMEOUT_S, "the overlay shows digits")
+            self.assert_follows_store(lambda: self.browser.script("return document.getElementById('bpm').textContent"), "strap-c")
+            backgrounds = self.browser.script(
+                "return [getComputedStyle(document.documentElement).backgroundColor, getComputedStyle(document.body).backgroundColor]")
+            self.assertEqual(backgrounds, ["rgba(0, 0, 0, 0)", "rgba(0, 0, 0, 0)"])
+            wait_until(lambda: not self.browser.script("return document.getElementById('overlay').classList.contains('stale')"),
+                       PAGE_TIMEOUT_S, "the overlay is live")
+            path = self.browser.screenshot("overlay")
+            width, height, rows = png_pixels(path)
+            self.assertEqual(rows[height - 1][width - 1][3], 0, "the bottom right corner is transparent")
+            self.assertEqual(rows[0][width - 1][3], 0, "the top right corner is transparent")
+            opaque = sum(1 for row in rows for pixel in row if pixel[3] == 255)
+            self.assertGreater(opaque, width * height // 50, "the digits are drawn")
+            # the same over a picture, as it shows in a stream (for the documentation)
+            self.browser.script("const s = document.documentElement.style; s.minHeight = '100%';"
+                                "s.background = 'linear-gradient(120deg, #26445e 0%, #4f6d53 45%, #a0784a 100%)'")
+            self.browser.screenshot("overlay-over-a-picture")
+        finally:
+            self.browser.resize(1280, 720)
+
+    def test_overlay_without_device_follows_the_first_strap(self):
+        self.browser.open(self.server.url("/overlay#token=" + self.token))
+        wait_until(lambda: self.browser.script("return document.getElementById('bpm').textContent").isdigit(),
+                   PAGE_TIMEOUT_S, "the overlay shows digits")
+
+    def test_day_view_draws_the_day(self):
+        today = datetime.now().astimezone().strftime("%Y-%m-%d")
+        self.browser.open(self.server.url("/day?date=%s#token=%s" % (today, self.token)))
+        ready = wait_until(lambda: self.browser.script("return document.body.dataset.ready"), PAGE_TIMEOUT_S * 2,
+                           "the day view has loaded")
+        self.assertEqual(ready, "true", self.browser.status())
+        charts = self.browser.script(
+            "return ['chart', 'hourly'].map(id => [document.getElementById(id).querySelectorAll('canvas').length,"
+            " Number(document.getElementById(id).dataset.points || 0)])")
+        for canvases, points in charts:
+            self.assertGreater(canvases, 0, "a chart is drawn")
+            self.assertGreater(points, 0, "with points")
+        series = int(self.browser.script("return document.getElementById('chart').dataset.series"))
+        self.assertEqual(series, len(STRAPS), "a line per strap")
+        summary = self.browser.script("return document.getElementById('summary').textContent")
+        for word in ("minimum", "average", "maximum"):
+            self.assertIn(word, summary)
+        rows = self.browser.script("return document.querySelectorAll('#zones tr').length")
+        self.assertGreater(rows, 1, "the zones table has rows")
+        self.browser.screenshot("day")
+
+    def test_no_token_is_said(self):
+        for page in ("/", "/?view=group", "/overlay?device=strap-a", "/day"):
+            self.browser.open(self.server.url(page))
+            state, text = self.wait_status("no-token")
+            self.assertIn("No token", text, page)
+
+    def test_a_wrong_token_is_rejected(self):
+        for page in ("/", "/overlay?device=strap-a", "/day"):
+            self.browser.open(self.server.url(page + "#token=not-a-token"))
+            state, text = self.wait_status("rejected")
+            self.assertIn("Token rejected", text, page)
+
+    def test_a_revoked_token_stops_the_page(self):
+        token = self.server.token("tester/revoked")
+        self.browser.open(self.server.url("/#token=" + token))
+        wait_until(lambda: sorted(self.browser.tiles()) == STRAPS, PAGE_TIMEOUT_S, "a tile for each strap")
+        self.assert_follows_store(lambda: self.browser.tiles()["strap-d"], "strap-d")
+        self.server.revoke_tokens("tester/revoked")
+        state, text = self.wait_status("rejected", 10)
+        self.assertIn("Token rejected", text)
+        frozen = self.browser.tiles()
+        before = self.server.newest("strap-d")["start"]
+        # the store moves on; the page does not
+        wait_until(lambda: self.server.newest("strap-d")["start"] != before, 10, "a newer sample in the store")
+        wait_until(lambda: self.server.newest("strap-d")["value"] != int(frozen["strap-d"]), 20,
+                   "the store's rate differs from the page's")
+        self.assertEqual(self.browser.tiles(), frozen, "the page stopped updating")
+        self.assertEqual(self.browser.status()[0], "rejected")
+
+
+RIDERS = {"rider-%d" % number: 55 + 11 * number for number in range(1, 10)}
+
+
+def the_last_minutes(server):
+    replay_history(server, RIDERS, 0.2)
+
+
+class GroupView(PageTest):
+    sensors = [mock(device, bpm, ",seed=%d" % number) for number, (device, bpm) in enumerate(RIDERS.items())]
+    before_start = the_last_minutes
+
+    def test_group_view_fits_nine_straps_on_a_tv(self):
+        token = self.server.token("gym/tv")
+        self.browser.open(self.server.url("/?view=group#token=" + token))
+        devices = sorted(RIDERS)
+        wait_until(lambda: sorted(self.browser.tiles()) == devices and all(v.isdigit() for v in self.browser.tiles().values()),
+                   PAGE_TIMEOUT_S, "nine tiles with digits (%s)" % self.browser.tiles())
+        self.assert_follows_store(lambda: self.browser.tiles()["rider-5"], "rider-5")
+        boxes = self.browser.script(
+            "return [...document.querySelectorAll('[data-device]')].map(t => { const r = t.getBoundingClientRect();"
+            " return [r.left, r.top, r.right, r.bottom, parseFloat(getComputedStyle(t.querySelector('.bpm')).fontSize)]; })")
+        for left, top, right, bottom, digits in boxes:
+            self.assertTrue(left >= 0 and top >= 0 and right <= 1280 and bottom <= 720, "a tile within the screen")
+            self.assertGreaterEqual(digits, 100, "digits legible across a room (px at 1280×720)")
+        background = self.browser.script("return getComputedStyle(document.body).backgroundColor")
+        self.assertEqual(background, "rgb(0, 0, 0)")
+        wait_until(lambda: self.browser.script(
+            "return [...document.querySelectorAll('canvas.trend')].every(c => c.width > 0)"), PAGE_TIMEOUT_S, "the trends are drawn")
+        self.browser.screenshot("group")
+
+    def test_group_view_with_one_strap_fills_the_screen(self):
+        token = self.server.token("gym/one")
+        self.browser.open(self.server.url("/?view=group#token=" + token))
+        wait_until(lambda: len(self.browser.tiles()) == 9, PAGE_TIMEOUT_S, "nine tiles")
+        # thirty tiles: the grid still fits (tiles added in the page, as more straps would be)
+        self.browser.script("""
+            const grid = document.getElementById('tiles'), model = grid.firstElementChild;
+            for (let i = 10; i <= 30; i++) { const t = model.cloneNode(true); t.dataset.device = 'extra-' + i; grid.append(t); }
+            document.dispatchEvent(new CustomEvent('tiles-changed'));""")
+        boxes = self.browser.script(
+            "return [...document.querySelectorAll('[data-device]')].map(t => { const r = t.getBoundingClientRect();"
+            " return [r.right, r.bottom, parseFloat(getComputedStyle(t.querySelector('.bpm')).fontSize)]; })")
+        self.assertEqual(len(boxes), 30)
+        for right, bottom, digits in boxes:
+            self.assertTrue(right <= 1280 and bottom <= 720, "thirty tiles within the screen")
+            self.assertGreaterEqual(digits, 40)
+
+
+class ServerGone(PageTest):
+    sensors = [mock("strap-a", 60)]
+
+    def test_the_page_says_when_the_server_is_unreachable(self):
+        token = self.server.token("tester/dash")
+        self.browser.open(self.server.url("/#token=" + token))
+        wait_until(lambda: self.browser.tiles().get("strap-a", "").isdigit(), PAGE_TIMEOUT_S, "the tile shows digits")
+        self.server.stop()
+        state, text = self.wait_status("unreachable", 20)
+        self.assertIn("Server unreachable", text)
+        wait_until(lambda: self.browser.script("return document.querySelectorAll('.tile.stale').length") == 1, 20,
+                   "the tile turns stale")
+
+
+if __name__ == "__main__":
+    unittest.main()

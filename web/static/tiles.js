@@ -1,0 +1,153 @@
+// A tile per strap: the heart rate in large digits in its zone's colour, the trend of the last
+// ten minutes, battery, contact and sensor state; "stale" when no sample came for 10 s.
+// Each tile is <article class="tile" data-device="ID">; its digits are <span class="bpm">.
+
+import { serverClockOffset } from "./api.js";
+import { Sparkline } from "./sparkline.js";
+import { ZONE_NAMES, maxFor, zoneOf } from "./zones.js";
+
+export const STALE_MS = 10 * 1000;
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+// The key of a sample's device: its identifier, else its source (samples without a device).
+export function deviceKey(sample) {
+  return (sample.device && sample.device.identifier) || sample.source || "unknown";
+}
+
+function age(ms) {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return seconds + " s";
+  if (seconds < 3600) return Math.round(seconds / 60) + " min";
+  return Math.round(seconds / 3600) + " h";
+}
+
+class Tile {
+  constructor(id) {
+    this.id = id;
+    this.lastTime = 0; // server time of the newest sample, ms
+    this.node = element("article", "tile");
+    this.node.dataset.device = id;
+    this.node.dataset.zone = "0";
+    const head = element("header", "tile-head");
+    this.name = element("h2", "name", id);
+    head.append(this.name);
+    const reading = element("div", "reading");
+    this.bpm = element("span", "bpm", "--");
+    this.zone = element("div", "zone-label", "");
+    reading.append(this.bpm, element("span", "unit", "bpm"));
+    this.canvas = element("canvas", "trend");
+    this.sparkline = new Sparkline(this.canvas);
+    this.sparkline.max = maxFor(id);
+    const foot = element("footer", "tile-foot");
+    this.battery = element("span", "battery", "");
+    this.contact = element("span", "contact", "");
+    this.state = element("span", "state", "");
+    foot.append(this.contact, this.battery, this.state);
+    this.node.append(head, reading, this.zone, this.canvas, foot);
+    this.update(Date.now());
+  }
+
+  // A sample S of this device, live or from the last ten minutes.
+  sample(sample) {
+    const time = Date.parse(sample.end || sample.start);
+    const value = Math.round(Number(sample.value));
+    if (Number.isNaN(time) || Number.isNaN(value)) return;
+    this.sparkline.add(time, value);
+    if (sample.device && sample.device.name) this.name.textContent = sample.device.name;
+    this.name.title = this.id;
+    if (time < this.lastTime) return;
+    this.lastTime = time;
+    this.bpm.textContent = String(value);
+    const max = maxFor(this.id);
+    const zone = zoneOf(value, max);
+    this.node.dataset.zone = String(zone);
+    this.zone.textContent = ZONE_NAMES[zone] + " · " + Math.round((value / max) * 100) + " %";
+    const metadata = sample.metadata || {};
+    if (metadata.sensorContact) {
+      this.contact.textContent = metadata.sensorContact === "detected" ? "contact" : "no contact";
+      this.contact.dataset.ok = String(metadata.sensorContact === "detected");
+    }
+  }
+
+  sensorState(state) {
+    if (state.battery !== null && state.battery !== undefined) {
+      this.battery.textContent = "battery " + state.battery + " %";
+      this.battery.dataset.low = String(state.battery <= 15);
+    }
+    this.sensorStateName = state.state || "";
+    this.node.dataset.state = this.sensorStateName;
+  }
+
+  update(now) {
+    const serverNow = now + serverClockOffset;
+    const silent = this.lastTime ? serverNow - this.lastTime : Infinity;
+    const stale = silent > STALE_MS;
+    this.node.classList.toggle("stale", stale);
+    let text = this.sensorStateName && this.sensorStateName !== "streaming" ? this.sensorStateName : "";
+    if (stale) text = this.lastTime ? "no signal for " + age(silent) : text || "no reading yet";
+    this.state.textContent = text;
+    this.sparkline.draw(serverNow);
+  }
+}
+
+const byName = new Intl.Collator(undefined, { numeric: true }).compare;
+
+// The tiles of a page, kept in order of their device identifiers.
+export class TileBoard {
+  constructor(container, onNewDevice) {
+    this.container = container;
+    this.tiles = new Map();
+    this.onNewDevice = onNewDevice;
+    this.timer = setInterval(() => this.update(), 1000);
+  }
+
+  tile(id) {
+    let tile = this.tiles.get(id);
+    if (!tile) {
+      tile = new Tile(id);
+      this.tiles.set(id, tile);
+      const ids = [...this.tiles.keys()].sort(byName);
+      const next = ids[ids.indexOf(id) + 1];
+      this.container.insertBefore(tile.node, next ? this.tiles.get(next).node : null);
+      this.container.dataset.count = String(this.tiles.size);
+      document.dispatchEvent(new CustomEvent("tiles-changed", { detail: this.tiles.size }));
+      if (this.onNewDevice) this.onNewDevice(id, tile);
+    }
+    return tile;
+  }
+
+  sample(sample) {
+    const tile = this.tile(deviceKey(sample));
+    tile.sample(sample);
+    tile.update(Date.now());
+  }
+
+  // Samples of one device, oldest first (the trend's backfill).
+  backfill(id, samples) {
+    const tile = this.tile(id);
+    for (const sample of samples) tile.sample(sample);
+    tile.update(Date.now());
+  }
+
+  sensorState(state) {
+    if (!state || !state.device) return;
+    const tile = this.tile(state.device);
+    tile.sensorState(state);
+    tile.update(Date.now());
+  }
+
+  update() {
+    const now = Date.now();
+    for (const tile of this.tiles.values()) tile.update(now);
+  }
+
+  stop() {
+    clearInterval(this.timer);
+  }
+}

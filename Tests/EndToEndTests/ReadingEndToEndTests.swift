@@ -165,20 +165,37 @@ struct ReadingEndToEndTests {
         let watcher = try ChildProcess(
             BuiltProducts.hrmctl, ["watch", "--output", "json", "--interval", "0.1", "--store", harness.store],
             environment: harness.environment, outputDirectory: harness.directory.path)
-        // The watcher takes its starting anchor right after it opens the store; wait for the open.
+        // The watcher takes its starting anchor some time after it opens the store: replay new
+        // samples, two at a time, until it prints some. It must then print every one stored
+        // from there on, in order, and none stored before the first it printed.
         try await eventually("the watcher has opened the store") { hasOpen(harness.store, pid: watcher.pid) }
-        let trace = harness.directory.file("later.trace.jsonl")
-        try [#"{"format":"hrmd-trace","version":1}"#,
-             #"{"t":"2026-11-20T11:00:00.000Z","transport":"ble","device":"AA:BB:CC:DD:EE:FF","kind":"notify","characteristic":"2a37","value":"0677"}"#,
-             #"{"t":"2026-11-20T11:00:01.000Z","transport":"ble","device":"AA:BB:CC:DD:EE:FF","kind":"notify","characteristic":"2a37","value":"0678"}"#,
-        ].joined(separator: "\n").write(toFile: trace, atomically: true, encoding: .utf8)
-        _ = try await harness.hrmctl(["replay", "--store", harness.store, trace], withStore: false)
-        // It runs until stopped: stop it once it printed what the replay stored.
-        try await eventually("the watcher prints the two new samples") { jsonLines(watcher.standardOutput).count >= 2 }
+        var replayed: [Double] = []
+        func replayTwo() async throws {
+            let value = 100 + replayed.count
+            let trace = harness.directory.file("later-\(value).trace.jsonl")
+            var lines = [#"{"format":"hrmd-trace","version":1}"#]
+            for offset in 0..<2 {
+                let bpm = value + offset
+                let time = String(format: "2026-11-20T11:%02d:%02d.000Z", bpm / 60, bpm % 60)
+                lines.append(
+                    #"{"t":"\#(time)","transport":"ble","device":"AA:BB:CC:DD:EE:FF","kind":"notify","characteristic":"2a37","value":"06\#(String(format: "%02x", bpm))"}"#)
+                replayed.append(Double(bpm))
+            }
+            try lines.joined(separator: "\n").write(toFile: trace, atomically: true, encoding: .utf8)
+            _ = try await harness.hrmctl(["replay", "--store", harness.store, trace], withStore: false)
+        }
+        try await eventually("the watcher prints samples stored after it started", checkingEvery: .milliseconds(300)) {
+            try await replayTwo()
+            return !jsonLines(watcher.standardOutput).isEmpty
+        }
+        try await eventually("the watcher prints the last sample stored") {
+            jsonLines(watcher.standardOutput).last?["value"] as? Double == replayed.last
+        }
         watcher.send(SIGTERM)
         _ = try await watcher.wait()
-        let seen = jsonLines(watcher.standardOutput)
-        #expect(seen.map { $0["value"] as? Double } == [119, 120])
+        let seen = jsonLines(watcher.standardOutput).compactMap { $0["value"] as? Double }
+        let first = try #require(seen.first)
+        #expect(seen == Array(replayed.drop { $0 != first }), "\(seen) of \(replayed)")
     }
 
     @Test("plot draws the range in the terminal and as SVG")

@@ -195,7 +195,7 @@ def main():
     parser.add_argument("--straps", type=int, default=20)
     parser.add_argument("--hz", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=30)
-    parser.add_argument("--flush", type=float, default=0.05, help="hrmd's flush-interval (seconds)")
+    parser.add_argument("--flush", type=float, help="hrmd's flush-interval (seconds; default: hrmd's own while live)")
     parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args()
 
@@ -216,7 +216,8 @@ def main():
         token = tokens[0]
         config = os.path.join(work, "hrmd.conf")
         with open(config, "w") as file:
-            file.write(f"[hrmd]\nflush-interval = {args.flush}\n[http]\nlisten = 127.0.0.1:0\nmax-live-streams = {args.clients + 10}\n")
+            flush = f"flush-interval = {args.flush}\n" if args.flush else ""
+            file.write(f"[hrmd]\n{flush}[http]\nlisten = 127.0.0.1:0\nmax-live-streams = {args.clients + 10}\n")
         sensors = []
         for index in range(args.straps):
             sensors += ["--sensor", f"mock:id=strap-{index:02d},hz={args.hz},seed={index + 1},bpm={60 + index}"]

@@ -25,8 +25,23 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var anyStrap = false
     /// Also serve the store on the system bus (`org.hrmd.Health`).
     public var serve = false
-    /// Seconds between batched writes.
-    public var flushInterval: Double = 0.5
+    /// Seconds between batched writes, as the file sets them; nil: ``defaultFlushInterval``,
+    /// or ``liveFlushInterval`` while something shows samples live.
+    public var configuredFlushInterval: Double?
+    /// Seconds between batched writes when nothing shows samples live.
+    public static let defaultFlushInterval = 0.5
+    /// Seconds between batched writes while the HTTP front or the MQTT publisher shows samples
+    /// live: a sample reaches a browser or a broker within about this much of its notification.
+    public static let liveFlushInterval = 0.05
+
+    /// Seconds between batched writes: the file's, else the default for whether samples are
+    /// shown live.
+    public func flushInterval(live: Bool) -> Double {
+        configuredFlushInterval ?? (live ? Self.liveFlushInterval : Self.defaultFlushInterval)
+    }
+
+    /// Seconds between batched writes when nothing is live.
+    public var flushInterval: Double { flushInterval(live: false) }
     /// The least severe log level printed.
     public var logLevel: LogLevelName = .info
     /// Body locations that win over what a sensor reports, by device identifier.
@@ -67,7 +82,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
                 guard let seconds = Double(entry.value), seconds >= 0.05, seconds <= 60 else {
                     throw invalid("expected seconds between 0.05 and 60")
                 }
-                flushInterval = seconds
+                configuredFlushInterval = seconds
             case ("hrmd", "log-level"):
                 guard let level = LogLevelName(rawValue: entry.value) else {
                     throw invalid("expected one of \(LogLevelName.allCases.map(\.rawValue).joined(separator: ", "))")

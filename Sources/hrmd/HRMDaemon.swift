@@ -124,7 +124,8 @@ struct HRMDaemon: AsyncParsableCommand {
                 sensor = mock:bpm=70        (repeatable; --sensor flags replace these)
                 any-strap = no              (yes: like --any-strap)
                 serve = no                  (yes: like --serve)
-                flush-interval = 0.5        (seconds between batched writes)
+                flush-interval = 0.5        (seconds between batched writes; 0.05 by
+                                            default while the HTTP front is on)
                 log-level = info
                 [locations]
                 AA:BB:CC:DD:EE:FF = chest   (wins over what the sensor reports)
@@ -276,7 +277,7 @@ struct HRMDaemon: AsyncParsableCommand {
             store: healthStore,
             settings: IngestSettings(
                 source: HealthSource(name: "hrmd", version: HRMVersion.current),
-                flushInterval: .milliseconds(Int(configuration.flushInterval * 1000)),
+                flushInterval: .milliseconds(Int(configuration.flushInterval(live: http != nil || configuration.http != nil) * 1000)),
                 locationOverrides: Self.locations(configuration)),
             logger: logger,
             onTick: { counters in

@@ -39,9 +39,6 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public func flushInterval(live: Bool) -> Double {
         configuredFlushInterval ?? (live ? Self.liveFlushInterval : Self.defaultFlushInterval)
     }
-
-    /// Seconds between batched writes when nothing is live.
-    public var flushInterval: Double { flushInterval(live: false) }
     /// The least severe log level printed.
     public var logLevel: LogLevelName = .info
     /// Body locations that win over what a sensor reports, by device identifier.

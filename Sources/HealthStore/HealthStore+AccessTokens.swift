@@ -1,4 +1,4 @@
-import Crypto
+internal import Crypto
 import Foundation
 import GRDB
 import HealthModel

@@ -82,7 +82,7 @@ struct DaemonConfigurationTests {
         let configuration = try DaemonConfiguration(text: text, file: "hrmd.conf")
         #expect(configuration.storePath == "/var/lib/hrmd/hrmd.sqlite")
         #expect(configuration.sensors.count == 2)
-        #expect(configuration.flushInterval == 0.25)
+        #expect(configuration.flushInterval(live: false) == 0.25)
         #expect(configuration.serve)
         #expect(DaemonConfiguration().serve == false)
         #expect(configuration.logLevel == .debug)

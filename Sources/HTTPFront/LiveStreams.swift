@@ -6,6 +6,7 @@ import HummingbirdWebSocket
 import LiveFeed
 import Logging
 import NIOCore
+import NIOWebSocket
 import Synchronization
 import Timestamps
 
@@ -38,9 +39,19 @@ struct LiveStreams: Sendable {
                 counts.leave(token.id)
             }
             try await writer.write(ByteBuffer(string: "retry: 3000\n\n"))
-            while let event = await subscription.next() {
-                try await writer.write(ByteBuffer(bytes: Self.serverSentEvent(event)))
-                if case .ended = event { break }
+            // What came while the last write was under way goes out in one write.
+            var buffer = ByteBuffer()
+            while true {
+                let events = await subscription.nextBatch()
+                guard !events.isEmpty else { break }
+                buffer.clear()
+                var ended = false
+                for event in events where !ended {
+                    Self.appendServerSentEvent(event, to: &buffer)
+                    if case .ended = event { ended = true }
+                }
+                try await writer.write(buffer)
+                if ended { break }
             }
             try await writer.finish(nil)
         }
@@ -64,12 +75,16 @@ struct LiveStreams: Sendable {
             // The client's own messages are read and dropped; the stream ends when it closes.
             group.addTask { for try await _ in inbound {} }
             group.addTask {
-                while let event = await subscription.next() {
-                    if case .keepalive = event { continue }
-                    try await outbound.write(.text(String(decoding: Self.webSocketMessage(event), as: UTF8.self)))
-                    if case .ended(let reason) = event {
-                        try await outbound.close(.policyViolation, reason: String(reason.prefix(120)))
-                        return
+                while true {
+                    let events = await subscription.nextBatch()
+                    guard !events.isEmpty else { return }
+                    for event in events {
+                        if case .keepalive = event { continue }
+                        try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: Self.webSocketMessage(event))))
+                        if case .ended(let reason) = event {
+                            try await outbound.close(.policyViolation, reason: String(reason.prefix(120)))
+                            return
+                        }
                     }
                 }
             }
@@ -94,24 +109,35 @@ struct LiveStreams: Sendable {
         }
     }
 
-    static func serverSentEvent(_ event: LiveEvent) -> [UInt8] {
+    /// The Server-Sent Event of `event`, appended to `buffer`.
+    static func appendServerSentEvent(_ event: LiveEvent, to buffer: inout ByteBuffer) {
         switch event {
-        case .sample(let sample): Array("event: sample\ndata: ".utf8) + sample.rendered + Array("\n\n".utf8)
-        case .state(let activity): Array("event: state\ndata: \(APIShapes.sensor(activity).serialized)\n\n".utf8)
-        case .gap(let missed): Array("event: gap\ndata: {\"missed\":\(missed)}\n\n".utf8)
-        case .keepalive: Array(": keep-alive\n\n".utf8)
-        case .ended(let reason): Array("event: error\ndata: \(JSONErrorLine.of(reason))\n\n".utf8)
+        case .sample(let sample):
+            buffer.writeStaticString("event: sample\ndata: ")
+            buffer.writeBytes(sample.rendered)
+            buffer.writeStaticString("\n\n")
+        case .state(let activity): buffer.writeString("event: state\ndata: \(APIShapes.sensor(activity).serialized)\n\n")
+        case .gap(let missed): buffer.writeString("event: gap\ndata: {\"missed\":\(missed)}\n\n")
+        case .keepalive: buffer.writeStaticString(": keep-alive\n\n")
+        case .ended(let reason): buffer.writeString("event: error\ndata: \(JSONErrorLine.of(reason))\n\n")
         }
     }
 
-    static func webSocketMessage(_ event: LiveEvent) -> [UInt8] {
+    /// The WebSocket message of `event`.
+    static func webSocketMessage(_ event: LiveEvent) -> ByteBuffer {
+        var buffer = ByteBuffer()
         switch event {
-        case .sample(let sample): Array(#"{"kind":"sample","sample":"#.utf8) + sample.rendered + [UInt8(ascii: "}")]
-        case .state(let activity): Array(#"{"kind":"state","state":\#(APIShapes.sensor(activity).serialized)}"#.utf8)
-        case .gap(let missed): Array(#"{"kind":"gap","missed":\#(missed)}"#.utf8)
-        case .keepalive: Array(#"{"kind":"keepalive"}"#.utf8)
-        case .ended(let reason): Array(#"{"kind":"error","error":\#(JSONErrorLine.string(reason))}"#.utf8)
+        case .sample(let sample):
+            buffer.reserveCapacity(sample.rendered.count + 28)
+            buffer.writeStaticString(#"{"kind":"sample","sample":"#)
+            buffer.writeBytes(sample.rendered)
+            buffer.writeStaticString("}")
+        case .state(let activity): buffer.writeString(#"{"kind":"state","state":\#(APIShapes.sensor(activity).serialized)}"#)
+        case .gap(let missed): buffer.writeString(#"{"kind":"gap","missed":\#(missed)}"#)
+        case .keepalive: buffer.writeStaticString(#"{"kind":"keepalive"}"#)
+        case .ended(let reason): buffer.writeString(#"{"kind":"error","error":\#(JSONErrorLine.string(reason))}"#)
         }
+        return buffer
     }
 }
 

@@ -89,6 +89,29 @@ public final class LiveSubscription: Sendable {
         }
     }
 
+    /// Every event queued now, at least one (waiting for it); empty once the subscription
+    /// ended and its events were taken, or when the calling task is cancelled. One wake-up
+    /// for all that came while the reader was busy.
+    public func nextBatch() async -> [LiveEvent] {
+        let queued: [LiveEvent] = state.withLock { state in
+            guard state.head < state.queue.count else { return [] }
+            let events = Array(state.queue[state.head...])
+            state.queue.removeAll(keepingCapacity: true)
+            state.head = 0
+            return events
+        }
+        if !queued.isEmpty { return queued }
+        guard let first = await next() else { return [] }
+        let rest: [LiveEvent] = state.withLock { state in
+            guard state.head < state.queue.count else { return [] }
+            let events = Array(state.queue[state.head...])
+            state.queue.removeAll(keepingCapacity: true)
+            state.head = 0
+            return events
+        }
+        return [first] + rest
+    }
+
     /// Ends the subscription: `next()` returns what is queued, then nil.
     func close() {
         let waiter = state.withLock { state in

@@ -70,7 +70,9 @@ public final class LiveFeed: Service, Sendable {
         let horizon = Timestamp.now().microsecondsSinceEpoch - Self.recentSeconds * 1_000_000
         state.withLock { state in
             for sample in state.latest.values.sorted(by: { $0.stored.sample.start < $1.stored.sample.start })
-            where sample.stored.sample.start.microsecondsSinceEpoch >= horizon && Self.mayRead(sample.stored, reader, state.readers) {
+            where sample.stored.sample.start.microsecondsSinceEpoch >= horizon && reader.types.contains(sample.stored.sample.type)
+                && Self.mayRead(sample.stored, reader, state.readers)
+            {
                 subscription.push(.sample(sample))
             }
             if Self.maySeeSensors(reader, state.readers) {

@@ -11,12 +11,14 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Build: SQLite, libsystemd (sd-bus, sd_notify, journal), libudev, libbluetooth.
 # Tests: a private dbus-daemon with a fake BlueZ and a fake polkit (python3-dbusmock), udevadm,
 # umockdev, xmllint (libxml2-utils) for the shipped D-Bus and polkit files, tshark (Wireshark's
-# dissectors) for the btsnoop captures the tests build.
+# dissectors) for the btsnoop captures the tests build; libmosquitto (build), a mosquitto broker
+# and paho-mqtt (tests) for the MQTT publisher.
 # Benchmarks: /usr/bin/time, and a venv for bleak (python3-venv).
 # The real Bluetooth stack: qemu, debootstrap, cpio and kmod build and boot a Debian 12 VM.
 APT_PACKAGES := libsqlite3-dev sqlite3 libsystemd-dev libudev-dev libbluetooth-dev systemd \
 	dbus-daemon python3-dbus python3-gi python3-dbusmock udev umockdev libumockdev-dev gir1.2-umockdev-1.0 \
 	time python3-venv libxml2-utils tshark python3-hypothesis \
+	mosquitto libmosquitto-dev python3-paho-mqtt \
 	qemu-system-x86 debootstrap cpio kmod
 # Every build checks that each module imports only what Package.swift says it depends on.
 SWIFT_BUILD_FLAGS := --explicit-target-dependency-import-check error
@@ -67,7 +69,7 @@ INSTALLED := \
 	$(PREFIX)/share/zsh/site-functions/_hrmd $(PREFIX)/share/zsh/site-functions/_hrmctl \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish
 
-.PHONY: all help deps build test check-docs check-package module-map check-module-map check-bluetooth check-service check-service-bus check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-service bench-ble bench-ble-vm release install uninstall clean
+.PHONY: all help deps build test check-docs check-package module-map check-module-map check-bluetooth check-service check-service-bus check-mqtt check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-service bench-ble bench-ble-vm release install uninstall clean
 
 ## all: the default target: build
 all: build
@@ -105,6 +107,7 @@ test: deps
 	$(MAKE) --no-print-directory check-fake-bluez
 	$(MAKE) --no-print-directory check-captures
 	$(MAKE) --no-print-directory check-service-bus
+	$(MAKE) --no-print-directory check-mqtt
 	$(MAKE) --no-print-directory check-fuzz
 	$(MAKE) --no-print-directory check-bluetooth
 
@@ -147,6 +150,12 @@ check-captures:
 ## in CI; the service tests skip until hrmd has --serve). HRMD_BIN_DIR chooses the hrmd (default .build/debug).
 check-service-bus:
 	timeout --kill-after=10 900 /usr/bin/python3 Tests/HealthService/run.py
+
+## check-mqtt: the MQTT publisher end to end: hrmd with mock straps publishing to a real mosquitto on a free
+## loopback port, a paho-mqtt subscriber, hrmctl grants and revokes (Tests/MQTT; skipped without mosquitto or
+## paho-mqtt, failed in CI). HRMD_BIN_DIR chooses the binaries (default .build/debug).
+check-mqtt:
+	timeout --kill-after=10 600 /usr/bin/python3 Tests/MQTT/run.py
 
 ## fuzz: fuzz every parser (Tests/Fuzz/Targets), then the store service's D-Bus methods (fuzz-bus)
 ## for FUZZ_SECONDS each (default 600), or FUZZ_RUNS executions each; FUZZ_TARGETS chooses some

@@ -16,7 +16,7 @@ public struct MosquittoError: Error, Sendable, Equatable, CustomStringConvertibl
         if code == Int32(MOSQ_ERR_ERRNO.rawValue) {
             message = String(cString: strerror(errno))
         } else {
-            message = String(cString: mosquitto_strerror(code))
+            message = sentence(mosquitto_strerror(code))
         }
     }
 
@@ -312,7 +312,7 @@ public final class MosquittoConnection: Sendable {
             state.withLock { $0.phase = .connecting }
             return .lost(reason: error.message)
         default:
-            if timedOut { return .unreachable(reason: "\(options.host):\(options.port) did not answer within \(options.answerTimeout)") }
+            if timedOut { return .unreachable(reason: "\(options.host):\(options.port) did not answer within \(options.answerTimeout.components.seconds) s") }
             return .unreachable(reason: "\(options.host):\(options.port): \(error.message)")
         }
     }
@@ -347,7 +347,7 @@ public final class MosquittoConnection: Sendable {
             return true
         }
         guard report else { return }
-        onEvent(accepted ? .connected : .refused(code: code, reason: String(cString: mosquitto_connack_string(code))))
+        onEvent(accepted ? .connected : .refused(code: code, reason: sentence(mosquitto_connack_string(code))))
     }
 
     /// A QoS 1 message's acknowledgement (on the loop thread).
@@ -377,6 +377,12 @@ public final class MosquittoConnection: Sendable {
             waiter?.resume()
         }
     }
+}
+
+/// libmosquitto's words without their closing full stop (they go inside longer lines).
+private func sentence(_ text: UnsafePointer<CChar>) -> String {
+    let words = String(cString: text)
+    return words.hasSuffix(".") ? String(words.dropLast()) : words
 }
 
 private func check(_ call: String, _ code: Int32) throws(MosquittoError) {

@@ -128,9 +128,10 @@ class Output:
 
 class Broker:
     """mosquitto on a free loopback port (or PORT, to start it again on the same one), with
-    its own configuration in WORK/broker: anonymous clients, or only USERS (name → password)."""
+    its own configuration in WORK/broker: anonymous clients, or only USERS (name → password);
+    with TLS (a Certificates), TLS only."""
 
-    def __init__(self, work, port=None, users=None):
+    def __init__(self, work, port=None, users=None, tls=None):
         self.directory = os.path.join(work, "broker")
         os.makedirs(self.directory, exist_ok=True)
         self.port = port or free_port()
@@ -143,6 +144,8 @@ class Broker:
         ]
         if os.geteuid() == 0:
             lines.append("user root")  # else mosquitto drops to its own user, who cannot read WORK
+        if tls:
+            lines += ["cafile %s" % tls.ca, "certfile %s" % tls.certificate, "keyfile %s" % tls.key]
         if users:
             password_file = os.path.join(self.directory, "passwords")
             open(password_file, "w").close()
@@ -161,6 +164,8 @@ class Broker:
         wait_until(self._answers, START_TIMEOUT_S, "mosquitto to accept connections on port %d" % self.port)
 
     def _answers(self):
+        if "cafile" in open(self.config).read():
+            return True  # the listen line said so; a bare TCP probe would only add a TLS error to its log
         try:
             with socket.create_connection(("127.0.0.1", self.port), timeout=1):
                 return True
@@ -180,6 +185,30 @@ class Broker:
                 self.process.kill()
                 self.process.wait(STOP_TIMEOUT_S)
         self.process.stdout.close()
+
+
+class Certificates:
+    """A private CA and a certificate it signs for localhost, made with openssl in DIRECTORY."""
+
+    def __init__(self, directory):
+        os.makedirs(directory, exist_ok=True)
+        self.ca = os.path.join(directory, "ca.pem")
+        self.certificate = os.path.join(directory, "server.pem")
+        self.key = os.path.join(directory, "server.key")
+        ca_key = os.path.join(directory, "ca.key")
+        request = os.path.join(directory, "server.csr")
+        extensions = os.path.join(directory, "san.cnf")
+        with open(extensions, "w") as file:
+            file.write("subjectAltName = DNS:localhost\n")
+
+        def openssl(*arguments):
+            subprocess.run([tool("openssl")] + list(arguments), check=True, capture_output=True, timeout=60)
+
+        openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=hrmd test CA",
+                "-keyout", ca_key, "-out", self.ca)
+        openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", self.key, "-out", request)
+        openssl("x509", "-req", "-in", request, "-CA", self.ca, "-CAkey", ca_key, "-CAcreateserial", "-days", "2",
+                "-extfile", extensions, "-out", self.certificate)
 
 
 class Message:

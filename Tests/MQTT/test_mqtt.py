@@ -3,11 +3,13 @@ a paho-mqtt subscriber, hrmctl on the same store."""
 
 import os
 import shutil
+import socket
 import tempfile
+import threading
 import time
 import unittest
 
-from harness import Broker, Hrmd, Store, Subscriber, requirements, skip_or_fail, wait_until
+from harness import Broker, Certificates, Hrmd, Store, Subscriber, free_port, requirements, skip_or_fail, tool, wait_until
 
 GATEWAY = "gw"
 PASSWORD = "s3cret-Pa55-never-logged"
@@ -239,6 +241,48 @@ class AuthorizationTest(PublisherTest):
         requests = self.store.hrmctl("auth", "requests").stdout
         self.assertTrue(any("hrmd/mqtt" in line and "heart-rate" in line for line in requests.splitlines()), requests)
         self.assertEqual(1, len(hrmd.output.matching("waiting for permission to read heart-rate")))
+
+
+class SlowBrokerTest(PublisherTest):
+    def test_a_broker_that_never_answers_costs_only_the_messages(self):
+        # A listener that accepts connections and says nothing.
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.addCleanup(listener.close)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        accepted = []
+        threading.Thread(target=lambda: [accepted.append(listener.accept()) for _ in range(16)], daemon=True).start()
+        self.grant_all()
+        hrmd = self.start_hrmd("mqtt://127.0.0.1:%d" % listener.getsockname()[1])
+        hrmd.wait_for_line("did not answer within 10 s", 20)
+        wait_until(lambda: self.stored_count() >= 5, 15, "samples stored")
+        self.assertEqual(0, hrmd.stop(), "hrmd did not stop cleanly")
+        for connection, _ in accepted:
+            connection.close()
+
+
+class TLSTest(PublisherTest):
+    def test_mqtts_with_a_private_ca(self):
+        if not tool("openssl"):
+            skip_or_fail("needs openssl to make the test's certificates")
+        certificates = Certificates(os.path.join(self.work, "tls"))
+        broker = self.start_broker(tls=certificates)
+        self.grant_all()
+        hrmd = self.start_hrmd("mqtts://localhost:%d" % broker.port, mqtt=["ca-file = %s" % certificates.ca])
+        hrmd.wait_for_line("mqtt: connected to mqtts://localhost:%d" % broker.port)
+        broker.output.wait_for_line("New client connected", 10)
+
+    def test_mqtts_refuses_a_certificate_the_ca_did_not_sign(self):
+        if not tool("openssl"):
+            skip_or_fail("needs openssl to make the test's certificates")
+        certificates = Certificates(os.path.join(self.work, "tls"))
+        other = Certificates(os.path.join(self.work, "other"))
+        broker = self.start_broker(tls=certificates)
+        self.grant_all()
+        hrmd = self.start_hrmd("mqtts://localhost:%d" % broker.port, mqtt=["ca-file = %s" % other.ca])
+        hrmd.wait_for_line("mqtt: broker unreachable", 20)
+        wait_until(lambda: self.stored_count() >= 3, 15, "samples stored")
+        self.assertEqual([], hrmd.output.matching("mqtt: connected"))
 
 
 class CredentialsTest(PublisherTest):

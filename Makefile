@@ -69,7 +69,7 @@ INSTALLED := \
 	$(PREFIX)/share/zsh/site-functions/_hrmd $(PREFIX)/share/zsh/site-functions/_hrmctl \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish
 
-.PHONY: all help deps build test check-docs check-package module-map check-module-map check-bluetooth check-service check-service-bus check-mqtt check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-service bench-ble bench-ble-vm release install uninstall clean
+.PHONY: all help deps build test check-docs check-package module-map check-module-map check-bluetooth check-service check-service-bus check-mqtt check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-service bench-ble bench-ble-vm bench-mqtt release install uninstall clean
 
 ## all: the default target: build
 all: build
@@ -235,6 +235,12 @@ bench-ble-vm: release
 ## bench-ble: the Python peer, a bleak logger, against 20 fake straps at 4 Hz for 60 s
 bench-ble: deps
 	bash bench/run_ble_bench.sh
+
+## bench-mqtt: the MQTT publisher against its peer: hrmd (release) with 20 mock straps at 4 Hz publishing to a local
+## mosquitto, and a paho-mqtt publisher fed by hrmctl watch on the same store; latency p50/p99 and CPU per 1000
+## messages (MQTT_BENCH_SECONDS, default 30; figures in bench-out/mqtt/summary.json; not in make test)
+bench-mqtt: release
+	HRMD_BIN_DIR=$(RELEASE_BIN) /usr/bin/python3 bench/mqtt-bench.py
 
 ## install: install hrmd and hrmctl with all they ship (honours PREFIX and DESTDIR)
 ## the release binaries, unit, sysusers/tmpfiles, udev rules, D-Bus policy, activation file and

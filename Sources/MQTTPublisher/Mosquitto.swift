@@ -296,7 +296,7 @@ public final class MosquittoConnection: Sendable {
         var timedOut = false
         var code = Int32(MOSQ_ERR_SUCCESS.rawValue)
         while true {
-            code = mosquitto_loop(handle.pointer, 100, 1)
+            code = mosquitto_loop(handle.pointer, 1000, 1)
             guard code == Int32(MOSQ_ERR_SUCCESS.rawValue) else { break }
             let phase = state.withLock { $0.phase }
             if phase == .connecting && !timedOut && ContinuousClock.now - started > options.answerTimeout {

@@ -11,7 +11,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Build: SQLite, libsystemd (sd-bus, sd_notify, journal), libudev, libbluetooth.
 # Tests: a private dbus-daemon with a fake BlueZ and a fake polkit (python3-dbusmock), udevadm,
 # umockdev, xmllint (libxml2-utils) for the shipped D-Bus and polkit files, tshark (Wireshark's
-# dissectors) for the btsnoop captures the tests build.
+# dissectors) for the btsnoop captures the tests build; libmosquitto (build), a mosquitto broker
+# and paho-mqtt (tests) for the MQTT publisher.
 # Benchmarks: /usr/bin/time, and a venv for bleak (python3-venv).
 # The real Bluetooth stack: qemu, debootstrap, cpio and kmod build and boot a Debian 12 VM.
 # The web pages: headless Chromium driven through chromedriver by python3-selenium; dygraphs
@@ -19,6 +20,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libsqlite3-dev sqlite3 libsystemd-dev libudev-dev libbluetooth-dev systemd \
 	dbus-daemon python3-dbus python3-gi python3-dbusmock udev umockdev libumockdev-dev gir1.2-umockdev-1.0 \
 	time python3-venv libxml2-utils tshark python3-hypothesis python3-websockets \
+	mosquitto libmosquitto-dev python3-paho-mqtt \
 	qemu-system-x86 debootstrap cpio kmod \
 	chromium chromium-driver python3-selenium libjs-dygraphs
 # Every build checks that each module imports only what Package.swift says it depends on.
@@ -75,7 +77,7 @@ INSTALLED := \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish \
 	$(addprefix $(WEBDIR)/,$(WEB_FILES:web/%=%))
 
-.PHONY: all help deps build test check-docs check-package module-map check-module-map check-bluetooth check-service check-service-bus check-web check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-live bench-service bench-ble bench-ble-vm release install uninstall clean
+.PHONY: all help deps build test check-docs check-package module-map check-module-map check-bluetooth check-service check-service-bus check-web check-mqtt check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-live bench-service bench-ble bench-ble-vm bench-mqtt release install uninstall clean
 
 ## all: the default target: build
 all: build
@@ -114,6 +116,7 @@ test: deps
 	$(MAKE) --no-print-directory check-captures
 	$(MAKE) --no-print-directory check-service-bus
 	$(MAKE) --no-print-directory check-web
+	$(MAKE) --no-print-directory check-mqtt
 	$(MAKE) --no-print-directory check-fuzz
 	$(MAKE) --no-print-directory check-bluetooth
 
@@ -161,6 +164,12 @@ check-service-bus:
 ## with mock straps (Tests/web; skipped while a piece is missing, failed in CI); screenshots in .build/test-artifacts/web
 check-web:
 	timeout --kill-after=10 600 /usr/bin/python3 Tests/web/run.py
+
+## check-mqtt: the MQTT publisher end to end: hrmd with mock straps publishing to a real mosquitto on a free
+## loopback port, a paho-mqtt subscriber, hrmctl grants and revokes (Tests/MQTT; skipped without mosquitto or
+## paho-mqtt, failed in CI). HRMD_BIN_DIR chooses the binaries (default .build/debug).
+check-mqtt:
+	timeout --kill-after=10 600 /usr/bin/python3 Tests/MQTT/run.py
 
 ## fuzz: fuzz every parser (Tests/Fuzz/Targets), then the store service's D-Bus methods (fuzz-bus)
 ## for FUZZ_SECONDS each (default 600), or FUZZ_RUNS executions each; FUZZ_TARGETS chooses some
@@ -246,6 +255,12 @@ bench-ble-vm: release
 ## bench-ble: the Python peer, a bleak logger, against 20 fake straps at 4 Hz for 60 s
 bench-ble: deps
 	bash bench/run_ble_bench.sh
+
+## bench-mqtt: the MQTT publisher against its peer: hrmd (release) with 20 mock straps at 4 Hz publishing to a local
+## mosquitto, and a paho-mqtt publisher fed by hrmctl watch on the same store; latency p50/p99 and CPU per 1000
+## messages (MQTT_BENCH_SECONDS, default 30; figures in bench-out/mqtt/summary.json; not in make test)
+bench-mqtt: release
+	HRMD_BIN_DIR=$(RELEASE_BIN) /usr/bin/python3 bench/mqtt-bench.py
 
 ## install: install hrmd and hrmctl with all they ship (honours PREFIX and DESTDIR)
 ## the release binaries, unit, sysusers/tmpfiles, udev rules, D-Bus policy, activation file and

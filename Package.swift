@@ -206,6 +206,18 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // libmosquitto: the MQTT client library.
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // Live heart rate to an MQTT broker, with Home Assistant discovery: a live-feed reader
+        // as the source hrmd/mqtt, over a thin typed wrapper of libmosquitto.
+        .target(
+            name: "MQTTPublisher",
+            dependencies: [
+                "CMosquitto", "HealthModel", "HealthStore", "LiveFeed", "JSONLines",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // A typed client of the store service: every method of org.hrmd.Health1, the store's types in and out.
         .target(name: "HealthClient", dependencies: ["HealthModel", "HealthRequests", "HealthWire", "SDBus", "Timestamps"]),
         // hrmctl's one view of a store: a file opened directly or the store service.
@@ -226,7 +238,7 @@ let package = Package(
             dependencies: [
                 "CommandSupport", "HRMConfiguration", "Ingest", "SensorBackend", "SensorFrames", "Recordings", "SensorSimulator",
                 "ANTBackend", "SerialBackend", "HealthModel", "HealthRequests", "HealthStore", "SystemdSupport", "DeviceDiscovery",
-                "BlueZBackend", "HCIBackend", "BluetoothWire", "HealthService", "HealthWire", "CMalloc", "HTTPFront", "LiveFeed",
+                "BlueZBackend", "HCIBackend", "BluetoothWire", "HealthService", "HealthWire", "CMalloc", "HTTPFront", "LiveFeed", "MQTTPublisher",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -313,6 +325,7 @@ let package = Package(
         .testTarget(
             name: "SerialPortTests", dependencies: ["SerialPort", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorFrames", "Timestamps"]),
+        .testTarget(name: "MQTTPublisherTests", dependencies: ["MQTTPublisher", "JSONLines"]),
         .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CommandSupport", "SensorFrames", "Timestamps"]),
         .testTarget(name: "SDBusTests", dependencies: ["SDBus", "TestSupport"]),
         .testTarget(

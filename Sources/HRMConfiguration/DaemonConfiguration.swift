@@ -15,6 +15,9 @@ import SensorFrames
 /// [locations]
 /// AA:BB:CC:DD:EE:FF = chest
 /// mock-2 = wrist
+///
+/// [mqtt]
+/// broker = mqtt://127.0.0.1:1883
 /// ```
 public struct DaemonConfiguration: Sendable, Equatable {
     /// The store file; nil leaves the choice to the flag, the environment or the default.
@@ -45,6 +48,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var locations: [SensorID: BodySensorLocation] = [:]
     /// The HTTP front (`[http]`); nil: off.
     public var http: HTTPConfiguration?
+    /// The MQTT publisher (`[mqtt]`); nil: off.
+    public var mqtt: MQTTConfiguration?
     /// Maximum heart rates by device identifier (`[max-heart-rate]`), for zones.
     public var deviceMaxHeartRates: [String: Double] = [:]
 
@@ -54,6 +59,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// or key, or a bad value, is an error naming the file, the line and the key.
     public init(text: String, file: String) throws(ConfigurationError) {
         let document = try INIDocument(text: text, file: file)
+        var mqttLine = 0
         for entry in document.entries {
             func invalid(_ message: String) -> ConfigurationError {
                 .invalidLine(file: file, line: entry.line, key: entry.key, message: message)
@@ -95,6 +101,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
                 var section = http ?? HTTPConfiguration()
                 try section.set(entry.key, entry.value, invalid: invalid)
                 http = section
+            case ("mqtt", _):
+                var section = mqtt ?? MQTTConfiguration()
+                if mqtt == nil { mqttLine = entry.line }
+                try section.set(entry.key, entry.value, line: entry.line, invalid: invalid)
+                mqtt = section
             case ("max-heart-rate", _):
                 guard let bpm = Double(entry.value), (100...250).contains(bpm) else { throw invalid("expected a maximum heart rate of 100…250 count/min") }
                 deviceMaxHeartRates[entry.key] = bpm
@@ -103,9 +114,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
             case ("hrmd", _):
                 throw invalid("unknown key (known: store, sensor, any-strap, serve, flush-interval, log-level)")
             default:
-                throw invalid("unknown section [\(entry.section)] (known: [hrmd], [locations], [http], [max-heart-rate])")
+                throw invalid("unknown section [\(entry.section)] (known: [hrmd], [locations], [http], [mqtt], [max-heart-rate])")
             }
         }
+        try mqtt?.check(file: file, sectionLine: mqttLine)
     }
 }
 

@@ -14,6 +14,7 @@ import HealthService
 import HealthWire
 import HTTPFront
 import LiveFeed
+import MQTTPublisher
 import ServiceLifecycle
 import SystemdSupport
 
@@ -137,6 +138,9 @@ struct HRMDaemon: AsyncParsableCommand {
                 max-heart-rate = 190        (zone colours; or age = 40)
                 [max-heart-rate]
                 mock-2 = 175                (per device)
+                [mqtt]
+                broker = mqtt://127.0.0.1:1883  (live heart rate to MQTT and Home
+                                            Assistant; docs/mqtt.md has every key)
               The parenthesised notes above are not part of the file: a comment is a
               line of its own starting with # or ;. An unknown key or a bad value is
               a start-up error naming the file, line and key.
@@ -223,6 +227,9 @@ struct HRMDaemon: AsyncParsableCommand {
         } catch let failure as HTTPFrontError {
             printError(failure.description, program: "hrmd")
             throw ExitCode(ExitStatus.usage.rawValue)
+        } catch let failure as MQTTPublisherError {
+            printError(failure.description, program: "hrmd")
+            throw ExitCode(ExitStatus.usage.rawValue)
         } catch let failure as HealthServiceError {
             printError(failure.description, program: "hrmd")
             throw ExitCode(ExitStatus.unavailable.rawValue)
@@ -277,7 +284,7 @@ struct HRMDaemon: AsyncParsableCommand {
             store: healthStore,
             settings: IngestSettings(
                 source: HealthSource(name: "hrmd", version: HRMVersion.current),
-                flushInterval: .milliseconds(Int(configuration.flushInterval(live: http != nil || configuration.http != nil) * 1000)),
+                flushInterval: .milliseconds(Int(configuration.flushInterval(live: http != nil || configuration.http != nil || configuration.mqtt != nil) * 1000)),
                 locationOverrides: Self.locations(configuration)),
             logger: logger,
             onTick: { counters in
@@ -319,9 +326,8 @@ struct HRMDaemon: AsyncParsableCommand {
                 importSource: HealthSource(name: HealthBus.daemonSource, version: HRMVersion.current),
                 logger: Logger(label: "hrmd.service"))))
         }
-        if let front = try Self.httpFront(flag: http, configuration: configuration, store: healthStore, logger: logger) {
-            services.append(.init(service: front.feed))
-            services.append(.init(service: front.server))
+        for service in try Self.liveServices(httpFlag: http, configuration: configuration, store: healthStore) {
+            services.append(.init(service: service))
         }
         if let recorder { services.append(.init(service: RecorderService(recorder: recorder))) }
         services.append(.init(service: supervisor))
@@ -333,26 +339,6 @@ struct HRMDaemon: AsyncParsableCommand {
         groupConfiguration.gracefulShutdownSignals = [.sigterm, .sigint]
         logger.info("hrmd \(HRMVersion.current) started with \(specs.count) sensor(s): \(specs.map(\.description).joined(separator: " "))")
         try await ServiceGroup(configuration: groupConfiguration).run()
-    }
-
-    /// The HTTP front and the live feed it reads, when --http or [http] asks for them.
-    private static func httpFront(flag: String?, configuration: DaemonConfiguration, store: HealthStore, logger: Logger) throws
-        -> (feed: LiveFeed, server: HTTPFront)?
-    {
-        guard flag != nil || configuration.http != nil else { return nil }
-        let section = configuration.http ?? HTTPConfiguration()
-        let address = flag.flatMap(HTTPAddress.init) ?? section.address
-        var settings = HTTPSettings(host: address.host, port: address.port)
-        settings.certificate = section.certificate
-        settings.privateKey = section.key
-        settings.insecure = section.insecure
-        settings.webDirectory = section.webDirectory ?? HTTPSettings.defaultWebDirectory(executable: CommandLine.arguments[0])
-        settings.maxHeartRate = section.maxHeartRate
-        settings.deviceMaxHeartRates = configuration.deviceMaxHeartRates
-        settings.maxConnections = section.maxConnections
-        settings.maxLiveStreams = section.maxLiveStreams
-        let feed = LiveFeed(store: store, types: [.heartRate], render: HTTPFront.renderSample, logger: Logger(label: "hrmd.live"))
-        return (feed, try HTTPFront(settings: settings, store: store, feed: feed, logger: Logger(label: "hrmd.http")))
     }
 
     private static func locations(_ configuration: DaemonConfiguration) -> [SensorID: HeartRateSensorLocation] {

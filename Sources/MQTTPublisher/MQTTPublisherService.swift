@@ -1,0 +1,269 @@
+import HealthModel
+import HealthStore
+import LiveFeed
+import Logging
+import ServiceLifecycle
+
+/// hrmd's MQTT publisher, one more service in its group: a reader of the live feed as the
+/// source `hrmd/mqtt`, so it publishes only what that source may read, and a client of one
+/// broker. Each strap's heart rate (and battery, contact, RR intervals when asked) goes to its
+/// state topics; each strap's discovery documents go out when it is first seen and after each
+/// reconnect; the gateway's status is `online` while connected, and `offline` as the last will.
+///
+/// A broker that is down, slow or refusing costs nothing but the messages: hrmd records as
+/// before, the publisher says so once per change, reconnects with back-off on its own thread,
+/// and counts and drops what it cannot send (live data is not queued).
+public struct MQTTPublisherService: Service {
+    /// The source the publisher reads as: `hrmctl auth grant hrmd/mqtt heart-rate --read`.
+    public static let source = "hrmd/mqtt"
+    /// Events the publisher's live queue holds before the feed gives it a gap.
+    static let liveCapacity = 1024
+
+    private let settings: MQTTSettings
+    private let store: HealthStore
+    private let feed: LiveFeed
+    private let logger: Logger
+    private let connection: MosquittoConnection
+    private let inputs: AsyncStream<PublisherInput>
+    private let input: AsyncStream<PublisherInput>.Continuation
+
+    /// Sets up the client (credentials, TLS, will) without connecting: a setting libmosquitto
+    /// refuses is an error here, before hrmd starts.
+    public init(settings: MQTTSettings, store: HealthStore, feed: LiveFeed, logger: Logger) throws(MQTTPublisherError) {
+        self.settings = settings
+        self.store = store
+        self.feed = feed
+        self.logger = logger
+        (inputs, input) = AsyncStream<PublisherInput>.makeStream(bufferingPolicy: .bufferingNewest(4 * Self.liveCapacity))
+        var options = settings.connection
+        options.will = MosquittoMessage(topic: settings.layout.statusTopic, text: MQTTLayout.offline, retain: true)
+        do {
+            connection = try MosquittoConnection(options: options) { [input] event in input.yield(.connection(event)) }
+        } catch {
+            throw MQTTPublisherError("mqtt: cannot set up the client for \(settings.brokerName): \(error)")
+        }
+    }
+
+    public func run() async throws {
+        let types = settings.types
+        let workers = StoreWorkers(label: "hrmd.mqtt")
+        do {
+            try await workers.run { [store] () throws(HealthStoreError) in
+                try store.requestAuthorization(source: Self.source, toShare: [], toRead: types)
+            }
+        } catch {
+            logger.warning("mqtt: cannot record the read request of \(Self.source): \(error)")
+        }
+        let subscription = feed.subscribe(LiveReader(source: Self.source, isManager: false, types: Set(types)), capacity: Self.liveCapacity)
+        connection.start()
+        var publisher = StrapPublisher(settings: settings, connection: connection, logger: logger)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [input] in
+                while let event = await subscription.next() { input.yield(.live(event)) }
+            }
+            group.addTask { [input, store] in
+                while !Task.isCancelled {
+                    let statuses = try? await workers.run { () throws(HealthStoreError) -> [(SampleType, AuthorizationStatus)] in
+                        var statuses: [(SampleType, AuthorizationStatus)] = []
+                        for type in types { statuses.append((type, try store.readStatus(source: Self.source, type: type))) }
+                        return statuses
+                    }
+                    if let statuses { input.yield(.permissions(statuses)) }
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+            for await next in inputs.cancelOnGracefulShutdown() {
+                guard publisher.handle(next) else { break }
+            }
+            group.cancelAll()
+        }
+        feed.unsubscribe(subscription)
+        await connection.stop(farewell: MosquittoMessage(topic: settings.layout.statusTopic, text: MQTTLayout.offline, retain: true), within: .seconds(2))
+        logger.info("mqtt: stopped: \(publisher.sent) messages sent, \(publisher.droppedInAll) dropped")
+    }
+}
+
+/// What reaches the publisher's one loop.
+enum PublisherInput: Sendable {
+    case connection(MosquittoEvent)
+    case live(LiveEvent)
+    case permissions([(SampleType, AuthorizationStatus)])
+}
+
+/// The publisher's state and decisions: which straps it knows, what it last sent of each,
+/// what it says in the log; one loop owns it.
+struct StrapPublisher {
+    /// The connection's state as last logged, so the log says each change once.
+    private enum LinkState: Equatable {
+        case starting, connected, refused, unreachable, lost
+    }
+
+    private let settings: MQTTSettings
+    private let connection: MosquittoConnection
+    private let logger: Logger
+    private var link = LinkState.starting
+    private var everConnected = false
+    /// Straps seen, by device identifier, as Home Assistant is told of them.
+    private var straps: [String: StrapDescription] = [:]
+    private var battery: [String: Int] = [:]
+    private var contact: [String: Bool] = [:]
+    /// Types the source may read, as last logged.
+    private var readable: [SampleType: Bool] = [:]
+    private(set) var sent = 0
+    private(set) var droppedInAll = 0
+    private var droppedSinceConnected = 0
+    private var withoutDevice = 0
+
+    init(settings: MQTTSettings, connection: MosquittoConnection, logger: Logger) {
+        self.settings = settings
+        self.connection = connection
+        self.logger = logger
+    }
+
+    private var layout: MQTTLayout { settings.layout }
+
+    /// Acts on one input; false when the feed ended this reader.
+    mutating func handle(_ input: PublisherInput) -> Bool {
+        switch input {
+        case .connection(let event): connectionChanged(event)
+        case .permissions(let statuses): permissionsChanged(statuses)
+        case .live(.sample(let sample)): publish(sample.stored)
+        case .live(.state(let activity)): stateChanged(activity)
+        case .live(.gap(let missed)): logger.debug("mqtt: fell behind the live feed; \(missed) events skipped")
+        case .live(.keepalive): break
+        case .live(.ended(let reason)):
+            logger.info("mqtt: the live feed ended: \(reason)")
+            return false
+        }
+        return true
+    }
+
+    private mutating func connectionChanged(_ event: MosquittoEvent) {
+        let broker = settings.brokerName
+        switch event {
+        case .connected:
+            if everConnected {
+                logger.notice("mqtt: reconnected to \(broker); \(droppedSinceConnected) messages dropped while disconnected")
+            } else {
+                logger.notice("mqtt: connected to \(broker)")
+            }
+            everConnected = true
+            link = .connected
+            droppedSinceConnected = 0
+            announce()
+        case .refused(let code, let reason):
+            guard link != .refused else { return }
+            link = .refused
+            if code == 4 || code == 5 {
+                logger.error("mqtt: connection refused: bad credentials (\(broker) answered: \(reason)); retrying with back-off, samples are still stored")
+            } else {
+                logger.error("mqtt: connection refused by \(broker): \(reason); retrying with back-off, samples are still stored")
+            }
+        case .unreachable(let reason):
+            guard link != .unreachable else { return }
+            link = .unreachable
+            logger.warning("mqtt: broker unreachable: \(reason); retrying with back-off (1 s doubling to 60 s), samples are still stored")
+        case .lost(let reason):
+            guard link != .lost else { return }
+            link = .lost
+            logger.warning("mqtt: connection to \(broker) lost: \(reason); reconnecting")
+        }
+    }
+
+    /// After each (re)connection: the status, the discovery documents and the slow-changing
+    /// states of every strap known.
+    private mutating func announce() {
+        send(MosquittoMessage(topic: layout.statusTopic, text: MQTTLayout.online, retain: true))
+        if settings.publishesDiscovery {
+            send(MosquittoMessage(topic: layout.gatewayDiscoveryTopic, text: layout.gatewayDiscoveryDocument.serialized, retain: true))
+        }
+        for strap in straps.values.sorted(by: { $0.identifier < $1.identifier }) {
+            discover(strap)
+            if let level = battery[strap.identifier] { sendBattery(level, device: strap.identifier) }
+            if let detected = contact[strap.identifier] { sendContact(detected, device: strap.identifier) }
+        }
+    }
+
+    private mutating func discover(_ strap: StrapDescription) {
+        guard settings.publishesDiscovery else { return }
+        for (topic, document) in layout.discoveryMessages(for: strap) {
+            send(MosquittoMessage(topic: topic, text: document, retain: true))
+        }
+    }
+
+    private mutating func publish(_ stored: StoredSample) {
+        guard let device = stored.sample.device else {
+            withoutDevice += 1
+            if withoutDevice == 1 { logger.info("mqtt: samples without a device are not published (source \(stored.source.name))") }
+            return
+        }
+        let identifier = device.localIdentifier
+        if straps[identifier] == nil {
+            let strap = StrapDescription(
+                identifier: identifier, name: device.name, manufacturer: device.manufacturer, model: device.model,
+                firmwareVersion: device.firmwareVersion, hardwareVersion: device.hardwareVersion)
+            straps[identifier] = strap
+            logger.info("mqtt: publishing \(identifier) as \(layout.stateTopic(device: identifier, .heartRate))")
+            if connection.isConnected { discover(strap) }
+            if let level = battery[identifier] { sendBattery(level, device: identifier) }
+        }
+        switch stored.sample.type {
+        case .heartRate:
+            send(MosquittoMessage(topic: layout.stateTopic(device: identifier, .heartRate), text: MQTTLayout.valuePayload(stored.sample.canonicalValue)))
+            if let detected = stored.sample.metadata.sensorContact, contact[identifier] != detected {
+                contact[identifier] = detected
+                sendContact(detected, device: identifier)
+            }
+        case .rrInterval where layout.publishesRRIntervals:
+            send(MosquittoMessage(topic: layout.stateTopic(device: identifier, .rrInterval), text: MQTTLayout.valuePayload(stored.sample.canonicalValue)))
+        default:
+            break
+        }
+    }
+
+    private mutating func stateChanged(_ activity: SensorActivity) {
+        guard let level = activity.battery, battery[activity.identifier] != level else { return }
+        battery[activity.identifier] = level
+        if straps[activity.identifier] != nil { sendBattery(level, device: activity.identifier) }
+    }
+
+    private mutating func sendBattery(_ level: Int, device: String) {
+        send(MosquittoMessage(topic: layout.stateTopic(device: device, .battery), text: String(level), retain: true))
+    }
+
+    private mutating func sendContact(_ detected: Bool, device: String) {
+        send(MosquittoMessage(topic: layout.stateTopic(device: device, .contact), text: MQTTLayout.contactPayload(detected), retain: true))
+    }
+
+    private mutating func send(_ message: MosquittoMessage) {
+        switch connection.publish(message) {
+        case .queued:
+            sent += 1
+        case .notConnected, .backlogged:
+            droppedInAll += 1
+            droppedSinceConnected += 1
+        case .failed(let error):
+            droppedInAll += 1
+            droppedSinceConnected += 1
+            logger.debug("mqtt: \(message.topic): \(error)")
+        }
+    }
+
+    private mutating func permissionsChanged(_ statuses: [(SampleType, AuthorizationStatus)]) {
+        for (type, status) in statuses {
+            let granted = status == .sharingAuthorized
+            let before = readable[type]
+            readable[type] = granted
+            guard before != granted else { continue }
+            let command = "hrmctl auth grant \(MQTTPublisherService.source) \(type.identifier) --read"
+            switch (before, granted) {
+            case (_, true):
+                logger.notice("mqtt: \(MQTTPublisherService.source) may read \(type.identifier): publishing")
+            case (nil, false):
+                logger.notice("mqtt: waiting for permission to read \(type.identifier); grant it with: \(command)")
+            case (_, false):
+                logger.notice("mqtt: permission to read \(type.identifier) withdrawn: nothing of it is published until it is granted again (\(command))")
+            }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import CommandSupport
+import HRMConfiguration
+import HTTPFront
+import HealthModel
+import HealthStore
+import LiveFeed
+import Logging
+import MQTTPublisher
+import ServiceLifecycle
+
+extension HRMDaemon {
+    /// The live feed and its readers: the HTTP front (`--http` or `[http]`) and the MQTT
+    /// publisher (`[mqtt]`). One feed serves both and follows the types either reads; none
+    /// when neither is on. In the order they start.
+    static func liveServices(httpFlag: String?, configuration: DaemonConfiguration, store: HealthStore) throws -> [any Service] {
+        let front = httpSettings(flag: httpFlag, configuration: configuration)
+        let mqtt = try configuration.mqtt.map { section throws(MQTTPublisherError) in try mqttSettings(section) }
+        guard front != nil || mqtt != nil else { return [] }
+        var types: [SampleType] = front == nil ? [] : [.heartRate]
+        for type in mqtt?.types ?? [] where !types.contains(type) { types.append(type) }
+        // The publisher reads the samples themselves; only the front needs them rendered.
+        let render: @Sendable (StoredSample) -> [UInt8]
+        if front != nil {
+            render = HTTPFront.renderSample
+        } else {
+            render = { _ in [] }
+        }
+        let feed = LiveFeed(store: store, types: types, render: render, logger: Logger(label: "hrmd.live"))
+        var services: [any Service] = [feed]
+        if let front {
+            services.append(try HTTPFront(settings: front, store: store, feed: feed, logger: Logger(label: "hrmd.http")))
+        }
+        if let mqtt {
+            services.append(try MQTTPublisherService(settings: mqtt, store: store, feed: feed, logger: Logger(label: "hrmd.mqtt")))
+        }
+        return services
+    }
+
+    /// The HTTP front's settings, when --http or [http] asks for it.
+    private static func httpSettings(flag: String?, configuration: DaemonConfiguration) -> HTTPSettings? {
+        guard flag != nil || configuration.http != nil else { return nil }
+        let section = configuration.http ?? HTTPConfiguration()
+        let address = flag.flatMap(HTTPAddress.init) ?? section.address
+        var settings = HTTPSettings(host: address.host, port: address.port)
+        settings.certificate = section.certificate
+        settings.privateKey = section.key
+        settings.insecure = section.insecure
+        settings.webDirectory = section.webDirectory ?? HTTPSettings.defaultWebDirectory(executable: CommandLine.arguments[0])
+        settings.maxHeartRate = section.maxHeartRate
+        settings.deviceMaxHeartRates = configuration.deviceMaxHeartRates
+        settings.maxConnections = section.maxConnections
+        settings.maxLiveStreams = section.maxLiveStreams
+        return settings
+    }
+
+    /// The MQTT publisher's settings from [mqtt], with the password read from its file.
+    private static func mqttSettings(_ section: MQTTConfiguration) throws(MQTTPublisherError) -> MQTTSettings {
+        guard let broker = section.broker else { throw MQTTPublisherError("mqtt: [mqtt] needs broker = mqtt://HOST:PORT") }
+        let gateway = section.gateway ?? MQTTSettings.defaultGateway()
+        var options = MosquittoOptions(host: broker.host, port: broker.port, clientID: section.clientID ?? "hrmd-\(gateway)")
+        options.username = section.username
+        if let file = section.passwordFile { options.password = try MQTTSettings.readPassword(file: file) }
+        if broker.usesTLS { options.tls = section.caFile.map { .file($0) } ?? .system }
+        let layout = MQTTLayout(
+            topicPrefix: section.topicPrefix, discoveryPrefix: section.discoveryPrefix, gateway: gateway,
+            publishesRRIntervals: section.publishesRRIntervals, version: HRMVersion.current)
+        var settings = MQTTSettings(connection: options, layout: layout, brokerName: broker.description)
+        settings.publishesDiscovery = section.publishesDiscovery
+        return settings
+    }
+}

@@ -1,0 +1,345 @@
+"""Real parts for testing hrmd's MQTT publisher: a mosquitto broker on a free loopback port
+with its own configuration in a temporary directory, a paho-mqtt subscriber that keeps every
+message it receives, the built hrmd with mock straps and an [mqtt] section, and hrmctl on the
+same store file.
+
+    broker = Broker(work)                           # mosquitto -c WORK/broker/mosquitto.conf
+    watcher = Subscriber(broker, ["hrmd/#"])        # paho-mqtt 1.6, loop on its own thread
+    store = Store(work)                             # hrmctl ... --store WORK/s.sqlite
+    store.grant("hrmd", "heart-rate"); store.grant("hrmd/mqtt", "heart-rate", read=True)
+    hrmd = Hrmd(work, store, broker, sensors=["mock:id=strap-a"])
+    message = watcher.wait_for(lambda m: m.topic.endswith("/heart-rate"), timeout=15)
+    hrmd.wait_for_line("mqtt: connected", timeout=10)
+
+Every wait is bounded and waits for an event (a message, a log line, a port that answers)
+with a deadline. `requirements()` says what is missing; `skip_or_fail(reason)` skips a test
+for it, or fails it when CI=true.
+"""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+START_TIMEOUT_S = 15
+STOP_TIMEOUT_S = 10
+
+
+def in_ci():
+    return os.environ.get("CI") == "true"
+
+
+def skip_or_fail(reason):
+    """Skip for a missing piece; under CI=true a missing piece is a failure."""
+    if in_ci():
+        raise AssertionError("missing in CI: " + reason)
+    raise unittest.SkipTest(reason)
+
+
+def bin_dir():
+    return os.environ.get("HRMD_BIN_DIR", os.path.join(REPO, ".build", "debug"))
+
+
+def requirements():
+    """None when everything the tests need is here, else what is missing."""
+    for tool in ("mosquitto", "mosquitto_passwd"):
+        if not shutil.which(tool, path=os.environ.get("PATH", "") + ":/usr/sbin:/usr/bin"):
+            return "needs %s (Debian package mosquitto)" % tool
+    try:
+        import paho.mqtt.client  # noqa: F401
+    except ImportError:
+        return "needs paho-mqtt (Debian package python3-paho-mqtt)"
+    for program in ("hrmd", "hrmctl"):
+        if not os.access(os.path.join(bin_dir(), program), os.X_OK):
+            return "no %s in %s (build it, or set HRMD_BIN_DIR)" % (program, bin_dir())
+    probe = subprocess.run([os.path.join(bin_dir(), "hrmd"), "--help"], capture_output=True, text=True, timeout=30)
+    if "mqtt" not in probe.stdout + probe.stderr:
+        return "%s has no MQTT publisher" % os.path.join(bin_dir(), "hrmd")
+    return None
+
+
+def tool(name):
+    return shutil.which(name, path=os.environ.get("PATH", "") + ":/usr/sbin:/usr/bin")
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_until(predicate, timeout, what):
+    """Waits for PREDICATE (checked at each change it depends on, or every 50 ms) until
+    TIMEOUT; fails the test naming WHAT when it never holds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() >= deadline:
+            raise AssertionError("gave up after %.1f s waiting for %s" % (timeout, what))
+        time.sleep(0.05)
+
+
+class Output:
+    """A child's output lines as they come, kept, with waits for a line."""
+
+    def __init__(self, stream):
+        self.lines = []
+        self.changed = threading.Condition()
+        self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self.thread.start()
+
+    def _read(self, stream):
+        for raw in iter(stream.readline, b""):
+            with self.changed:
+                self.lines.append(raw.decode("utf-8", "replace").rstrip("\n"))
+                self.changed.notify_all()
+        with self.changed:
+            self.lines.append(None)  # the end
+            self.changed.notify_all()
+
+    def text(self):
+        with self.changed:
+            return "\n".join(line for line in self.lines if line is not None)
+
+    def matching(self, needle):
+        with self.changed:
+            return [line for line in self.lines if line is not None and needle in line]
+
+    def wait_for_line(self, needle, timeout, count=1):
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            while True:
+                found = [line for line in self.lines if line is not None and needle in line]
+                if len(found) >= count:
+                    return found[count - 1]
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or (self.lines and self.lines[-1] is None):
+                    raise AssertionError(
+                        "no line with %r after %.1f s; output so far:\n%s"
+                        % (needle, timeout, "\n".join(line for line in self.lines if line is not None)))
+                self.changed.wait(remaining)
+
+
+class Broker:
+    """mosquitto on a free loopback port (or PORT, to start it again on the same one), with
+    its own configuration in WORK/broker: anonymous clients, or only USERS (name → password);
+    with TLS (a Certificates), TLS only."""
+
+    def __init__(self, work, port=None, users=None, tls=None):
+        self.directory = os.path.join(work, "broker")
+        os.makedirs(self.directory, exist_ok=True)
+        self.port = port or free_port()
+        lines = [
+            "listener %d 127.0.0.1" % self.port,
+            "persistence false",
+            "log_dest stderr",
+            "log_type all",
+            "connection_messages true",
+        ]
+        if os.geteuid() == 0:
+            lines.append("user root")  # else mosquitto drops to its own user, who cannot read WORK
+        if tls:
+            lines += ["cafile %s" % tls.ca, "certfile %s" % tls.certificate, "keyfile %s" % tls.key]
+        if users:
+            password_file = os.path.join(self.directory, "passwords")
+            open(password_file, "w").close()
+            os.chmod(password_file, 0o600)
+            for name, password in users.items():
+                subprocess.run([tool("mosquitto_passwd"), "-b", password_file, name, password], check=True, capture_output=True, timeout=30)
+            lines += ["allow_anonymous false", "password_file %s" % password_file]
+        else:
+            lines.append("allow_anonymous true")
+        self.config = os.path.join(self.directory, "mosquitto.conf")
+        with open(self.config, "w") as config:
+            config.write("\n".join(lines) + "\n")
+        self.process = subprocess.Popen([tool("mosquitto"), "-c", self.config], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.output = Output(self.process.stdout)
+        self.output.wait_for_line("Opening ipv4 listen socket on port %d" % self.port, START_TIMEOUT_S)
+        wait_until(self._answers, START_TIMEOUT_S, "mosquitto to accept connections on port %d" % self.port)
+
+    def _answers(self):
+        if "cafile" in open(self.config).read():
+            return True  # the listen line said so; a bare TCP probe would only add a TLS error to its log
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                return True
+        except OSError:
+            return False
+
+    @property
+    def url(self):
+        return "mqtt://127.0.0.1:%d" % self.port
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(STOP_TIMEOUT_S)
+        self.process.stdout.close()
+
+
+class Certificates:
+    """A private CA and a certificate it signs for localhost, made with openssl in DIRECTORY."""
+
+    def __init__(self, directory):
+        os.makedirs(directory, exist_ok=True)
+        self.ca = os.path.join(directory, "ca.pem")
+        self.certificate = os.path.join(directory, "server.pem")
+        self.key = os.path.join(directory, "server.key")
+        ca_key = os.path.join(directory, "ca.key")
+        request = os.path.join(directory, "server.csr")
+        extensions = os.path.join(directory, "san.cnf")
+        with open(extensions, "w") as file:
+            file.write("subjectAltName = DNS:localhost\n")
+
+        def openssl(*arguments):
+            subprocess.run([tool("openssl")] + list(arguments), check=True, capture_output=True, timeout=60)
+
+        openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=hrmd test CA",
+                "-keyout", ca_key, "-out", self.ca)
+        openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", self.key, "-out", request)
+        openssl("x509", "-req", "-in", request, "-CA", self.ca, "-CAkey", ca_key, "-CAcreateserial", "-days", "2",
+                "-extfile", extensions, "-out", self.certificate)
+
+
+class Message:
+    def __init__(self, topic, payload, retain, received):
+        self.topic = topic
+        self.payload = payload
+        self.retain = retain
+        self.received = received  # time.time() at arrival
+
+    @property
+    def text(self):
+        return self.payload.decode("utf-8")
+
+    def json(self):
+        return json.loads(self.payload)
+
+    def __repr__(self):
+        return "Message(%r, %r, retain=%r)" % (self.topic, self.payload, self.retain)
+
+
+class Subscriber:
+    """A paho-mqtt client subscribed to TOPICS that keeps every message, with waits for one."""
+
+    def __init__(self, broker, topics, username=None, password=None):
+        import paho.mqtt.client as mqtt
+
+        self.messages = []
+        self.changed = threading.Condition()
+        self.client = mqtt.Client(client_id="hrmd-test-%d-%d" % (os.getpid(), id(self)), clean_session=True)
+        if username:
+            self.client.username_pw_set(username, password)
+        subscribed = threading.Event()
+        self.client.on_message = self._received
+        self.client.on_subscribe = lambda client, userdata, mid, granted: subscribed.set()
+        self.client.on_connect = lambda client, userdata, flags, rc: client.subscribe([(topic, 1) for topic in topics])
+        self.client.connect("127.0.0.1", broker.port, keepalive=30)
+        self.client.loop_start()
+        if not subscribed.wait(START_TIMEOUT_S):
+            self.stop()
+            raise AssertionError("the test's subscriber could not subscribe to %s" % topics)
+
+    def _received(self, client, userdata, message):
+        with self.changed:
+            self.messages.append(Message(message.topic, bytes(message.payload), bool(message.retain), time.time()))
+            self.changed.notify_all()
+
+    def received(self, predicate=lambda message: True):
+        with self.changed:
+            return [message for message in self.messages if predicate(message)]
+
+    def wait_for(self, predicate, timeout, count=1, what="a message"):
+        """The COUNT-th message for which PREDICATE holds, waiting up to TIMEOUT for it."""
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            while True:
+                found = [message for message in self.messages if predicate(message)]
+                if len(found) >= count:
+                    return found[count - 1]
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise AssertionError(
+                        "gave up after %.1f s waiting for %s (%d of %d); received: %s"
+                        % (timeout, what, len(found), count, self.messages[-20:]))
+                self.changed.wait(remaining)
+
+    def stop(self):
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+class Store:
+    """A store file and hrmctl on it."""
+
+    def __init__(self, work):
+        self.path = os.path.join(work, "s.sqlite")
+
+    def hrmctl(self, *arguments, check=True):
+        argv = [os.path.join(bin_dir(), "hrmctl")] + list(arguments[:2]) + ["--store", self.path] + list(arguments[2:])
+        result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        if check and result.returncode != 0:
+            raise AssertionError("%s exited %d: %s" % (" ".join(argv), result.returncode, result.stderr))
+        return result
+
+    def grant(self, source, type_, read=False):
+        self.hrmctl("auth", "grant", source, type_, *(["--read"] if read else []))
+
+    def revoke(self, source, type_, read=False):
+        self.hrmctl("auth", "revoke", source, type_, *(["--read"] if read else []))
+
+    def samples(self, type_="heart-rate"):
+        """Every stored sample of TYPE_, oldest first, as hrmctl's JSON."""
+        result = subprocess.run(
+            [os.path.join(bin_dir(), "hrmctl"), "samples", "--store", self.path, "--type", type_, "--output", "json"],
+            capture_output=True, text=True, timeout=60)
+        if result.returncode != 0:
+            return []
+        return [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+
+
+class Hrmd:
+    """The built hrmd on STORE with mock straps and an [mqtt] section for BROKER (plus MQTT, more
+    key = value lines), its output kept."""
+
+    def __init__(self, work, store, broker_url, sensors=("mock:id=strap-a,hz=2",), mqtt=(), gateway="gw"):
+        self.config = os.path.join(work, "hrmd.conf")
+        with open(self.config, "w") as config:
+            config.write("[mqtt]\nbroker = %s\ngateway = %s\n" % (broker_url, gateway))
+            for line in mqtt:
+                config.write(line + "\n")
+        argv = [os.path.join(bin_dir(), "hrmd"), "--store", store.path, "--config", self.config]
+        for sensor in sensors:
+            argv += ["--sensor", sensor]
+        self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.output = Output(self.process.stdout)
+
+    def wait_for_line(self, needle, timeout=START_TIMEOUT_S, count=1):
+        return self.output.wait_for_line(needle, timeout, count)
+
+    def kill(self):
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(STOP_TIMEOUT_S)
+
+    def stop(self):
+        """SIGTERM, then SIGKILL after a while; the exit status (None when killed)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(STOP_TIMEOUT_S)
+                return None
+        self.output.thread.join(STOP_TIMEOUT_S)
+        return self.process.returncode

@@ -1,0 +1,331 @@
+"""hrmd's MQTT publisher end to end: the built hrmd with mock straps, a real mosquitto broker,
+a paho-mqtt subscriber, hrmctl on the same store."""
+
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import time
+import unittest
+
+from harness import Broker, Certificates, Hrmd, Store, Subscriber, free_port, requirements, skip_or_fail, tool, wait_until
+
+GATEWAY = "gw"
+PASSWORD = "s3cret-Pa55-never-logged"
+
+
+def state_topic(device, measurement):
+    return "hrmd/%s/%s/%s" % (GATEWAY, device, measurement)
+
+
+def is_state(device, measurement="heart-rate"):
+    return lambda message: message.topic == state_topic(device, measurement)
+
+
+class PublisherTest(unittest.TestCase):
+    """A temporary directory, a broker and a store per test; what a test starts is stopped."""
+
+    def setUp(self):
+        missing = requirements()
+        if missing:
+            skip_or_fail(missing)
+        self.work = tempfile.mkdtemp(prefix="hrmd-mqtt-")
+        self.addCleanup(shutil.rmtree, self.work, True)
+        self.store = Store(self.work)
+        self.outputs = []
+
+    def start_broker(self, **options):
+        broker = Broker(self.work, **options)
+        self.addCleanup(broker.stop)
+        return broker
+
+    def subscribe(self, broker, topics=("#",), **credentials):
+        subscriber = Subscriber(broker, list(topics), **credentials)
+        self.addCleanup(subscriber.stop)
+        return subscriber
+
+    def start_hrmd(self, broker_url, **options):
+        hrmd = Hrmd(self.work, self.store, broker_url, gateway=GATEWAY, **options)
+        self.addCleanup(self.check_no_password, hrmd)
+        self.addCleanup(hrmd.stop)
+        return hrmd
+
+    def check_no_password(self, hrmd):
+        self.assertNotIn(PASSWORD, hrmd.output.text(), "the password is in hrmd's output")
+
+    def grant_all(self, types=("heart-rate",)):
+        for type_ in types:
+            self.store.grant("hrmd", type_)
+            self.store.grant("hrmd/mqtt", type_, read=True)
+
+    def stored_count(self, type_="heart-rate"):
+        return len(self.store.samples(type_))
+
+
+class DiscoveryTest(PublisherTest):
+    def test_discovery_documents_are_retained_json_with_what_home_assistant_needs(self):
+        broker = self.start_broker()
+        self.grant_all()
+        watcher = self.subscribe(broker, ["homeassistant/#", "hrmd/#"])
+        hrmd = self.start_hrmd(broker.url, sensors=["mock:id=Strap-A,hz=2"])
+        config_topic = "homeassistant/sensor/hrmd_gw_strap-a/heart_rate/config"
+        watcher.wait_for(lambda m: m.topic == config_topic, 20, what=config_topic)
+        hrmd.wait_for_line("mqtt: connected to %s" % broker.url)
+        watcher.wait_for(is_state("strap-a"), 10, what="a heart-rate state message")
+
+        # A subscriber that comes later gets every document from the broker: they are retained.
+        late = self.subscribe(broker, ["homeassistant/#"])
+        topics = {
+            "heart_rate": "homeassistant/sensor/hrmd_gw_strap-a/heart_rate/config",
+            "battery": "homeassistant/sensor/hrmd_gw_strap-a/battery/config",
+            "contact": "homeassistant/binary_sensor/hrmd_gw_strap-a/contact/config",
+            "gateway": "homeassistant/binary_sensor/hrmd_gw/status/config",
+        }
+        documents = {}
+        for name, topic in topics.items():
+            message = late.wait_for(lambda m, topic=topic: m.topic == topic, 10, what=topic)
+            self.assertTrue(message.retain, "%s is not retained" % topic)
+            documents[name] = message.json()
+        self.assertEqual([], late.received(lambda m: "rr_interval" in m.topic), "RR documents without rr = yes")
+
+        heart = documents["heart_rate"]
+        for key in ("name", "unique_id", "state_topic", "unit_of_measurement", "state_class", "icon",
+                    "availability_topic", "payload_available", "payload_not_available", "device", "origin"):
+            self.assertIn(key, heart)
+        self.assertEqual("bpm", heart["unit_of_measurement"])
+        self.assertEqual("measurement", heart["state_class"])
+        self.assertEqual(state_topic("strap-a", "heart-rate"), heart["state_topic"])
+        self.assertEqual("hrmd/gw/status", heart["availability_topic"])
+        self.assertEqual(("online", "offline"), (heart["payload_available"], heart["payload_not_available"]))
+        self.assertEqual("hrmd_gw_strap-a_heart_rate", heart["unique_id"])
+        device = heart["device"]
+        self.assertEqual(["hrmd_gw_strap-a"], device["identifiers"])
+        self.assertEqual("hrmd mock strap Strap-A", device["name"])
+        self.assertEqual(("hrmd", "mock"), (device["manufacturer"], device["model"]))
+        self.assertEqual("hrmd_gw", device["via_device"])
+        self.assertEqual("hrmd", heart["origin"]["name"])
+        self.assertIn("sw_version", heart["origin"])
+
+        unique_ids = {document["unique_id"] for document in documents.values()}
+        self.assertEqual(len(documents), len(unique_ids), "unique ids repeat")
+        for name in ("battery", "contact"):
+            self.assertEqual(device, documents[name]["device"], "%s is not on the same device" % name)
+        self.assertEqual("battery", documents["battery"]["device_class"])
+        self.assertEqual("%", documents["battery"]["unit_of_measurement"])
+        self.assertEqual(("detected", "notDetected"), (documents["contact"]["payload_on"], documents["contact"]["payload_off"]))
+        self.assertEqual(["hrmd_gw"], documents["gateway"]["device"]["identifiers"])
+
+        # Each document's state topic carries its values: battery in percent, contact words.
+        battery = watcher.wait_for(lambda m: m.topic == documents["battery"]["state_topic"], 10, what="battery")
+        self.assertEqual("95", battery.text)
+        contact = watcher.wait_for(lambda m: m.topic == documents["contact"]["state_topic"], 10, what="contact")
+        self.assertIn(contact.text, ("detected", "notDetected"))
+
+
+class StateTest(PublisherTest):
+    def test_state_messages_equal_the_stored_samples(self):
+        broker = self.start_broker()
+        self.grant_all()
+        watcher = self.subscribe(broker, ["hrmd/#"])
+        self.start_hrmd(broker.url, sensors=["mock:id=strap-a,hz=2,bpm=60", "mock:id=strap-b,hz=2,bpm=90"])
+        for device in ("strap-a", "strap-b"):
+            watcher.wait_for(is_state(device), 20, count=4, what="4 heart-rate messages of %s" % device)
+        stored = self.store.samples()
+        self.assertTrue(stored)
+        for device in ("strap-a", "strap-b"):
+            values = [sample["value"] for sample in stored if sample["device"]["identifier"] == device]
+            self.assertGreaterEqual(len(values), 4)
+            # Everything stored so far reaches the broker, in order, as plain numbers.
+            watcher.wait_for(is_state(device), 10, count=len(values), what="%d messages of %s" % (len(values), device))
+            published = [float(message.text) for message in watcher.received(is_state(device))][: len(values)]
+            self.assertEqual(values, published, device)
+            for message in watcher.received(is_state(device)):
+                self.assertFalse(message.retain)
+
+    def test_rr_intervals_when_asked(self):
+        broker = self.start_broker()
+        self.grant_all(("heart-rate", "rr-interval"))
+        watcher = self.subscribe(broker, ["hrmd/#", "homeassistant/#"])
+        self.start_hrmd(broker.url, sensors=["mock:id=strap-a,hz=2"], mqtt=["rr = yes"])
+        watcher.wait_for(lambda m: m.topic == "homeassistant/sensor/hrmd_gw_strap-a/rr_interval/config", 20, what="the RR document")
+        watcher.wait_for(is_state("strap-a", "rr-interval"), 20, count=3, what="RR messages")
+        stored = [sample["value"] for sample in self.store.samples("rr-interval")]
+        published = [float(message.text) for message in watcher.received(is_state("strap-a", "rr-interval"))]
+        for value in published[:3]:
+            self.assertTrue(any(abs(value - s) < 1e-6 for s in stored), "%s ms is not stored" % value)
+
+
+class StatusTest(PublisherTest):
+    def test_online_then_the_last_will_when_hrmd_is_killed(self):
+        broker = self.start_broker()
+        self.grant_all()
+        watcher = self.subscribe(broker, ["hrmd/gw/status"])
+        hrmd = self.start_hrmd(broker.url)
+        online = watcher.wait_for(lambda m: m.text == "online", 20, what="status online")
+        self.assertEqual("hrmd/gw/status", online.topic)
+        late = self.subscribe(broker, ["hrmd/gw/status"])
+        self.assertTrue(late.wait_for(lambda m: m.text == "online", 10, what="the retained status").retain)
+        hrmd.kill()
+        watcher.wait_for(lambda m: m.text == "offline", 10, what="the last will offline")
+        later = self.subscribe(broker, ["hrmd/gw/status"])
+        offline = later.wait_for(lambda m: True, 10, what="the retained status after the will")
+        self.assertEqual(("offline", True), (offline.text, offline.retain))
+
+    def test_a_clean_stop_says_offline(self):
+        broker = self.start_broker()
+        self.grant_all()
+        watcher = self.subscribe(broker, ["hrmd/gw/status"])
+        hrmd = self.start_hrmd(broker.url)
+        watcher.wait_for(lambda m: m.text == "online", 20, what="status online")
+        self.assertEqual(0, hrmd.stop())
+        watcher.wait_for(lambda m: m.text == "offline", 10, what="offline at a clean stop")
+
+
+class ReconnectTest(PublisherTest):
+    def test_state_messages_resume_after_the_broker_restarts(self):
+        broker = self.start_broker()
+        self.grant_all()
+        hrmd = self.start_hrmd(broker.url)
+        watcher = self.subscribe(broker, ["hrmd/#"])
+        watcher.wait_for(is_state("strap-a"), 20, what="a heart-rate message")
+        watcher.stop()
+        broker.stop()
+        hrmd.wait_for_line("mqtt: connection to %s lost" % broker.url, 10)
+        hrmd.wait_for_line("mqtt: broker unreachable", 10)
+        stored = self.stored_count()
+        wait_until(lambda: self.stored_count() > stored, 10, "samples stored while the broker is down")
+
+        again = self.start_broker(port=broker.port)
+        resumed = self.subscribe(again, ["hrmd/#"])
+        hrmd.wait_for_line("mqtt: reconnected to %s" % broker.url, 30)
+        resumed.wait_for(is_state("strap-a"), 10, count=2, what="heart-rate messages after the restart")
+        status = resumed.wait_for(lambda m: m.topic == "hrmd/gw/status", 10, what="status")
+        self.assertEqual("online", status.text)
+        self.assertEqual(1, len(hrmd.output.matching("mqtt: broker unreachable")), "unreachable said more than once")
+
+
+class AuthorizationTest(PublisherTest):
+    def test_a_revoke_stops_the_flow_within_a_second(self):
+        broker = self.start_broker()
+        self.grant_all()
+        watcher = self.subscribe(broker, ["hrmd/#"])
+        hrmd = self.start_hrmd(broker.url, sensors=["mock:id=strap-a,hz=4"])
+        watcher.wait_for(is_state("strap-a"), 20, count=3, what="heart-rate messages")
+        self.store.revoke("hrmd/mqtt", "heart-rate", read=True)
+        revoked = time.time()
+        stored = self.stored_count()
+        hrmd.wait_for_line("permission to read heart-rate withdrawn", 5)
+        # For 2 s after the revoke took effect (at most a second), no message, while samples are stored.
+        wait_until(lambda: time.time() >= revoked + 3, 4, "three seconds after the revoke")
+        late = watcher.received(lambda m: m.topic.startswith("hrmd/gw/strap-a/") and m.received > revoked + 1)
+        self.assertEqual([], late, "published after the revoke")
+        self.assertGreater(self.stored_count(), stored, "no samples stored after the revoke")
+
+        self.store.grant("hrmd/mqtt", "heart-rate", read=True)
+        granted = time.time()
+        watcher.wait_for(lambda m: is_state("strap-a")(m) and m.received > granted, 5, what="messages after the grant again")
+
+    def test_without_the_read_grant_nothing_is_published(self):
+        broker = self.start_broker()
+        self.store.grant("hrmd", "heart-rate")
+        watcher = self.subscribe(broker, ["#"])
+        hrmd = self.start_hrmd(broker.url)
+        hrmd.wait_for_line("mqtt: waiting for permission to read heart-rate; grant it with: hrmctl auth grant hrmd/mqtt heart-rate --read")
+        hrmd.wait_for_line("mqtt: connected")
+        watcher.wait_for(lambda m: m.topic == "hrmd/gw/status" and m.text == "online", 10, what="status online")
+        wait_until(lambda: self.stored_count() >= 4, 15, "4 samples stored")
+        # The feed's rounds are a second apart: two have passed since those samples were stored.
+        wait_until(lambda: self.stored_count() >= 8, 15, "8 samples stored")
+        self.assertEqual([], watcher.received(lambda m: "strap-a" in m.topic), "published without the read grant")
+        requests = self.store.hrmctl("auth", "requests").stdout
+        self.assertTrue(any("hrmd/mqtt" in line and "heart-rate" in line for line in requests.splitlines()), requests)
+        self.assertEqual(1, len(hrmd.output.matching("waiting for permission to read heart-rate")))
+
+
+class SlowBrokerTest(PublisherTest):
+    def test_a_broker_that_never_answers_costs_only_the_messages(self):
+        # A listener that accepts connections and says nothing.
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.addCleanup(listener.close)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        accepted = []
+        threading.Thread(target=lambda: [accepted.append(listener.accept()) for _ in range(16)], daemon=True).start()
+        self.grant_all()
+        hrmd = self.start_hrmd("mqtt://127.0.0.1:%d" % listener.getsockname()[1])
+        hrmd.wait_for_line("did not answer within 10 s", 20)
+        wait_until(lambda: self.stored_count() >= 5, 15, "samples stored")
+        self.assertEqual(0, hrmd.stop(), "hrmd did not stop cleanly")
+        for connection, _ in accepted:
+            connection.close()
+
+
+class TLSTest(PublisherTest):
+    def test_mqtts_with_a_private_ca(self):
+        if not tool("openssl"):
+            skip_or_fail("needs openssl to make the test's certificates")
+        certificates = Certificates(os.path.join(self.work, "tls"))
+        broker = self.start_broker(tls=certificates)
+        self.grant_all()
+        hrmd = self.start_hrmd("mqtts://localhost:%d" % broker.port, mqtt=["ca-file = %s" % certificates.ca])
+        hrmd.wait_for_line("mqtt: connected to mqtts://localhost:%d" % broker.port)
+        broker.output.wait_for_line("New client connected", 10)
+
+    def test_mqtts_refuses_a_certificate_the_ca_did_not_sign(self):
+        if not tool("openssl"):
+            skip_or_fail("needs openssl to make the test's certificates")
+        certificates = Certificates(os.path.join(self.work, "tls"))
+        other = Certificates(os.path.join(self.work, "other"))
+        broker = self.start_broker(tls=certificates)
+        self.grant_all()
+        hrmd = self.start_hrmd("mqtts://localhost:%d" % broker.port, mqtt=["ca-file = %s" % other.ca])
+        hrmd.wait_for_line("mqtt: broker unreachable", 20)
+        wait_until(lambda: self.stored_count() >= 3, 15, "samples stored")
+        self.assertEqual([], hrmd.output.matching("mqtt: connected"))
+
+
+class CredentialsTest(PublisherTest):
+    def write_password(self, password):
+        path = os.path.join(self.work, "mqtt-password")
+        with open(path, "w") as file:
+            file.write(password + "\nsecond line ignored\n")
+        os.chmod(path, 0o600)
+        return path
+
+    def test_right_credentials_publish(self):
+        broker = self.start_broker(users={"hrmd": PASSWORD})
+        self.grant_all()
+        watcher = self.subscribe(broker, ["hrmd/#"], username="hrmd", password=PASSWORD)
+        hrmd = self.start_hrmd(broker.url, mqtt=["username = hrmd", "password-file = %s" % self.write_password(PASSWORD)])
+        hrmd.wait_for_line("mqtt: connected")
+        watcher.wait_for(is_state("strap-a"), 20, what="a heart-rate message")
+        with open("/proc/%d/cmdline" % hrmd.process.pid, "rb") as cmdline:
+            self.assertNotIn(PASSWORD.encode(), cmdline.read())
+
+    def test_wrong_credentials_keep_storing_and_say_so_once(self):
+        broker = self.start_broker(users={"hrmd": "the-right-one"})
+        self.grant_all()
+        hrmd = self.start_hrmd(broker.url, mqtt=["username = hrmd", "password-file = %s" % self.write_password(PASSWORD)])
+        hrmd.wait_for_line("mqtt: connection refused: bad credentials")
+        # The broker turns away three attempts (back-off: 1 s, then 2 s): one line in hrmd's log.
+        broker.output.wait_for_line("not authorised", 15, count=3)
+        wait_until(lambda: self.stored_count() >= 3, 15, "samples stored")
+        self.assertEqual(1, len(hrmd.output.matching("connection refused")), hrmd.output.text())
+        self.assertIsNone(hrmd.process.poll(), "hrmd stopped")
+
+
+class ConfigurationTest(PublisherTest):
+    def test_an_unknown_key_is_a_start_up_error_naming_file_line_and_key(self):
+        hrmd = self.start_hrmd("mqtt://127.0.0.1:1", mqtt=["pasword-file = /x"])
+        self.assertEqual(64, hrmd.process.wait(30))
+        hrmd.output.wait_for_line("hrmd.conf:4: key 'pasword-file': unknown key", 5)
+
+    def test_a_missing_password_file_is_a_start_up_error(self):
+        hrmd = self.start_hrmd("mqtt://127.0.0.1:1", mqtt=["username = u", "password-file = %s/missing" % self.work])
+        self.assertEqual(64, hrmd.process.wait(30))
+        hrmd.output.wait_for_line("cannot read the password file", 5)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -134,11 +134,14 @@ public final class LiveFeed: Service, Sendable {
                 }
             }
             var lastRecheck = ContinuousClock.now
+            var lastRefresh = ContinuousClock.now - .seconds(2)
             var lastKeepalive = ContinuousClock.now
             var failing = false
             for await _ in doorbell.cancelOnGracefulShutdown() {
+                let refreshing = ContinuousClock.now - lastRefresh >= .seconds(1)
                 do {
-                    try await round(&anchors)
+                    try await round(&anchors, refreshing: refreshing)
+                    if refreshing { lastRefresh = .now }
                     if failing { logger.notice("live feed: reading the store again") }
                     failing = false
                 } catch {
@@ -164,7 +167,9 @@ public final class LiveFeed: Service, Sendable {
     }
 
     /// Reads what changed since `anchors` once and sends each reader its part.
-    private func round(_ anchors: inout [SampleType: Int64]) async throws(HealthStoreError) {
+    /// `refreshing` also reads the read grants and the sensors' states (once a second: a round
+    /// after each commit of 20 straps would otherwise read them twenty times as often).
+    private func round(_ anchors: inout [SampleType: Int64], refreshing: Bool) async throws(HealthStoreError) {
         let known = anchors
         let (changes, grants, activity) = try await workers.run { [store, types] () throws(HealthStoreError) in
             var changes: [(SampleType, [StoredSample], Int64, Bool)] = []
@@ -186,6 +191,7 @@ public final class LiveFeed: Service, Sendable {
                 }
                 changes.append((type, added, anchor, skipped))
             }
+            guard refreshing else { return (changes, nil as [SampleType: Set<String>]?, nil as [SensorActivity]?) }
             var grants: [SampleType: Set<String>] = [:]
             for entry in try store.authorizationAccessEntries() where entry.access == .read && entry.status == .sharingAuthorized {
                 grants[entry.type, default: []].insert(entry.source)
@@ -200,9 +206,10 @@ public final class LiveFeed: Service, Sendable {
             rendered += added.map { LiveSample(stored: $0, rendered: render($0)) }
         }
         state.withLock { state in
-            state.readers = grants
+            if let grants { state.readers = grants }
+            let grants = state.readers
             var changedStates: [SensorActivity] = []
-            for current in activity {
+            for current in activity ?? [] {
                 let previous = state.activity[current.identifier]
                 if previous.map({ !Self.sameState($0, current) }) ?? true { changedStates.append(current) }
                 state.activity[current.identifier] = current

@@ -66,13 +66,13 @@ public struct HTTPFront: Service {
         let router = Router(context: FrontContext.self)
         router.add(middleware: ErrorShapeMiddleware())
         router.add(middleware: WebFiles(webDirectory: settings.webDirectory, javascriptDirectory: settings.javascriptDirectory))
-        router.get("/api/v1/openapi.json") { [settings] _, _ -> Response in
-            guard let directory = settings.webDirectory, let document = FileManager.default.contents(atPath: directory + "/openapi.json") else {
+        router.get(RouterPath(APIRoute.prefix + "/" + APIRoute.documentPath)) { [settings] _, _ -> Response in
+            guard let directory = settings.webDirectory, let document = FileManager.default.contents(atPath: directory + "/" + APIRoute.documentPath) else {
                 throw HTTPError(.notFound)
             }
             return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: document)))
         }
-        let api = router.group("/api/v1").add(middleware: gate)
+        let api = router.group(RouterPath(APIRoute.prefix)).add(middleware: gate)
         for route in APIRoute.all {
             api.on(RouterPath(route.path), method: route.method) { [store, workers, logger] request, context -> Response in
                 guard let token = context.token else { throw HTTPError(.unauthorized) }
@@ -81,7 +81,7 @@ public struct HTTPFront: Service {
                 return APIResponses.json(try await route.answer(request, parameters, caller, frontSettings))
             }
         }
-        api.get("live") { request, context -> Response in
+        api.get(RouterPath(APIRoute.livePath)) { request, context -> Response in
             guard let token = context.token else { throw HTTPError(.unauthorized) }
             return try live.serverSentEvents(request, token: token)
         }
@@ -90,7 +90,7 @@ public struct HTTPFront: Service {
         // browser (which cannot set headers on a WebSocket), as the subprotocol `bearer.TOKEN`
         // beside `hrmd`. A refused upgrade falls through to the HTTP route, which answers 401.
         let webSockets = Router(context: FrontContext.self)
-        webSockets.ws("/api/v1/live") { request, _ in
+        webSockets.ws(RouterPath(APIRoute.prefix + "/" + APIRoute.livePath)) { request, _ in
             let offered = request.headers[values: .secWebSocketProtocol].flatMap { $0.split(separator: ",") }
                 .map { $0.trimmingCharacters(in: .whitespaces) }
             let presented = request.headers[.authorization] ?? offered.first { $0.hasPrefix("bearer.") }.map { "Bearer " + $0.dropFirst(7) }

@@ -329,6 +329,7 @@ struct HRMDaemon: AsyncParsableCommand {
         settings.deviceMaxHeartRates = configuration.deviceMaxHeartRates
         settings.maxConnections = section.maxConnections
         settings.maxLiveStreams = section.maxLiveStreams
+        settings.idleTimeoutSeconds = Int64(section.idleTimeoutSeconds)
         let feed = LiveFeed(store: store, types: [.heartRate], render: HTTPFront.renderSample, logger: Logger(label: "hrmd.live"))
         return (feed, try HTTPFront(settings: settings, store: store, feed: feed, logger: Logger(label: "hrmd.http")))
     }

@@ -107,10 +107,19 @@ public struct HTTPFront: Service {
 
         var http1 = HTTP1Channel.Configuration(idleTimeout: .seconds(settings.idleTimeoutSeconds))
         http1.httpDecoder = .init(maxHeaderFieldSize: HTTPSettings.maxHeaderBytes, maxHeaderListSize: HTTPSettings.maxHeaderBytes, maxHeaderFieldCount: 100)
-        let upgrade = HTTPServerBuilder.http1WebSocketUpgrade(
-            webSocketRouter: webSockets,
-            configuration: .init(http1: http1, ws: .init(maxFrameSize: 16 * 1024, autoPing: .enabled(timePeriod: .seconds(30)))))
-        let server = try tls.map { try HTTPServerBuilder.tls(upgrade, tlsConfiguration: $0) } ?? upgrade
+        // HTTP/1.1 with the WebSocket upgrade, behind a deadline for the first request head
+        // (the upgrade channel's idle timeout starts only after it), behind TLS when configured.
+        let webSocketResponder = webSockets.buildResponder()
+        let channel = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: http1, ws: .init(maxFrameSize: 16 * 1024, autoPing: .enabled(timePeriod: .seconds(30))))
+        let headTimeout = TimeAmount.seconds(settings.idleTimeoutSeconds)
+        let server = HTTPServerBuilder { [tls] responder in
+            let plain = RequestHeadDeadline(
+                base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channel),
+                timeout: headTimeout)
+            guard let tls else { return plain }
+            return try TLSChannel(plain, tlsConfiguration: tls)
+        }
         let scheme = tls == nil ? "http" : "https"
         let app = Application(
             router: router, server: server,

@@ -50,6 +50,11 @@ public struct HTTPFront: Service {
         }
     }
 
+    /// The subprotocols a WebSocket upgrade offers, in order.
+    static func offeredProtocols(_ request: Request) -> [String] {
+        request.headers[values: .secWebSocketProtocol].flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
     /// What every live reader of the front is sent of a sample: the API's JSON, made once.
     public static let renderSample: @Sendable (StoredSample) -> [UInt8] = { APIShapes.renderedSample($0) }
 
@@ -88,21 +93,24 @@ public struct HTTPFront: Service {
 
         // Upgrades to a WebSocket: the token comes as `Authorization: Bearer TOKEN` or, from a
         // browser (which cannot set headers on a WebSocket), as the subprotocol `bearer.TOKEN`
-        // beside `hrmd`. A refused upgrade falls through to the HTTP route, which answers 401.
+        // beside `hrmd`. A refused upgrade could only be a bare 400 (the WebSocket channel
+        // answers every refused upgrade so), so every upgrade is accepted and a refused token
+        // gets the refusal as an error message, then the close code 1008 with the same line
+        // (which a browser's page can read, unlike a failed handshake).
         let webSockets = Router(context: FrontContext.self)
         webSockets.ws(RouterPath(APIRoute.prefix + "/" + APIRoute.livePath)) { request, _ in
-            let offered = request.headers[values: .secWebSocketProtocol].flatMap { $0.split(separator: ",") }
-                .map { $0.trimmingCharacters(in: .whitespaces) }
-            let presented = request.headers[.authorization] ?? offered.first { $0.hasPrefix("bearer.") }.map { "Bearer " + $0.dropFirst(7) }
-            guard case .success = await gate.check(presented) else { return .dontUpgrade }
-            return .upgrade(offered.contains("hrmd") ? [.secWebSocketProtocol: "hrmd"] : [:])
+            .upgrade(Self.offeredProtocols(request).contains("hrmd") ? [.secWebSocketProtocol: "hrmd"] : [:])
         } onUpgrade: { inbound, outbound, context in
             let request = context.request
-            let offered = request.headers[values: .secWebSocketProtocol].flatMap { $0.split(separator: ",") }
-                .map { $0.trimmingCharacters(in: .whitespaces) }
-            let presented = request.headers[.authorization] ?? offered.first { $0.hasPrefix("bearer.") }.map { "Bearer " + $0.dropFirst(7) }
-            guard case .success(let token) = await gate.check(presented) else { return }
-            try await live.webSocket(inbound: inbound, outbound: outbound, token: token)
+            let presented = request.headers[.authorization]
+                ?? Self.offeredProtocols(request).first { $0.hasPrefix("bearer.") }.map { "Bearer " + $0.dropFirst(7) }
+            switch await gate.check(presented) {
+            case .success(let token):
+                try await live.webSocket(inbound: inbound, outbound: outbound, token: token)
+            case .failure(let refusal):
+                try await outbound.write(.text(String(decoding: LiveStreams.webSocketMessage(.ended(reason: refusal.message)), as: UTF8.self)))
+                try await outbound.close(.policyViolation, reason: String(refusal.message.prefix(120)))
+            }
         }
 
         var http1 = HTTP1Channel.Configuration(idleTimeout: .seconds(settings.idleTimeoutSeconds))

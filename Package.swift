@@ -312,6 +312,13 @@ let package = Package(
         .testTarget(
             name: "SerialPortTests", dependencies: ["SerialPort", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorFrames", "Timestamps"]),
+        .testTarget(
+            name: "HTTPFrontTests",
+            dependencies: [
+                "HTTPFront", "HealthModel", "HealthRequests", "JSONLines", "Timestamps",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]),
         .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CommandSupport", "SensorFrames", "Timestamps"]),
         .testTarget(name: "SDBusTests", dependencies: ["SDBus", "TestSupport"]),
         .testTarget(

@@ -105,6 +105,15 @@ struct HRMDaemon: AsyncParsableCommand {
               files are then created private to hrmd's user (umask 077). Without a
               system bus it waits for one; when another process owns the name it exits 69.
 
+            THE HTTP FRONT (--http HOST:PORT, or an [http] section)
+              Also serves the store's requests as JSON under /api/v1/ and a live stream
+              (Server-Sent Events or WebSocket at /api/v1/live). Every request carries
+              Authorization: Bearer TOKEN, a token from "hrmctl auth token create
+              USER/APP", which acts as that source with its authorization. A non-loopback
+              address needs [http] certificate and key (TLS) or insecure = yes; without
+              them hrmd exits 64. It logs "http: listening on URL" once it listens. The
+              API is described at /api/v1/openapi.json.
+
             CONFIGURATION
               --config FILE, else /etc/hrmd/hrmd.conf when it exists. INI format:
                 [hrmd]

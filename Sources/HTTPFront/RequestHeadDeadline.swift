@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// Closes a connection that has not sent a complete request head within the idle timeout of
 /// connecting. Hummingbird's idle timeout starts only once the first request head has been
@@ -21,6 +22,9 @@ struct RequestHeadDeadline<Base: ServerChildChannel>: ServerChildChannel {
             try channel.pipeline.syncOperations.addHandler(FirstHeadDeadlineHandler(timeout: timeout))
         }.flatMap {
             base.setup(channel: channel, logger: logger)
+        }.flatMapThrowing { value in
+            try channel.pipeline.syncOperations.addHandler(ParserErrorCloser())
+            return value
         }
     }
 
@@ -94,5 +98,21 @@ final class FirstHeadDeadlineHandler: ChannelInboundHandler, RemovableChannelHan
             if index >= 3, bytes[index - 1] == UInt8(ascii: "\r"), bytes[index - 2] == UInt8(ascii: "\n") { return true }
         }
         return false
+    }
+}
+
+/// Closes a connection whose request the HTTP decoder refused (a head over the size limits,
+/// a malformed request line). The WebSocket upgrade pipeline leaves such errors to a handler
+/// that is added only once a request was read, so without this the connection stayed open,
+/// answered nothing and kept one of `max-connections` for ever. Passes everything else on.
+final class ParserErrorCloser: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is HTTPParserError {
+            context.close(promise: nil)
+            return
+        }
+        context.fireErrorCaught(error)
     }
 }

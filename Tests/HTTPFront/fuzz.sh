@@ -8,7 +8,8 @@
 #   Tests/HTTPFront/fuzz.sh [--max-examples N] [--seconds S]
 #
 # SCHEMATHESIS (default .build/venv-http-fuzz/bin/schemathesis, made by `make http-fuzz-venv`),
-# HRMD_BIN_DIR (default .build/debug). --seconds bounds the whole run (default 600).
+# HRMD_BIN_DIR (default .build/debug). --seconds bounds the whole run (default 600). The examples
+# schemathesis found are kept in .build/http-fuzz-examples for the next run.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -69,7 +70,8 @@ status=0
 timeout --kill-after=10 "$seconds" "$schemathesis" run "http://127.0.0.1:$port/api/v1/openapi.json" \
 	--header "Authorization: Bearer $manager" \
 	--checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
-	--max-examples "$max_examples" --request-timeout 10 --workers 2 --no-color || status=$?
+	--max-examples "$max_examples" --request-timeout 10 --workers 2 --no-color \
+	--generation-database "$repo/.build/http-fuzz-examples" || status=$?
 
 if ! kill -0 "$hrmd_pid" 2>/dev/null; then
 	echo "fuzz.sh: hrmd is no longer running; its log ends:" >&2

@@ -194,7 +194,7 @@ let package = Package(
         .target(
             name: "HTTPFront",
             dependencies: [
-                "HealthModel", "HealthRequests", "HealthStore", "RequestServing", "LiveFeed", "JSONLines", "Timestamps", "HealthUnits",
+                "HealthModel", "HealthRequests", "HealthStore", "RequestServing", "LiveFeed", "JSONLines", "Timestamps",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -132,6 +132,21 @@ class LiveTests(front.FrontTestCase):
         self.assertEqual(socket_.close_code, 1008)
         print("  (ended %.2f s and %.2f s after the revoke)" % (sse_after, ws_after), file=sys.stderr)
 
+    def test_revoked_and_replaced_token_stream_ends(self):
+        # Revoking a token and making its successor at once (a rotation): making a token drops
+        # the rows of revoked ones, and the stream of the revoked one must still end.
+        token, identifier = self.hrmd.token("root/rotated", manager=True)
+        stream = self.sse(token)
+        self.assertIsNotNone(stream.next_named({"sample"}, EVENT_S))
+        front.hrmctl("auth", "token", "revoke", identifier, "--store", self.hrmd.store)
+        revoked = time.monotonic()
+        self.hrmd.token("root/rotated", manager=True)
+        event = stream.next_named({"error"}, REVOKE_S + 5)
+        after = time.monotonic() - revoked
+        self.assertIsNotNone(event, "the stream ended without an error event")
+        self.assertIn(front.json.loads(event[1])["error"], ("the token was revoked", "the token is not valid"))
+        self.assertLess(after, REVOKE_S, "the stream of a revoked and replaced token ended %.2f s after the revoke" % after)
+
     def test_too_many_streams_per_token(self):
         token, _ = self.hrmd.token("root/many", manager=True)
         streams = [self.sse(token) for _ in range(16)]

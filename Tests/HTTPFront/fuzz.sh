@@ -67,11 +67,12 @@ fi
 echo "fuzz.sh: hrmd on port $port; schemathesis for at most ${seconds}s, $max_examples examples per operation"
 
 status=0
-timeout --kill-after=10 "$seconds" "$schemathesis" run "http://127.0.0.1:$port/api/v1/openapi.json" \
+# From the temporary directory: schemathesis keeps files of its own in the working directory.
+(cd "$work" && timeout --kill-after=10 "$seconds" "$schemathesis" run "http://127.0.0.1:$port/api/v1/openapi.json" \
 	--header "Authorization: Bearer $manager" \
 	--checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
 	--max-examples "$max_examples" --request-timeout 10 --workers 2 --no-color \
-	--generation-database "$repo/.build/http-fuzz-examples" || status=$?
+	--generation-database "$repo/.build/http-fuzz-examples") || status=$?
 
 if ! kill -0 "$hrmd_pid" 2>/dev/null; then
 	echo "fuzz.sh: hrmd is no longer running; its log ends:" >&2

@@ -13,13 +13,15 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # umockdev, xmllint (libxml2-utils) for the shipped D-Bus and polkit files, tshark (Wireshark's
 # dissectors) for the btsnoop captures the tests build; libmosquitto (build), a mosquitto broker
 # and paho-mqtt (tests) for the MQTT publisher.
+# The HTTP front's tests: sqlite3, openssl (a self-signed certificate); a venv
+# for schemathesis (python3-venv).
 # Benchmarks: /usr/bin/time, and a venv for bleak (python3-venv).
 # The real Bluetooth stack: qemu, debootstrap, cpio and kmod build and boot a Debian 12 VM.
 # The web pages: headless Chromium driven through chromedriver by python3-selenium; dygraphs
 # (libjs-dygraphs) draws the day view's charts and is served from /usr/share/javascript.
 APT_PACKAGES := libsqlite3-dev sqlite3 libsystemd-dev libudev-dev libbluetooth-dev systemd \
 	dbus-daemon python3-dbus python3-gi python3-dbusmock udev umockdev libumockdev-dev gir1.2-umockdev-1.0 \
-	time python3-venv libxml2-utils tshark python3-hypothesis python3-websockets \
+	time python3-venv libxml2-utils tshark python3-hypothesis python3-websockets openssl \
 	mosquitto libmosquitto-dev python3-paho-mqtt \
 	qemu-system-x86 debootstrap cpio kmod \
 	chromium chromium-driver python3-selenium libjs-dygraphs
@@ -77,7 +79,7 @@ INSTALLED := \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish \
 	$(addprefix $(WEBDIR)/,$(WEB_FILES:web/%=%))
 
-.PHONY: all help deps build test check-docs check-package module-map check-module-map check-bluetooth check-service check-service-bus check-web check-mqtt check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-live bench-service bench-ble bench-ble-vm bench-mqtt release install uninstall clean
+.PHONY: all help deps build test check-docs check-package module-map check-module-map check-bluetooth check-service check-service-bus check-http check-web check-mqtt check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-live bench-service bench-ble bench-ble-vm bench-mqtt release install uninstall clean
 
 ## all: the default target: build
 all: build
@@ -115,6 +117,7 @@ test: deps
 	$(MAKE) --no-print-directory check-fake-bluez
 	$(MAKE) --no-print-directory check-captures
 	$(MAKE) --no-print-directory check-service-bus
+	$(MAKE) --no-print-directory check-http
 	$(MAKE) --no-print-directory check-web
 	$(MAKE) --no-print-directory check-mqtt
 	$(MAKE) --no-print-directory check-fuzz
@@ -160,6 +163,14 @@ check-captures:
 check-service-bus:
 	timeout --kill-after=10 900 /usr/bin/python3 Tests/HealthService/run.py
 
+## check-http: the HTTP front's tests against the built hrmd and hrmctl (Tests/HTTPFront/run.py: tokens,
+## paging, live streams, hostile clients, TLS), then a short schemathesis run from web/openapi.json
+## (skipped without the binaries, failed in CI). HRMD_BIN_DIR chooses the binaries (default .build/debug).
+check-http:
+	timeout --kill-after=10 900 /usr/bin/python3 Tests/HTTPFront/run.py
+	$(MAKE) --no-print-directory http-fuzz-venv
+	timeout --kill-after=10 300 bash Tests/HTTPFront/fuzz.sh --max-examples 20 --seconds 240
+
 ## check-web: the web pages (dashboard, group view, overlay, day view) in headless Chromium against hrmd --http
 ## with mock straps (Tests/web; skipped while a piece is missing, failed in CI); screenshots in .build/test-artifacts/web
 check-web:
@@ -172,12 +183,29 @@ check-mqtt:
 	timeout --kill-after=10 600 /usr/bin/python3 Tests/MQTT/run.py
 
 ## fuzz: fuzz every parser (Tests/Fuzz/Targets), then the store service's D-Bus methods (fuzz-bus)
-## for FUZZ_SECONDS each (default 600), or FUZZ_RUNS executions each; FUZZ_TARGETS chooses some
-## parsers (and skips fuzz-bus). A crash fails it and keeps the input.
+## and the HTTP API (fuzz-http) for FUZZ_SECONDS each (default 600), or FUZZ_RUNS executions each;
+## FUZZ_TARGETS chooses some parsers (and skips fuzz-bus and fuzz-http). A crash fails it and keeps the input.
 FUZZ_SECONDS ?= 600
 fuzz: deps
 	bash Tests/Fuzz/fuzz.sh $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS)) $(FUZZ_TARGETS)
 	$(if $(FUZZ_TARGETS),,$(MAKE) --no-print-directory fuzz-bus)
+	$(if $(FUZZ_TARGETS),,$(MAKE) --no-print-directory fuzz-http)
+
+## fuzz-http: schemathesis against hrmd's HTTP API from web/openapi.json for FUZZ_SECONDS (default 600),
+## with a manager's token: no server error, and every status, content type and body as documented
+fuzz-http: build http-fuzz-venv
+	bash Tests/HTTPFront/fuzz.sh --max-examples 2000 --seconds $(FUZZ_SECONDS)
+
+## http-fuzz-venv: the venv of schemathesis (SCHEMATHESIS_VERSION, pinned) in .build/venv-http-fuzz; made once,
+## from pip's cache when it can; fails with one line when PyPI cannot be reached
+SCHEMATHESIS_VERSION := 4.32.5
+HTTP_FUZZ_VENV := .build/venv-http-fuzz
+http-fuzz-venv:
+	@if [ "$$($(HTTP_FUZZ_VENV)/bin/schemathesis --version 2>/dev/null | grep -o '[0-9][0-9.]*$$')" != "$(SCHEMATHESIS_VERSION)" ]; then \
+		rm -rf $(HTTP_FUZZ_VENV) && /usr/bin/python3 -m venv $(HTTP_FUZZ_VENV) && \
+		$(HTTP_FUZZ_VENV)/bin/pip install --quiet --disable-pip-version-check schemathesis==$(SCHEMATHESIS_VERSION) || \
+		{ rm -rf $(HTTP_FUZZ_VENV); echo "http-fuzz-venv: cannot install schemathesis $(SCHEMATHESIS_VERSION) from PyPI (is it reachable? pip's proxy settings?)" >&2; exit 1; }; \
+	fi
 
 ## fuzz-bus: fuzz hrmd --serve through D-Bus as an unprivileged uid for FUZZ_SECONDS (default 600; root)
 ## (Tests/HealthService/test_bus_fuzz.py): every method and property, well and ill typed; prints

@@ -202,6 +202,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -326,6 +327,13 @@ let package = Package(
             name: "SerialPortTests", dependencies: ["SerialPort", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorFrames", "Timestamps"]),
         .testTarget(name: "MQTTPublisherTests", dependencies: ["MQTTPublisher", "JSONLines"]),
+        .testTarget(
+            name: "HTTPFrontTests",
+            dependencies: [
+                "HTTPFront", "HealthModel", "HealthRequests", "JSONLines", "LiveFeed", "Timestamps",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]),
         .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CommandSupport", "SensorFrames", "Timestamps"]),
         .testTarget(name: "SDBusTests", dependencies: ["SDBus", "TestSupport"]),
         .testTarget(

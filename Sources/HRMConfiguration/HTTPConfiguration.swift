@@ -10,6 +10,7 @@
 /// max-heart-rate = 190                    (or age = 40: 208 − 0.7 × age)
 /// max-connections = 512
 /// max-live-streams = 400
+/// idle-timeout = 30                       (seconds a connection may go without a complete request)
 /// ```
 public struct HTTPConfiguration: Sendable, Equatable {
     public var address = HTTPAddress(host: "127.0.0.1", port: 8080)
@@ -21,6 +22,8 @@ public struct HTTPConfiguration: Sendable, Equatable {
     public var maxHeartRate: Double = 190
     public var maxConnections = 512
     public var maxLiveStreams = 400
+    /// Seconds a connection may stay idle (no complete request) before it is closed.
+    public var idleTimeoutSeconds = 30
 
     public init() {}
 
@@ -56,8 +59,12 @@ public struct HTTPConfiguration: Sendable, Equatable {
         case "max-live-streams":
             guard let count = Int(value), (1...10_000).contains(count) else { throw invalid("expected 1…10000") }
             maxLiveStreams = count
+        case "idle-timeout":
+            guard let seconds = Int(value), (1...600).contains(seconds) else { throw invalid("expected 1…600 seconds") }
+            idleTimeoutSeconds = seconds
         default:
-            throw invalid("unknown key (known: listen, certificate, key, insecure, web, max-heart-rate, age, max-connections, max-live-streams)")
+            throw invalid(
+                "unknown key (known: listen, certificate, key, insecure, web, max-heart-rate, age, max-connections, max-live-streams, idle-timeout)")
         }
     }
 }

@@ -44,7 +44,14 @@ extension APIRoute {
         return try await request.serve(in: caller)
     }
 
-    /// Every route of the API but the live stream (``LiveRoutes``) and the OpenAPI document.
+    /// Where every route of the API is.
+    static let prefix = "/api/v1"
+    /// The live stream's path under ``prefix`` (``LiveStreams``).
+    static let livePath = "live"
+    /// The OpenAPI document's path under ``prefix``: the web directory's `openapi.json`, served without a token.
+    static let documentPath = "openapi.json"
+
+    /// Every route of the API but the live stream (``livePath``) and the OpenAPI document (``documentPath``).
     static let all: [APIRoute] = [
         APIRoute(.get, "whoami", serves: nil) { _, _, caller, _ in
             .object([

@@ -11,6 +11,7 @@ import LiveFeed
 import Logging
 import NIOCore
 import NIOSSL
+import NIOWebSocket
 import ServiceLifecycle
 
 /// The store's second front: its requests as JSON over HTTP under `/api/v1/`, the live stream
@@ -50,6 +51,11 @@ public struct HTTPFront: Service {
         }
     }
 
+    /// The subprotocols a WebSocket upgrade offers, in order.
+    static func offeredProtocols(_ request: Request) -> [String] {
+        request.headers[values: .secWebSocketProtocol].flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
     /// What every live reader of the front is sent of a sample: the API's JSON, made once.
     public static let renderSample: @Sendable (StoredSample) -> [UInt8] = { APIShapes.renderedSample($0) }
 
@@ -66,13 +72,13 @@ public struct HTTPFront: Service {
         let router = Router(context: FrontContext.self)
         router.add(middleware: ErrorShapeMiddleware())
         router.add(middleware: WebFiles(webDirectory: settings.webDirectory, javascriptDirectory: settings.javascriptDirectory))
-        router.get("/api/v1/openapi.json") { [settings] _, _ -> Response in
-            guard let directory = settings.webDirectory, let document = FileManager.default.contents(atPath: directory + "/openapi.json") else {
+        router.get(RouterPath(APIRoute.prefix + "/" + APIRoute.documentPath)) { [settings] _, _ -> Response in
+            guard let directory = settings.webDirectory, let document = FileManager.default.contents(atPath: directory + "/" + APIRoute.documentPath) else {
                 throw HTTPError(.notFound)
             }
             return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: document)))
         }
-        let api = router.group("/api/v1").add(middleware: gate)
+        let api = router.group(RouterPath(APIRoute.prefix)).add(middleware: gate)
         for route in APIRoute.all {
             api.on(RouterPath(route.path), method: route.method) { [store, workers, logger] request, context -> Response in
                 guard let token = context.token else { throw HTTPError(.unauthorized) }
@@ -81,36 +87,48 @@ public struct HTTPFront: Service {
                 return APIResponses.json(try await route.answer(request, parameters, caller, frontSettings))
             }
         }
-        api.get("live") { request, context -> Response in
+        api.get(RouterPath(APIRoute.livePath)) { request, context -> Response in
             guard let token = context.token else { throw HTTPError(.unauthorized) }
             return try live.serverSentEvents(request, token: token)
         }
 
         // Upgrades to a WebSocket: the token comes as `Authorization: Bearer TOKEN` or, from a
         // browser (which cannot set headers on a WebSocket), as the subprotocol `bearer.TOKEN`
-        // beside `hrmd`. A refused upgrade falls through to the HTTP route, which answers 401.
+        // beside `hrmd`. A refused upgrade could only be a bare 400 (the WebSocket channel
+        // answers every refused upgrade so), so every upgrade is accepted and a refused token
+        // gets the refusal as an error message, then the close code 1008 with the same line
+        // (which a browser's page can read, unlike a failed handshake).
         let webSockets = Router(context: FrontContext.self)
-        webSockets.ws("/api/v1/live") { request, _ in
-            let offered = request.headers[values: .secWebSocketProtocol].flatMap { $0.split(separator: ",") }
-                .map { $0.trimmingCharacters(in: .whitespaces) }
-            let presented = request.headers[.authorization] ?? offered.first { $0.hasPrefix("bearer.") }.map { "Bearer " + $0.dropFirst(7) }
-            guard case .success = await gate.check(presented) else { return .dontUpgrade }
-            return .upgrade(offered.contains("hrmd") ? [.secWebSocketProtocol: "hrmd"] : [:])
+        webSockets.ws(RouterPath(APIRoute.prefix + "/" + APIRoute.livePath)) { request, _ in
+            .upgrade(Self.offeredProtocols(request).contains("hrmd") ? [.secWebSocketProtocol: "hrmd"] : [:])
         } onUpgrade: { inbound, outbound, context in
             let request = context.request
-            let offered = request.headers[values: .secWebSocketProtocol].flatMap { $0.split(separator: ",") }
-                .map { $0.trimmingCharacters(in: .whitespaces) }
-            let presented = request.headers[.authorization] ?? offered.first { $0.hasPrefix("bearer.") }.map { "Bearer " + $0.dropFirst(7) }
-            guard case .success(let token) = await gate.check(presented) else { return }
-            try await live.webSocket(inbound: inbound, outbound: outbound, token: token)
+            let presented = request.headers[.authorization]
+                ?? Self.offeredProtocols(request).first { $0.hasPrefix("bearer.") }.map { "Bearer " + $0.dropFirst(7) }
+            switch await gate.check(presented) {
+            case .success(let token):
+                try await live.webSocket(inbound: inbound, outbound: outbound, token: token)
+            case .failure(let refusal):
+                try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: LiveStreams.webSocketMessage(.ended(reason: refusal.message)))))
+                try await outbound.close(.policyViolation, reason: String(refusal.message.prefix(120)))
+            }
         }
 
         var http1 = HTTP1Channel.Configuration(idleTimeout: .seconds(settings.idleTimeoutSeconds))
         http1.httpDecoder = .init(maxHeaderFieldSize: HTTPSettings.maxHeaderBytes, maxHeaderListSize: HTTPSettings.maxHeaderBytes, maxHeaderFieldCount: 100)
-        let upgrade = HTTPServerBuilder.http1WebSocketUpgrade(
-            webSocketRouter: webSockets,
-            configuration: .init(http1: http1, ws: .init(maxFrameSize: 16 * 1024, autoPing: .enabled(timePeriod: .seconds(30)))))
-        let server = try tls.map { try HTTPServerBuilder.tls(upgrade, tlsConfiguration: $0) } ?? upgrade
+        // HTTP/1.1 with the WebSocket upgrade, behind a deadline for the first request head
+        // (the upgrade channel's idle timeout starts only after it), behind TLS when configured.
+        let webSocketResponder = webSockets.buildResponder()
+        let channel = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: http1, ws: .init(maxFrameSize: 16 * 1024, autoPing: .enabled(timePeriod: .seconds(30))))
+        let headTimeout = TimeAmount.seconds(settings.idleTimeoutSeconds)
+        let server = HTTPServerBuilder { [tls] responder in
+            let plain = RequestHeadDeadline(
+                base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channel),
+                timeout: headTimeout)
+            guard let tls else { return plain }
+            return try TLSChannel(plain, tlsConfiguration: tls)
+        }
         let scheme = tls == nil ? "http" : "https"
         let app = Application(
             router: router, server: server,

@@ -29,7 +29,7 @@ public struct HTTPSettings: Sendable {
     /// Events one live client may have queued before it gets a gap marker.
     public var liveQueueCapacity = 256
     /// Seconds a connection may stay idle (no complete request) before it is closed: a
-    /// client that sends its headers one byte a minute is closed here.
+    /// client that sends its headers one byte a minute is closed here (`[http] idle-timeout`).
     public var idleTimeoutSeconds: Int64 = 30
     /// Bytes of a request body at most (authorization requests are small).
     public static let maxBodyBytes = 64 * 1024
@@ -41,9 +41,10 @@ public struct HTTPSettings: Sendable {
         self.port = port
     }
 
-    /// Where the dashboard's files are when the configuration does not say: installed beside
-    /// the program (`PREFIX/share/hrmd/web` for `PREFIX/bin/hrmd`), else in the source tree
-    /// the program was built in (`web/` above `.build/debug`); nil when neither exists.
+    /// Where the dashboard's files and the OpenAPI document are when the configuration does
+    /// not say: installed beside the program (`PREFIX/share/hrmd/web` for `PREFIX/bin/hrmd`),
+    /// else in the source tree the program was built in (`web/` above `.build/debug`); the
+    /// first that holds `index.html` or `openapi.json`, nil when none does.
     public static func defaultWebDirectory(executable: String) -> String? {
         let resolved = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
         let candidates = [
@@ -51,7 +52,9 @@ public struct HTTPSettings: Sendable {
             resolved.appendingPathComponent("../../web").standardized.path,
             resolved.appendingPathComponent("../../../web").standardized.path,
         ]
-        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/index.html") }
+        return candidates.first {
+            FileManager.default.fileExists(atPath: $0 + "/index.html") || FileManager.default.fileExists(atPath: $0 + "/openapi.json")
+        }
     }
 
     /// Whether the address is one only this machine reaches.

@@ -102,7 +102,11 @@ struct LiveStreams: Sendable {
         guard counts.enter(token.id, perToken: settings.maxLiveStreamsPerToken, inAll: settings.maxLiveStreams) else { return nil }
         let reader = LiveReader(source: token.source, isManager: token.manager, types: Self.types)
         return feed.subscribe(reader, capacity: settings.liveQueueCapacity) { [store, id = token.id] in
-            guard let current = try? store.accessToken(id: id) else { return nil }
+            // A store that cannot be read now is asked again in a second; a token that is no
+            // longer there was revoked or expired (making a token drops those rows).
+            let found: AccessTokenRecord?
+            do { found = try store.accessToken(id: id) } catch { return nil }
+            guard let current = found else { return "the token was revoked" }
             if current.revoked != nil { return "the token was revoked" }
             if !current.isValid(at: .now()) { return "the token has expired" }
             return nil

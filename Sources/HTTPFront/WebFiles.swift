@@ -34,7 +34,7 @@ struct WebFiles: RouterMiddleware {
     }
 
     /// A relative path without `..`, `.` or empty parts, of safe characters only.
-    private static func checked(_ relative: Substring) throws -> String {
+    static func checked(_ relative: Substring) throws -> String {
         let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
         guard !parts.isEmpty, parts.allSatisfy({ part in
             !part.isEmpty && part != "." && part != ".." && !part.hasPrefix(".")

@@ -50,6 +50,7 @@ extension HRMDaemon {
         settings.deviceMaxHeartRates = configuration.deviceMaxHeartRates
         settings.maxConnections = section.maxConnections
         settings.maxLiveStreams = section.maxLiveStreams
+        settings.idleTimeoutSeconds = Int64(section.idleTimeoutSeconds)
         return settings
     }
 

@@ -122,6 +122,19 @@ struct DaemonConfigurationTests {
         }
     }
 
+    @Test("[http] turns the front on, with its limits; idle-timeout is 1…600 seconds")
+    func httpSection() throws {
+        let text = "[http]\nlisten = 0.0.0.0:8443\nmax-connections = 8\nidle-timeout = 2\n"
+        let http = try #require(try DaemonConfiguration(text: text, file: "f").http)
+        #expect(http.address == HTTPAddress(host: "0.0.0.0", port: 8443))
+        #expect(http.maxConnections == 8 && http.idleTimeoutSeconds == 2)
+        #expect(HTTPConfiguration().idleTimeoutSeconds == 30)
+        #expect(DaemonConfiguration().http == nil)
+        for bad in ["0", "601", "ten", "1.5"] {
+            #expect(throws: ConfigurationError.self) { try DaemonConfiguration(text: "[http]\nidle-timeout = \(bad)\n", file: "f") }
+        }
+    }
+
     @Test("a line that is neither a section nor a key is an error")
     func garbageLine() {
         #expect(throws: ConfigurationError.invalidLine(file: "f", line: 2, key: nil, message: "expected 'key = value' or [section]")) {

@@ -90,11 +90,12 @@ struct PageCursor: Hashable {
         self.seen = seen
     }
 
-    /// `MICROSECONDS.SEEN`, as `text` wrote it.
+    /// `MICROSECONDS.SEEN`, as `text` wrote it; the time within the years a store holds (a
+    /// forged cursor far outside them must not reach the store's time arithmetic).
     init(_ text: String) throws(RequestFailure) {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard text.utf8.count <= 40, parts.count == 2, let micros = Int64(parts[0]), let seen = Int(parts[1]),
-              seen >= 1, seen <= RequestBudgets.samplesPerQuery
+              (WireTime.earliest...WireTime.latest).contains(micros), seen >= 1, seen <= RequestBudgets.samplesPerQuery
         else { throw .invalidArguments("the cursor \(text.quoted) is not one a page gave") }
         start = Timestamp(microsecondsSinceEpoch: micros)
         self.seen = seen

@@ -79,7 +79,7 @@ def main():
         for source in glob.glob(path(target) + "/**/*.swift", recursive=True):
             with open(source) as f:
                 for line in f:
-                    match = re.match(r"\s*(?:@\w+(?:\([^)]*\))? )*import (?:(?:struct|class|enum|func|protocol|typealias) )?(\w+)", line)
+                    match = re.match(r"\s*(?:@\w+(?:\([^)]*\))? )*(?:(?:public|package|internal|fileprivate|private) )?import (?:(?:struct|class|enum|func|protocol|typealias) )?(\w+)", line)
                     if match:
                         imports.add(match.group(1))
         for kind, name in dependencies(target):

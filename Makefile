@@ -261,6 +261,7 @@ bench-release: release
 bench: bench-release
 	HRMD_BIN_DIR=$(RELEASE_BIN) $(BENCH_RELEASE_BIN)/hrmbench
 	$(MAKE) --no-print-directory bench-live
+	$(MAKE) --no-print-directory bench-mqtt
 
 ## bench-live: the HTTP front's live stream: 20 mock straps at 4 Hz, 200 WebSocket clients, against a
 ## Python relay (bench/python_relay.py) in the same run: latency, CPU per 1000 frames, RSS (.build/bench-live.json)

@@ -101,11 +101,11 @@ async def allowlist(world: World) -> None:
     known to bluetoothd but not trusted, is never connected. Without bluetoothd, the listed
     mode (`--sensor ble:ADDRESS`): hrmd says once that it hears a strap it does not admit, and
     never connects it. Either way nothing of the neighbour's is stored or listed."""
-    [mine] = await world.add_straps(1)
-    neighbour = await world.add_strap(StrapSpec(address=strap_address(0x42), name="Neighbour HRM", first_bpm=150))
-    address, other = mine.spec.address, neighbour.spec.address
     log = world.hrmd.process
     if world.bluetoothd:
+        [mine] = await world.add_straps(1)
+        neighbour = await world.add_strap(StrapSpec(address=strap_address(0x42), name="Neighbour HRM", first_bpm=150))
+        address, other = mine.spec.address, neighbour.spec.address
         await world.hrmd.start("--sensor=ble")
         await log.wait_for(r"BlueZ: discovering heart-rate straps", 30)
         # Both straps advertise Heart Rate: discovery makes both known to bluetoothd.
@@ -117,8 +117,14 @@ async def allowlist(world: World) -> None:
         await world.hrmd.streaming(address, 60)
         world.check(await bluez_property(world, other, "Trusted") == "boolean false", "the neighbour's strap stays untrusted")
     else:
+        # The neighbour advertises first, alone: hrmd stops scanning once every listed strap is
+        # connected, so the user's strap comes only once hrmd has said it heard the neighbour's.
+        neighbour = await world.add_strap(StrapSpec(address=strap_address(0x42), name="Neighbour HRM", first_bpm=150))
+        address, other = strap_address(1), neighbour.spec.address
         await world.hrmd.start(*world.sensor_arguments([address]))
         await log.wait_for(log_pattern(other, r"a heart-rate strap \(Neighbour HRM\) that is not admitted"), 60)
+        [mine] = await world.add_straps(1)
+        world.check(mine.spec.address == address, "the user's strap has the listed address")
         await world.hrmd.streaming(address, 60)
     await sent_more(mine, 20)
     code, _ = await world.hrmd.stop()

@@ -112,7 +112,43 @@ async def listen(url, headers, count, window_start, window_end, subprotocols, fi
                     messages += 1
         received.append(messages)
 
-    await asyncio.gather(*(one(first + index) for index in range(count)))
+    async def one_sse(index):
+        # Server-Sent Events over a plain socket: the samples are the `data:` lines.
+        host, port = url.split("//", 1)[1].split("/", 1)[0].split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        authorization = headers[index % len(headers)].get("Authorization", "")
+        writer.write(f"GET /api/v1/live HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n"
+                     f"Authorization: {authorization}\r\n\r\n".encode())
+        await writer.drain()
+        messages = 0
+        pending = b""
+        while True:
+            timeout = window_end - time.time()
+            if timeout <= 0:
+                break
+            try:
+                chunk = await asyncio.wait_for(reader.read(65536), timeout)
+            except asyncio.TimeoutError:
+                break
+            if not chunk:
+                break
+            now = time.time()
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                start = line.find(b'"start":"')
+                if not line.startswith(b"data: ") or start < 0:
+                    continue
+                text = line[start + 9:start + 33].decode()
+                stamp = datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+                if window_start <= stamp:
+                    latencies.append((now - stamp) * 1000)
+                    messages += 1
+        writer.close()
+        received.append(messages)
+
+    client = one_sse if url.startswith("http") else one
+    await asyncio.gather(*(client(first + index) for index in range(count)))
     return latencies, received
 
 
@@ -197,6 +233,8 @@ def main():
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--flush", type=float, help="hrmd's flush-interval (seconds; default: hrmd's own while live)")
     parser.add_argument("--json", help="also write the results to this file")
+    parser.add_argument("--transport", choices=["websocket", "sse"], default="websocket",
+                        help="how hrmd's clients follow the stream (the relay's are WebSockets)")
     args = parser.parse_args()
 
     bin_dir = os.environ.get("HRMD_BIN_DIR", os.path.join(ROOT, ".build", "release"))
@@ -226,13 +264,13 @@ def main():
         try:
             port = wait_for_line(daemon, r"http: listening on http://127\.0\.0\.1:(\d+)").group(1)
             drain(daemon)
-            base = f"ws://127.0.0.1:{port}/api/v1/live"
+            base = f"ws://127.0.0.1:{port}/api/v1/live" if args.transport == "websocket" else f"http://127.0.0.1:{port}/api/v1/live"
             # What recording alone costs: the same window with no client.
             time.sleep(5)
             idle_start = cpu_seconds(daemon.pid)
             time.sleep(args.seconds)
             idle_cpu = cpu_seconds(daemon.pid) - idle_start
-            results = [measure("hrmd", daemon.pid, base, [{"Authorization": f"Bearer {t}"} for t in tokens], args)]
+            results = [measure(f"hrmd ({args.transport})", daemon.pid, base, [{"Authorization": f"Bearer {t}"} for t in tokens], args)]
 
             relay = subprocess.Popen(
                 [sys.executable, os.path.join(HERE, "python_relay.py"), "--source", f"http://127.0.0.1:{port}/api/v1/live",
@@ -260,6 +298,7 @@ def main():
             ratio = round(hrmd_result["cpu_seconds_per_1000_frames"] / relay_result["cpu_seconds_per_1000_frames"], 3)
             net_ratio = round(hrmd_result["cpu_seconds_per_1000_frames_delivering"] / relay_result["cpu_seconds_per_1000_frames"], 3)
         summary = {"clients": args.clients, "straps": args.straps, "hz": args.hz, "flush_interval": args.flush,
+                   "transport": args.transport,
                    "results": results, "cpu_ratio_hrmd_to_relay": ratio, "cpu_ratio_delivering_to_relay": net_ratio}
         print(json.dumps(summary, indent=2))
         if args.json:

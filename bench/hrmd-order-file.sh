@@ -7,7 +7,7 @@
 #
 # It runs the release hrmd under valgrind's callgrind: 20 mock straps, then 20 straps on the
 # fake bluetoothd on a private bus (half StartNotify, half AcquireNotify), then 20 mock straps
-# with live clients on the HTTP front (bench/live_clients.py), and lists the
+# with 16 live clients on the HTTP front (bench/live_clients.py), and lists the
 # functions of hrmd that ran, by mangled name. Names that later disappear are skipped by the
 # linker; functions added since the last run go after the listed ones, so the file only needs
 # refreshing when the layout has drifted (make release, then this, then make release again).
@@ -47,11 +47,12 @@ start_fake_bluetoothd "$scratch" "$scratch/scenario.json" "$scratch/fake.err"
 echo "profiling hrmd with 20 straps on the fake bluetoothd" >&2
 DBUS_SYSTEM_BUS_ADDRESS=$address profile ble --sensor ble --duration 30
 
-# The HTTP front with 20 mock straps: 10 WebSocket and 10 Server-Sent Events clients on the
+# The HTTP front with 20 mock straps: 8 WebSocket and 8 Server-Sent Events clients (a token
+# holds 16 streams) on the
 # live stream and a few API requests, as the dashboard makes them.
 "$bin/hrmctl" auth grant hrmd/bench heart-rate --read --store "$scratch/store.sqlite" > /dev/null
 token=$("$bin/hrmctl" auth token create hrmd/bench --store "$scratch/store.sqlite" | tail -1)
-echo "profiling hrmd with 20 mock straps and 20 live clients on the HTTP front" >&2
+echo "profiling hrmd with 20 mock straps and 16 live clients on the HTTP front" >&2
 profile http "${mocks[@]}" --http 127.0.0.1:0 --duration 40 &
 profiled=$!
 port=
@@ -61,7 +62,7 @@ for _ in $(seq 600); do
     sleep 0.1
 done
 [ -n "$port" ] || { echo "hrmd-order-file: the HTTP front did not start" >&2; exit 1; }
-/usr/bin/python3 bench/live_clients.py --port "$port" --token "$token" --seconds 25 --websockets 10 --events 10 >&2
+/usr/bin/python3 bench/live_clients.py --port "$port" --token "$token" --seconds 25 --websockets 8 --events 8 >&2
 wait "$profiled"
 
 # Every function of hrmd itself (ob=…/hrmd) that callgrind saw run, once each: those every run

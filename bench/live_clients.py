@@ -3,7 +3,7 @@
 Server-Sent Events streams, and the requests a page makes when it opens. Used to profile the
 code the front runs (bench/hrmd-order-file.sh).
 
-    live_clients.py --port PORT --token TOKEN [--seconds 25] [--websockets 10] [--events 10]
+    live_clients.py --port PORT --token TOKEN [--seconds 25] [--websockets 8] [--events 8]
 """
 
 import argparse
@@ -57,8 +57,8 @@ async def main():
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--token", required=True)
     parser.add_argument("--seconds", type=float, default=25)
-    parser.add_argument("--websockets", type=int, default=10)
-    parser.add_argument("--events", type=int, default=10)
+    parser.add_argument("--websockets", type=int, default=8)
+    parser.add_argument("--events", type=int, default=8)
     args = parser.parse_args()
     until = time.time() + args.seconds
     await page_requests(args.port, args.token)

@@ -19,12 +19,13 @@ extension HealthStore {
             let scope = try ReaderScope(reader: reader, type: type, db)
             let added = try Self.added(type, after: anchor, limit: limit, visible: scope.condition(on: "sourceId"), db)
             let deletedVisible = scope.condition(on: "t.sourceId")
+            // Cached statements: a live reader asks this many times a second, and preparing a
+            // statement again each time costs more than running it.
             let deleted = try Row.fetchAll(
-                db,
-                sql: """
+                db.cachedStatement(sql: """
                     SELECT t.anchor, t.sampleId, s.name FROM deletedSample t JOIN source s ON s.id = t.sourceId
                     WHERE t.anchor > ? AND t.typeId = ?\(deletedVisible.map { " AND " + $0.sql } ?? "") ORDER BY t.anchor LIMIT ?
-                    """,
+                    """),
                 arguments: [anchor, type.storageID] + (deletedVisible?.arguments ?? []) + [limit]
             ).map { DeletedSample(id: $0[1], type: type, source: $0[2], anchor: $0[0]) }
             // Keep the first `limit` events of both lists in anchor order.
@@ -45,11 +46,10 @@ extension HealthStore {
         _ type: SampleType, after anchor: Int64, limit: Int, visible: (sql: String, arguments: StatementArguments)?, _ db: Database
     ) throws -> [StoredSample] {
         let candidates = try Row.fetchAll(
-            db,
-            sql: """
+            db.cachedStatement(sql: """
                 SELECT id, firstAnchor FROM series
                 WHERE typeId = ? AND lastAnchor > ?\(visible.map { " AND " + $0.sql } ?? "") ORDER BY firstAnchor
-                """,
+                """),
             arguments: [type.storageID, anchor] + (visible?.arguments ?? []))
         var contexts = ChunkContexts()
         var found: [SampleStream.Item] = []
@@ -61,7 +61,7 @@ extension HealthStore {
                 if (candidate[1] as Int64) > found[limit - 1].anchor { break }
             }
             guard let row = try Row.fetchOne(
-                db, sql: "SELECT \(SeriesRow.columns) FROM series WHERE id = ?", arguments: [candidate[0] as Int64])
+                db.cachedStatement(sql: "SELECT \(SeriesRow.columns) FROM series WHERE id = ?"), arguments: [candidate[0] as Int64])
             else { continue }
             let chunk = SeriesRow(row)
             try chunk.points(into: &points)

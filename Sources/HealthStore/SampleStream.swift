@@ -54,7 +54,7 @@ struct ChunkContexts {
 
     private mutating func source(_ id: Int64, _ db: Database) throws -> HealthSource {
         if let known = sources[id] { return known }
-        let row = try Row.fetchOne(db, sql: "SELECT name, version FROM source WHERE id = ?", arguments: [id])
+        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT name, version FROM source WHERE id = ?"), arguments: [id])
         let source = HealthSource(name: row?[0] ?? "unknown", version: row?[1])
         sources[id] = source
         return source
@@ -65,11 +65,10 @@ struct ChunkContexts {
     private mutating func device(_ id: Int64, of sourceID: Int64, _ db: Database) throws -> HealthDevice {
         if let known = devices[id] { return known }
         let row = try Row.fetchOne(
-            db,
-            sql: """
+            db.cachedStatement(sql: """
                 SELECT localIdentifier, name, manufacturer, model, hardwareVersion, firmwareVersion, softwareVersion
                 FROM device WHERE id = ? AND sourceId = ?
-                """,
+                """),
             arguments: [id, sourceID])
         let device = HealthDevice(
             localIdentifier: row?[0] ?? "unknown", name: row?[1], manufacturer: row?[2], model: row?[3],

@@ -93,23 +93,21 @@ public final class LiveSubscription: Sendable {
     /// ended and its events were taken, or when the calling task is cancelled. One wake-up
     /// for all that came while the reader was busy.
     public func nextBatch() async -> [LiveEvent] {
-        let queued: [LiveEvent] = state.withLock { state in
-            guard state.head < state.queue.count else { return [] }
-            let events = Array(state.queue[state.head...])
-            state.queue.removeAll(keepingCapacity: true)
-            state.head = 0
-            return events
-        }
+        let queued = takeQueued()
         if !queued.isEmpty { return queued }
         guard let first = await next() else { return [] }
-        let rest: [LiveEvent] = state.withLock { state in
+        return [first] + takeQueued()
+    }
+
+    /// Every event queued now, taken from the queue.
+    private func takeQueued() -> [LiveEvent] {
+        state.withLock { state in
             guard state.head < state.queue.count else { return [] }
             let events = Array(state.queue[state.head...])
             state.queue.removeAll(keepingCapacity: true)
             state.head = 0
             return events
         }
-        return [first] + rest
     }
 
     /// Ends the subscription: `next()` returns what is queued, then nil.

@@ -219,6 +219,20 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The central store in PostgreSQL that gateways sync into: its schema and migrations, a
+        // gateway's batches applied exactly once with its cursor, the identity of samples across
+        // gateways, and reads for hrmctl. Knows nothing of Bluetooth or of the local store's files.
+        .target(name: "CentralStore", dependencies: ["HealthModel", "PostgresClient", "Timestamps"]),
+        // hrmd's sync service: follows the local store's anchored changes as the source hrmd/sync
+        // and sends them to the central store in batches, through every fault.
+        .target(
+            name: "CentralSync",
+            dependencies: [
+                "CentralStore", "HealthModel", "HealthStore", "PostgresClient",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // A typed client of the store service: every method of org.hrmd.Health1, the store's types in and out.
         .target(name: "HealthClient", dependencies: ["HealthModel", "HealthRequests", "HealthWire", "SDBus", "Timestamps"]),
         // hrmctl's one view of a store: a file opened directly or the store service.
@@ -240,6 +254,7 @@ let package = Package(
                 "CommandSupport", "HRMConfiguration", "Ingest", "SensorBackend", "SensorFrames", "Recordings", "SensorSimulator",
                 "ANTBackend", "SerialBackend", "HealthModel", "HealthRequests", "HealthStore", "SystemdSupport", "DeviceDiscovery",
                 "BlueZBackend", "HCIBackend", "BluetoothWire", "HealthService", "HealthWire", "CMalloc", "HTTPFront", "LiveFeed", "MQTTPublisher",
+                "CentralSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -18,6 +18,9 @@ import SensorFrames
 ///
 /// [mqtt]
 /// broker = mqtt://127.0.0.1:1883
+///
+/// [sync]
+/// url = service=hrmd
 /// ```
 public struct DaemonConfiguration: Sendable, Equatable {
     /// The store file; nil leaves the choice to the flag, the environment or the default.
@@ -50,6 +53,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var http: HTTPConfiguration?
     /// The MQTT publisher (`[mqtt]`); nil: off.
     public var mqtt: MQTTConfiguration?
+    /// The sync into a central PostgreSQL store (`[sync]`); nil: off.
+    public var sync: SyncConfiguration?
     /// Maximum heart rates by device identifier (`[max-heart-rate]`), for zones.
     public var deviceMaxHeartRates: [String: Double] = [:]
 
@@ -60,6 +65,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public init(text: String, file: String) throws(ConfigurationError) {
         let document = try INIDocument(text: text, file: file)
         var mqttLine = 0
+        var syncLine = 0
         for entry in document.entries {
             func invalid(_ message: String) -> ConfigurationError {
                 .invalidLine(file: file, line: entry.line, key: entry.key, message: message)
@@ -106,6 +112,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
                 if mqtt == nil { mqttLine = entry.line }
                 try section.set(entry.key, entry.value, line: entry.line, invalid: invalid)
                 mqtt = section
+            case ("sync", _):
+                var section = sync ?? SyncConfiguration()
+                if sync == nil { syncLine = entry.line }
+                try section.set(entry.key, entry.value, invalid: invalid)
+                sync = section
             case ("max-heart-rate", _):
                 guard let bpm = Double(entry.value), (100...250).contains(bpm) else { throw invalid("expected a maximum heart rate of 100…250 count/min") }
                 deviceMaxHeartRates[entry.key] = bpm
@@ -114,10 +125,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
             case ("hrmd", _):
                 throw invalid("unknown key (known: store, sensor, any-strap, serve, flush-interval, log-level)")
             default:
-                throw invalid("unknown section [\(entry.section)] (known: [hrmd], [locations], [http], [mqtt], [max-heart-rate])")
+                throw invalid("unknown section [\(entry.section)] (known: [hrmd], [locations], [http], [mqtt], [sync], [max-heart-rate])")
             }
         }
         try mqtt?.check(file: file, sectionLine: mqttLine)
+        try sync?.check(file: file, sectionLine: syncLine)
     }
 }
 

@@ -17,6 +17,7 @@ import LiveFeed
 import MQTTPublisher
 import ServiceLifecycle
 import SystemdSupport
+import CentralSync
 
 /// `hrmd`: records heart rate from chest straps into the shared health store.
 
@@ -141,6 +142,11 @@ struct HRMDaemon: AsyncParsableCommand {
                 [mqtt]
                 broker = mqtt://127.0.0.1:1883  (live heart rate to MQTT and Home
                                             Assistant; docs/mqtt.md has every key)
+                [sync]
+                url = service=hrmd          (send what hrmctl auth lets hrmd/sync read
+                                            to a central PostgreSQL store; gateway =
+                                            NAME, default the host name;
+                                            docs/central-store.md has every key)
               The parenthesised notes above are not part of the file: a comment is a
               line of its own starting with # or ;. An unknown key or a bad value is
               a start-up error naming the file, line and key.
@@ -328,6 +334,14 @@ struct HRMDaemon: AsyncParsableCommand {
         }
         for service in try Self.liveServices(httpFlag: http, configuration: configuration, store: healthStore) {
             services.append(.init(service: service))
+        }
+        if let sync = configuration.sync, let url = sync.url {
+            services.append(.init(service: SyncService(
+                settings: SyncSettings(
+                    connectionString: url, gateway: sync.gateway ?? MQTTSettings.defaultGateway(), batchSize: sync.batchSize,
+                    timeout: .milliseconds(Int(sync.timeoutSeconds * 1000)),
+                    retryMaximum: .milliseconds(Int(sync.retryMaximumSeconds * 1000))),
+                store: healthStore, logger: Logger(label: "hrmd.sync"))))
         }
         if let recorder { services.append(.init(service: RecorderService(recorder: recorder))) }
         services.append(.init(service: supervisor))

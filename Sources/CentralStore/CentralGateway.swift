@@ -1,0 +1,114 @@
+import HealthModel
+import PostgresClient
+
+/// One gateway's writing side of the central store: a connection as the gateway's own
+/// PostgreSQL role, the gateway registered under its name, and batches applied each in one
+/// transaction with the gateway's cursor for that type (`apply`). Used by one task at a time.
+///
+/// Row-level security lets this role change only rows of gateways registered to it; reading
+/// other gateways' rows is what keeps a beat two gateways heard from being stored twice.
+public final class CentralGateway {
+    public let name: String
+    /// The gateway's id in `hrmd.gateway`.
+    public let id: Int32
+    private let connection: PostgresConnection
+    /// Central ids of sources and devices, and the device details last written: filled as
+    /// batches commit, so a failed batch leaves nothing here that PostgreSQL does not hold.
+    private var sources: [HealthSource: Int32] = [:]
+    private var devices: [String: (id: Int32, details: HealthDevice)] = [:]
+    /// The newest chunk per (type, key), as committed.
+    private var openChunks: [OpenChunkKey: OpenChunk] = [:]
+
+    private struct OpenChunkKey: Hashable {
+        var type: SampleType
+        var key: ChunkKey
+    }
+
+    /// Connects as `connection`'s role, brings the schema up to date when that role may,
+    /// and registers the gateway `name` (or finds it registered to this role).
+    public init(connection: PostgresConnection, name: String) throws(CentralStoreError) {
+        self.connection = connection
+        self.name = name
+        try CentralSchemaSetup.prepare(connection)
+        do {
+            _ = try connection.execute(
+                "INSERT INTO hrmd.gateway (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", [name])
+            let row = try connection.execute("SELECT id, role FROM hrmd.gateway WHERE name = $1", [name])
+            let role = row.string(0, 1) ?? ""
+            guard role == connection.user else {
+                throw CentralStoreError.gatewayTaken(name: name, role: role, connectedAs: connection.user)
+            }
+            id = Int32(try row.int64(0, 0))
+        } catch let error as CentralStoreError {
+            throw error
+        } catch let error as PostgresError {
+            throw .postgres(error)
+        } catch {
+            fatalError("unreachable: \(error)")
+        }
+    }
+
+    /// The local anchor up to which this gateway's samples of `type` are in the central store.
+    public func cursor(of type: SampleType) throws(CentralStoreError) -> Int64 {
+        do {
+            let row = try connection.execute(
+                "SELECT anchor FROM hrmd.cursor WHERE gateway_id = $1 AND type = $2", [String(id), type.identifier])
+            return row.rowCount == 0 ? 0 : try row.int64(0, 0)
+        } catch {
+            throw .postgres(error)
+        }
+    }
+
+    /// Applies `batch` and moves the cursor from `batch.from` to `batch.to`, in one
+    /// transaction: all of it or none. Throws `cursorMoved` (nothing applied) when the cursor
+    /// is elsewhere.
+    public func apply(_ batch: SyncBatch) throws(CentralStoreError) -> SyncOutcome {
+        var writer = BatchWriter(gateway: id, type: batch.type, connection: connection,
+                                 sources: sources, devices: devices, openChunks: [:])
+        for (key, chunk) in openChunks where key.type == batch.type { writer.openChunks[key.key] = chunk }
+        let outcome: SyncOutcome
+        do {
+            outcome = try connection.transaction { () throws(PostgresError) -> Result<SyncOutcome, CentralStoreError> in
+                let cursor = try lockCursor(batch.type)
+                guard cursor == batch.from else {
+                    return .failure(.cursorMoved(type: batch.type.identifier, expected: batch.from, found: cursor))
+                }
+                var outcome = try writer.write(batch.added)
+                outcome.deleted = try writer.delete(batch.deleted)
+                _ = try connection.execute(
+                    "UPDATE hrmd.cursor SET anchor = $3, batches = batches + 1 WHERE gateway_id = $1 AND type = $2",
+                    [String(id), batch.type.identifier, String(batch.to)])
+                if outcome.stored > 0 || outcome.deleted > 0 {
+                    _ = try connection.execute("UPDATE hrmd.gateway SET last_batch = now() WHERE id = $1", [String(id)])
+                    _ = try connection.execute("SELECT pg_notify($1, $2)", [CentralSchema.changesChannel, name])
+                }
+                return .success(outcome)
+            }.get()
+        } catch let error as CentralStoreError {
+            throw error
+        } catch let error as PostgresError {
+            throw .postgres(error)
+        } catch {
+            fatalError("unreachable: \(error)")
+        }
+        sources = writer.sources
+        devices = writer.devices
+        for (key, chunk) in writer.openChunks { openChunks[OpenChunkKey(type: batch.type, key: key)] = chunk }
+        return outcome
+    }
+
+    /// The cursor of `type`, locked until the transaction ends (made at 0 the first time).
+    private func lockCursor(_ type: SampleType) throws(PostgresError) -> Int64 {
+        let select = "SELECT anchor FROM hrmd.cursor WHERE gateway_id = $1 AND type = $2 FOR UPDATE"
+        var row = try connection.execute(select, [String(id), type.identifier])
+        if row.rowCount == 0 {
+            _ = try connection.execute(
+                "INSERT INTO hrmd.cursor (gateway_id, type) VALUES ($1, $2) ON CONFLICT DO NOTHING", [String(id), type.identifier])
+            row = try connection.execute(select, [String(id), type.identifier])
+        }
+        return try row.int64(0, 0)
+    }
+
+    /// Closes the connection.
+    public func close() { connection.close() }
+}

@@ -1,0 +1,188 @@
+/// The central store's schema, `hrmd` in a PostgreSQL database, as numbered migrations. hrmd
+/// applies the missing ones when a gateway connects with a role that owns the schema (or may
+/// create it); docs/central-store.md describes every table.
+///
+/// Shape, chosen by measurement (docs/benchmarks.md, `make bench-central-shape`): samples are
+/// kept as the local store keeps them, in chunks of at most `CentralSchema.chunkCapacity`
+/// samples of one gateway, type, source, device and UTC hour, with summary columns; the
+/// samples themselves are parallel arrays (start in microseconds, value, local anchor, ANT+
+/// beat stamp) that PostgreSQL compresses. The view `hrmd.samples` shows them as rows.
+public enum CentralSchema {
+    /// One step of the schema: applied once, in order, recorded in `hrmd.migration`.
+    public struct Migration: Sendable {
+        public var version: Int
+        public var name: String
+        public var sql: String
+    }
+
+    /// Samples a chunk holds at most.
+    public static let chunkCapacity = 1024
+    /// The value `hrmd.meta` holds under `application`: what marks a schema as hrmd's.
+    static let applicationMark = "hrmd"
+    /// The notification channel a batch's commit signals (`NOTIFY hrmd_changes, 'GATEWAY'`).
+    public static let changesChannel = "hrmd_changes"
+    /// The first key of the advisory locks that serialize writers of one device's samples.
+    static let deviceLockClass = 0x4852
+
+    /// Every migration this hrmd knows, in order.
+    public static let migrations: [Migration] = [
+        Migration(version: 1, name: "tables", sql: tables),
+        Migration(version: 2, name: "row-level-security", sql: rowLevelSecurity),
+        Migration(version: 3, name: "views", sql: views),
+    ]
+
+    /// The newest version this hrmd knows.
+    public static var currentVersion: Int { migrations.last?.version ?? 0 }
+
+    private static let tables = """
+        CREATE TABLE hrmd.meta (key text PRIMARY KEY, value text NOT NULL);
+        INSERT INTO hrmd.meta (key, value) VALUES ('application', 'hrmd');
+        CREATE TABLE hrmd.gateway (
+            id serial PRIMARY KEY,
+            name text NOT NULL UNIQUE CHECK (name <> ''),
+            role name NOT NULL DEFAULT current_user,
+            first_seen timestamptz NOT NULL DEFAULT now(),
+            last_batch timestamptz
+        );
+        CREATE TABLE hrmd.cursor (
+            gateway_id integer NOT NULL REFERENCES hrmd.gateway ON DELETE CASCADE,
+            type text NOT NULL,
+            anchor bigint NOT NULL DEFAULT 0,
+            batches bigint NOT NULL DEFAULT 0,
+            PRIMARY KEY (gateway_id, type)
+        );
+        CREATE TABLE hrmd.source (
+            id serial PRIMARY KEY,
+            name text NOT NULL UNIQUE,
+            version text
+        );
+        CREATE TABLE hrmd.device (
+            id serial PRIMARY KEY,
+            identifier text NOT NULL UNIQUE,
+            name text, manufacturer text, model text,
+            hardware_version text, firmware_version text, software_version text
+        );
+        CREATE SEQUENCE hrmd.change_seq;
+        CREATE TABLE hrmd.chunk (
+            id bigserial PRIMARY KEY,
+            gateway_id integer NOT NULL REFERENCES hrmd.gateway,
+            type text NOT NULL,
+            source_id integer NOT NULL REFERENCES hrmd.source,
+            device_id integer REFERENCES hrmd.device,
+            duration bigint,
+            sensor_location smallint,
+            sensor_contact boolean,
+            metadata text,
+            first_start bigint NOT NULL,
+            last_start bigint NOT NULL,
+            first_anchor bigint NOT NULL,
+            last_anchor bigint NOT NULL,
+            count integer NOT NULL CHECK (count > 0),
+            minimum double precision NOT NULL,
+            maximum double precision NOT NULL,
+            sum double precision NOT NULL,
+            starts bigint[] NOT NULL,
+            vals double precision[] NOT NULL,
+            anchors bigint[] NOT NULL,
+            beats integer[],
+            changed bigint NOT NULL DEFAULT nextval('hrmd.change_seq')
+        );
+        CREATE INDEX chunk_device_time ON hrmd.chunk (device_id, type, last_start);
+        CREATE INDEX chunk_type_time ON hrmd.chunk (type, first_start);
+        CREATE INDEX chunk_gateway_anchor ON hrmd.chunk (gateway_id, type, last_anchor);
+        CREATE INDEX chunk_changed ON hrmd.chunk (changed);
+        CREATE TABLE hrmd.synced_sample (
+            id bigserial PRIMARY KEY,
+            gateway_id integer NOT NULL REFERENCES hrmd.gateway,
+            type text NOT NULL,
+            source_id integer NOT NULL REFERENCES hrmd.source,
+            device_id integer REFERENCES hrmd.device,
+            sync_identifier text NOT NULL,
+            sync_version bigint NOT NULL,
+            start_time bigint NOT NULL,
+            end_time bigint NOT NULL,
+            value double precision NOT NULL,
+            sensor_location smallint,
+            sensor_contact boolean,
+            metadata text,
+            anchor bigint NOT NULL,
+            changed bigint NOT NULL DEFAULT nextval('hrmd.change_seq'),
+            UNIQUE (gateway_id, source_id, sync_identifier)
+        );
+        CREATE INDEX synced_sample_time ON hrmd.synced_sample (type, start_time);
+        CREATE INDEX synced_sample_changed ON hrmd.synced_sample (changed);
+        CREATE TABLE hrmd.tombstone (
+            seq bigint PRIMARY KEY DEFAULT nextval('hrmd.change_seq'),
+            gateway_id integer NOT NULL REFERENCES hrmd.gateway,
+            type text NOT NULL,
+            source_id integer NOT NULL REFERENCES hrmd.source,
+            device_id integer REFERENCES hrmd.device,
+            start_time bigint NOT NULL,
+            anchor bigint NOT NULL,
+            deleted_at timestamptz NOT NULL DEFAULT now()
+        );
+        """
+
+    /// Each gateway's role writes only its own gateway's rows; every role that may read sees
+    /// every row. FORCE holds the tables' owner too; only superusers and BYPASSRLS roles pass.
+    private static let rowLevelSecurity = """
+        DO $$
+        BEGIN
+            IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'hrmd_gateway') THEN CREATE ROLE hrmd_gateway NOLOGIN; END IF;
+            IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'hrmd_analyst') THEN CREATE ROLE hrmd_analyst NOLOGIN; END IF;
+        END $$;
+        CREATE FUNCTION hrmd.owns_gateway(gateway integer) RETURNS boolean
+            LANGUAGE sql STABLE
+            AS $$ SELECT EXISTS (SELECT 1 FROM hrmd.gateway g WHERE g.id = gateway AND g.role = current_user) $$;
+        ALTER TABLE hrmd.gateway ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
+        CREATE POLICY gateway_read ON hrmd.gateway FOR SELECT USING (true);
+        CREATE POLICY gateway_register ON hrmd.gateway FOR INSERT WITH CHECK (role = current_user);
+        CREATE POLICY gateway_own ON hrmd.gateway FOR UPDATE USING (role = current_user) WITH CHECK (role = current_user);
+        ALTER TABLE hrmd.cursor ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
+        CREATE POLICY cursor_read ON hrmd.cursor FOR SELECT USING (true);
+        CREATE POLICY cursor_own ON hrmd.cursor FOR ALL USING (hrmd.owns_gateway(gateway_id)) WITH CHECK (hrmd.owns_gateway(gateway_id));
+        ALTER TABLE hrmd.chunk ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
+        CREATE POLICY chunk_read ON hrmd.chunk FOR SELECT USING (true);
+        CREATE POLICY chunk_own ON hrmd.chunk FOR ALL USING (hrmd.owns_gateway(gateway_id)) WITH CHECK (hrmd.owns_gateway(gateway_id));
+        ALTER TABLE hrmd.synced_sample ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
+        CREATE POLICY synced_read ON hrmd.synced_sample FOR SELECT USING (true);
+        CREATE POLICY synced_own ON hrmd.synced_sample FOR ALL USING (hrmd.owns_gateway(gateway_id)) WITH CHECK (hrmd.owns_gateway(gateway_id));
+        ALTER TABLE hrmd.tombstone ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
+        CREATE POLICY tombstone_read ON hrmd.tombstone FOR SELECT USING (true);
+        CREATE POLICY tombstone_own ON hrmd.tombstone FOR INSERT WITH CHECK (hrmd.owns_gateway(gateway_id));
+        GRANT USAGE ON SCHEMA hrmd TO hrmd_gateway, hrmd_analyst;
+        GRANT SELECT ON ALL TABLES IN SCHEMA hrmd TO hrmd_gateway, hrmd_analyst;
+        GRANT INSERT, UPDATE ON hrmd.gateway, hrmd.source, hrmd.device TO hrmd_gateway;
+        GRANT INSERT, UPDATE ON hrmd.cursor TO hrmd_gateway;
+        GRANT INSERT, UPDATE, DELETE ON hrmd.chunk, hrmd.synced_sample TO hrmd_gateway;
+        GRANT INSERT ON hrmd.tombstone TO hrmd_gateway;
+        GRANT USAGE ON ALL SEQUENCES IN SCHEMA hrmd TO hrmd_gateway;
+        GRANT EXECUTE ON FUNCTION hrmd.owns_gateway(integer) TO hrmd_gateway, hrmd_analyst;
+        """
+
+    /// Rows for SQL users: every sample with its gateway, device and source by name, times as
+    /// timestamptz. A sample kept under a sync identifier by several gateways shows once, in
+    /// its highest version.
+    private static let views = """
+        CREATE VIEW hrmd.samples WITH (security_invoker = true) AS
+            SELECT g.name AS gateway, c.type, s.name AS source, d.identifier AS device,
+                   to_timestamp(u.start / 1e6) AS start_time,
+                   to_timestamp(CASE WHEN c.duration IS NULL THEN u.start + round(u.value * 1000)::bigint
+                                     ELSE u.start + c.duration END / 1e6) AS end_time,
+                   u.value, c.sensor_location, c.sensor_contact, NULL::text AS sync_identifier
+            FROM hrmd.chunk c
+            JOIN hrmd.gateway g ON g.id = c.gateway_id
+            JOIN hrmd.source s ON s.id = c.source_id
+            LEFT JOIN hrmd.device d ON d.id = c.device_id,
+            unnest(c.starts, c.vals) AS u(start, value)
+            UNION ALL
+            SELECT g.name, x.type, s.name, d.identifier, to_timestamp(x.start_time / 1e6), to_timestamp(x.end_time / 1e6),
+                   x.value, x.sensor_location, x.sensor_contact, x.sync_identifier
+            FROM (SELECT DISTINCT ON (source_id, sync_identifier) * FROM hrmd.synced_sample
+                  ORDER BY source_id, sync_identifier, sync_version DESC, id) x
+            JOIN hrmd.gateway g ON g.id = x.gateway_id
+            JOIN hrmd.source s ON s.id = x.source_id
+            LEFT JOIN hrmd.device d ON d.id = x.device_id;
+        GRANT SELECT ON hrmd.samples TO hrmd_gateway, hrmd_analyst;
+        """
+}

@@ -1,0 +1,149 @@
+import CentralStore
+import Foundation
+import HealthModel
+import HealthStore
+import Logging
+import PostgresClient
+
+/// The sync's work, on a thread of its own (libpq blocks): connect, and for each type the
+/// source `hrmd/sync` may read, send the local changes after the central cursor in batches,
+/// each applied with its cursor in one transaction. Failures close the connection and retry
+/// with back-off; the local store keeps everything meanwhile, so nothing is lost, and the
+/// cursor makes sure nothing is sent twice.
+final class SyncLoop: @unchecked Sendable {
+    private let settings: SyncSettings
+    private let store: HealthStore
+    private let logger: Logger
+    let wakeup = SyncWakeup()
+
+    private var gateway: CentralGateway?
+    /// Central cursors by type, as last committed or read.
+    private var cursors: [SampleType: Int64] = [:]
+    private var readable: [SampleType: Bool] = [:]
+    private var link = LinkState.starting
+    private var backoff: Duration = .zero
+    private var totals = SyncOutcome()
+    private var batches = 0
+    /// Whether the last pass left changes unsent, and since when (for the caught-up line).
+    private var catchingUpSince: ContinuousClock.Instant?
+    private var caughtUpStored = 0
+
+    private enum LinkState: Equatable {
+        case starting, connected, failing(String)
+    }
+
+    init(settings: SyncSettings, store: HealthStore, logger: Logger) {
+        self.settings = settings
+        self.store = store
+        self.logger = logger
+    }
+
+    /// Runs until `wakeup.stop()`.
+    func run() {
+        while !wakeup.isStopped {
+            guard let gateway = connected() else { continue }
+            do {
+                let more = try pass(gateway)
+                backoff = .zero
+                if more {
+                    if catchingUpSince == nil { catchingUpSince = .now }
+                    wakeup.pause(for: settings.catchUpPause)
+                } else {
+                    if let since = catchingUpSince {
+                        logger.info("sync: caught up: \(caughtUpStored) samples sent in \(since.duration(to: .now).formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))")
+                        catchingUpSince = nil
+                        caughtUpStored = 0
+                    }
+                    wakeup.wait(upTo: .seconds(1))
+                }
+            } catch let error as CentralStoreError {
+                if case .cursorMoved = error {
+                    logger.notice("sync: \(error)")
+                    cursors = [:]
+                    continue
+                }
+                failed(error.description, transient: error.isTransient)
+            } catch {
+                logger.error("sync: cannot read the local store: \(error)")
+                wakeup.pause(for: .seconds(5))
+            }
+        }
+        gateway?.close()
+        logger.info("sync: stopped: \(batches) batches, \(totals.stored) samples sent, \(totals.duplicates) already there, \(totals.deleted) deleted")
+    }
+
+    /// The gateway, connecting first if needed; nil after a failed attempt (already waited).
+    private func connected() -> CentralGateway? {
+        if let gateway { return gateway }
+        do {
+            let connection = try PostgresConnection(conninfo: settings.connectionString, timeout: settings.timeout)
+            let gateway = try CentralGateway(connection: connection, name: settings.gateway)
+            self.gateway = gateway
+            cursors = [:]
+            if link != .connected {
+                logger.info("sync: connected to \(connection.database) as \(connection.user), gateway \(settings.gateway)")
+                link = .connected
+            }
+            return gateway
+        } catch let error as CentralStoreError {
+            failed(error.description, transient: error.isTransient)
+        } catch let error as PostgresError {
+            failed(CentralStoreError.postgres(error).description, transient: error.isTransient)
+        } catch {
+            failed("central store: \(error)", transient: true)
+        }
+        return nil
+    }
+
+    /// One pass over the types: at most one batch each. True when some type had more.
+    private func pass(_ gateway: CentralGateway) throws -> Bool {
+        var more = false
+        for type in SampleType.all {
+            guard try mayRead(type) else { continue }
+            let cursor = try cursors[type] ?? gateway.cursor(of: type)
+            cursors[type] = cursor
+            let changes = try store.changes(of: type, since: cursor, limit: settings.batchSize, reader: SyncService.source)
+            guard !changes.added.isEmpty || !changes.deleted.isEmpty else { continue }
+            let batch = SyncBatch(type: type, from: cursor, to: changes.anchor, added: changes.added, deleted: changes.deleted)
+            let outcome = try gateway.apply(batch)
+            cursors[type] = changes.anchor
+            batches += 1
+            totals.stored += outcome.stored
+            totals.duplicates += outcome.duplicates
+            totals.deleted += outcome.deleted
+            caughtUpStored += outcome.stored
+            logger.trace("sync: \(type) \(cursor)→\(changes.anchor): \(outcome.stored) stored, \(outcome.duplicates) already there, \(outcome.deleted) deleted")
+            if changes.added.count + changes.deleted.count >= settings.batchSize { more = true }
+        }
+        return more
+    }
+
+    /// Whether `hrmd/sync` may read `type` now; says so in the log when that changes.
+    private func mayRead(_ type: SampleType) throws -> Bool {
+        let allowed = try store.readStatus(source: SyncService.source, type: type) == .sharingAuthorized
+        if readable[type] != allowed {
+            if allowed {
+                logger.info("sync: \(SyncService.source) may read \(type): sending it")
+            } else if readable[type] == true {
+                logger.notice("sync: \(SyncService.source) may no longer read \(type): its samples stay on this machine")
+            } else {
+                logger.notice("sync: \(type) stays on this machine until the user allows it: hrmctl auth grant \(SyncService.source) \(type) --read")
+            }
+            readable[type] = allowed
+        }
+        return allowed
+    }
+
+    /// Closes the connection, says why once per cause, and waits before the next attempt.
+    private func failed(_ reason: String, transient: Bool) {
+        gateway?.close()
+        gateway = nil
+        if link != .failing(reason) {
+            logger.warning("sync: \(reason); recording goes on locally\(transient ? ", retrying" : ", retrying slowly")")
+            link = .failing(reason)
+        }
+        let floor: Duration = transient ? .milliseconds(500) : .seconds(5)
+        backoff = min(max(floor, backoff * 2), settings.retryMaximum)
+        wakeup.pause(for: backoff)
+    }
+}

@@ -116,8 +116,8 @@ struct BatchWriter {
                 [String(open.id), PostgresArrayLiteral.int64(run.map(\.start)), PostgresArrayLiteral.double(run.map(\.value)),
                  PostgresArrayLiteral.int64(run.map(\.anchor)), Self.beats(run), String(run.count),
                  String(run.last!.start), String(run.last!.anchor),
-                 PostgresArrayLiteral.double([summary.minimum]).dropBraces, PostgresArrayLiteral.double([summary.maximum]).dropBraces,
-                 PostgresArrayLiteral.double([summary.sum]).dropBraces])
+                 PostgresArrayLiteral.text(summary.minimum), PostgresArrayLiteral.text(summary.maximum),
+                 PostgresArrayLiteral.text(summary.sum)])
             openChunks[key] = OpenChunk(id: open.id, firstStart: open.firstStart, lastStart: run.last!.start, count: open.count + run.count)
         }
         for run in runs.created {
@@ -132,8 +132,8 @@ struct BatchWriter {
                  key.sensorLocation.map(String.init), key.sensorContact.map { $0 ? "t" : "f" }, key.metadata,
                  String(run.first!.start), String(run.last!.start), String(run.first!.anchor), String(run.last!.anchor),
                  String(run.count),
-                 PostgresArrayLiteral.double([summary.minimum]).dropBraces, PostgresArrayLiteral.double([summary.maximum]).dropBraces,
-                 PostgresArrayLiteral.double([summary.sum]).dropBraces,
+                 PostgresArrayLiteral.text(summary.minimum), PostgresArrayLiteral.text(summary.maximum),
+                 PostgresArrayLiteral.text(summary.sum),
                  PostgresArrayLiteral.int64(run.map(\.start)), PostgresArrayLiteral.double(run.map(\.value)),
                  PostgresArrayLiteral.int64(run.map(\.anchor)), Self.beats(run)])
             openChunks[key] = OpenChunk(
@@ -177,7 +177,7 @@ struct BatchWriter {
             """,
             [String(gateway), type.identifier, String(source), device.map(String.init), sample.metadata.syncIdentifier,
              String(sample.metadata.syncVersion ?? 0), String(sample.start.microsecondsSinceEpoch),
-             String(sample.end.microsecondsSinceEpoch), PostgresArrayLiteral.double([sample.canonicalValue]).dropBraces,
+             String(sample.end.microsecondsSinceEpoch), PostgresArrayLiteral.text(sample.canonicalValue),
              key.sensorLocation.map(String.init), key.sensorContact.map { $0 ? "t" : "f" }, key.metadata, String(stored.id)])
     }
 
@@ -245,8 +245,8 @@ struct BatchWriter {
                 [String(id), PostgresArrayLiteral.int64(kept.map(\.start)), PostgresArrayLiteral.double(kept.map(\.value)),
                  PostgresArrayLiteral.int64(kept.map(\.anchor)), Self.beats(kept), String(kept.count),
                  String(kept.first!.start), String(kept.last!.start), String(kept.first!.anchor), String(kept.last!.anchor),
-                 PostgresArrayLiteral.double([summary.minimum]).dropBraces, PostgresArrayLiteral.double([summary.maximum]).dropBraces,
-                 PostgresArrayLiteral.double([summary.sum]).dropBraces])
+                 PostgresArrayLiteral.text(summary.minimum), PostgresArrayLiteral.text(summary.maximum),
+                 PostgresArrayLiteral.text(summary.sum)])
         }
         return removed
     }

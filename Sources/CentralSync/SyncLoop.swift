@@ -68,8 +68,18 @@ final class SyncLoop: @unchecked Sendable {
                 wakeup.pause(for: .seconds(5))
             }
         }
+        finalPass()
         gateway?.close()
         logger.info("sync: stopped: \(batches) batches, \(totals.stored) samples sent, \(totals.duplicates) already there, \(totals.deleted) deleted")
+    }
+
+    /// At shutdown, once the recording has stopped and flushed: what it flushed last goes out
+    /// too when the central store is reachable (else it goes at the next start).
+    private func finalPass() {
+        guard let gateway else { return }
+        for _ in 0..<100 {
+            guard (try? pass(gateway)) == true else { return }
+        }
     }
 
     /// The gateway, connecting first if needed; nil after a failed attempt (already waited).

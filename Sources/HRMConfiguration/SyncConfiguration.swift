@@ -74,7 +74,7 @@ public struct SyncConfiguration: Sendable, Equatable {
             let rest = value.drop(while: { $0 != "/" }).dropFirst(2)
             let authority = rest.prefix(while: { $0 != "/" && $0 != "?" })
             if let at = authority.lastIndex(of: "@"), authority[..<at].contains(":") { return true }
-            return value.range(of: "password=", options: .caseInsensitive) != nil
+            return value.lowercased().contains("password=")
         }
         return value.split(separator: " ").contains { $0.lowercased().hasPrefix("password=") }
     }

@@ -325,7 +325,18 @@ struct HRMDaemon: AsyncParsableCommand {
         // Services start in this order; graceful shutdown runs in reverse: the lifecycle
         // service says STOPPING=1, sensors stop, the recorder drains, the pipeline drains and
         // flushes.
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: pipeline)]
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        // The sync starts first so that it stops last: after the pipeline's final flush, which
+        // it then sends too.
+        if let sync = configuration.sync, let url = sync.url {
+            services.append(.init(service: SyncService(
+                settings: SyncSettings(
+                    connectionString: url, gateway: sync.gateway ?? MQTTSettings.defaultGateway(), batchSize: sync.batchSize,
+                    timeout: .milliseconds(Int(sync.timeoutSeconds * 1000)),
+                    retryMaximum: .milliseconds(Int(sync.retryMaximumSeconds * 1000))),
+                store: healthStore, logger: Logger(label: "hrmd.sync"))))
+        }
+        services.append(.init(service: pipeline))
         if serving {
             services.append(.init(service: HealthService(
                 store: healthStore, version: HRMVersion.current,
@@ -334,14 +345,6 @@ struct HRMDaemon: AsyncParsableCommand {
         }
         for service in try Self.liveServices(httpFlag: http, configuration: configuration, store: healthStore) {
             services.append(.init(service: service))
-        }
-        if let sync = configuration.sync, let url = sync.url {
-            services.append(.init(service: SyncService(
-                settings: SyncSettings(
-                    connectionString: url, gateway: sync.gateway ?? MQTTSettings.defaultGateway(), batchSize: sync.batchSize,
-                    timeout: .milliseconds(Int(sync.timeoutSeconds * 1000)),
-                    retryMaximum: .milliseconds(Int(sync.retryMaximumSeconds * 1000))),
-                store: healthStore, logger: Logger(label: "hrmd.sync"))))
         }
         if let recorder { services.append(.init(service: RecorderService(recorder: recorder))) }
         services.append(.init(service: supervisor))

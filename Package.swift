@@ -350,6 +350,9 @@ let package = Package(
         .testTarget(name: "MQTTPublisherTests", dependencies: ["MQTTPublisher", "JSONLines"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
         .testTarget(
+            name: "CentralSyncTests",
+            dependencies: ["CentralStore", "CentralSync", "HealthModel", "HealthUnits", "PostgresClient", "Timestamps", "TestSupport"]),
+        .testTarget(
             name: "HTTPFrontTests",
             dependencies: [
                 "HTTPFront", "HealthModel", "HealthRequests", "JSONLines", "LiveFeed", "Timestamps",

@@ -166,9 +166,9 @@ public enum CentralSchema {
     private static let views = """
         CREATE VIEW hrmd.samples WITH (security_invoker = true) AS
             SELECT g.name AS gateway, c.type, s.name AS source, d.identifier AS device,
-                   to_timestamp(u.start / 1e6) AS start_time,
-                   to_timestamp(CASE WHEN c.duration IS NULL THEN u.start + round(u.value * 1000)::bigint
-                                     ELSE u.start + c.duration END / 1e6) AS end_time,
+                   timestamptz 'epoch' + u.start * interval '1 microsecond' AS start_time,
+                   timestamptz 'epoch' + CASE WHEN c.duration IS NULL THEN u.start + round(u.value * 1000)::bigint
+                                              ELSE u.start + c.duration END * interval '1 microsecond' AS end_time,
                    u.value, c.sensor_location, c.sensor_contact, NULL::text AS sync_identifier
             FROM hrmd.chunk c
             JOIN hrmd.gateway g ON g.id = c.gateway_id
@@ -176,7 +176,9 @@ public enum CentralSchema {
             LEFT JOIN hrmd.device d ON d.id = c.device_id,
             unnest(c.starts, c.vals) AS u(start, value)
             UNION ALL
-            SELECT g.name, x.type, s.name, d.identifier, to_timestamp(x.start_time / 1e6), to_timestamp(x.end_time / 1e6),
+            SELECT g.name, x.type, s.name, d.identifier,
+                   timestamptz 'epoch' + x.start_time * interval '1 microsecond',
+                   timestamptz 'epoch' + x.end_time * interval '1 microsecond',
                    x.value, x.sensor_location, x.sensor_contact, x.sync_identifier
             FROM (SELECT DISTINCT ON (source_id, sync_identifier) * FROM hrmd.synced_sample
                   ORDER BY source_id, sync_identifier, sync_version DESC, id) x

@@ -79,7 +79,7 @@ INSTALLED := \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish \
 	$(addprefix $(WEBDIR)/,$(WEB_FILES:web/%=%))
 
-.PHONY: all help deps build test check-docs check-package module-map check-module-map check-bluetooth check-service check-service-bus check-http check-web check-mqtt check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-live bench-service bench-ble bench-ble-vm bench-mqtt release install uninstall clean
+.PHONY: all help deps build test check-docs check-package module-map check-module-map check-bluetooth check-service check-service-bus check-http check-web check-mqtt check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-live bench-service bench-ble bench-ble-vm bench-mqtt bench-central-shape release install uninstall clean
 
 ## all: the default target: build
 all: build
@@ -290,6 +290,13 @@ bench-ble: deps
 ## messages (MQTT_BENCH_SECONDS, default 30; figures in bench-out/mqtt/summary.json; not in make test)
 bench-mqtt: release
 	HRMD_BIN_DIR=$(RELEASE_BIN) /usr/bin/python3 bench/mqtt-bench.py
+
+## bench-central-shape: the central store's samples in PostgreSQL (a server of its own, as uid 65534 when root):
+## a plain table (the peer), rows partitioned by month with BRIN, and chunks with arrays, for a gym's month at 1 Hz
+## and 20 straps at 4 Hz for 1 h; bytes per sample and query times (figures in .build/bench-central-shape.json;
+## CENTRAL_SHAPE_DAYS, default 30; not in make bench)
+bench-central-shape:
+	/usr/bin/python3 bench/central-shape.py --json .build/bench-central-shape.json
 
 ## install: install hrmd and hrmctl with all they ship (honours PREFIX and DESTDIR)
 ## the release binaries, unit, sysusers/tmpfiles, udev rules, D-Bus policy, activation file and

@@ -20,8 +20,8 @@ struct CentralFixture {
             CREATE ROLE gw1 LOGIN IN ROLE hrmd_gateway;
             CREATE ROLE gw2 LOGIN IN ROLE hrmd_gateway;
             CREATE ROLE reader LOGIN IN ROLE hrmd_analyst;
-            CREATE DATABASE hrmd OWNER hrmd_owner;
             """)
+        try server.psql("CREATE DATABASE hrmd OWNER hrmd_owner")
     }
 
     func connect(_ user: String, database: String = "hrmd") throws -> PostgresConnection {
@@ -31,6 +31,13 @@ struct CentralFixture {
     /// The gateway `name` as `user`; the owner's first connection creates the schema.
     func gateway(_ name: String, as user: String) throws -> CentralGateway {
         try CentralGateway(connection: connect(user), name: name)
+    }
+
+    /// The schema made by its owner, as a site's first set-up does.
+    func createSchema() throws {
+        let owner = try connect("hrmd_owner")
+        defer { owner.close() }
+        _ = try CentralGateway(connection: owner, name: "setup")
     }
 
     /// Rows of a query as the superuser in `hrmd`.

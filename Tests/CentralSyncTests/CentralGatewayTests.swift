@@ -59,6 +59,7 @@ struct CentralGatewayTests {
     @Test("a beat two gateways heard (ANT+ broadcast) and a recording both replayed are stored once")
     func identityAcrossGateways() async throws {
         let fixture = try await CentralFixture()
+        try fixture.createSchema()
         let room1 = try fixture.gateway("room1", as: "gw1")
         let room2 = try fixture.gateway("room2", as: "gw2")
         // The same 20 beats of ant:4242, heard 0.3 s later by room2 (and one beat only by room2).
@@ -83,6 +84,7 @@ struct CentralGatewayTests {
     @Test("a strap that moves from room to room is one device series")
     func movingStrap() async throws {
         let fixture = try await CentralFixture()
+        try fixture.createSchema()
         let room1 = try fixture.gateway("room1", as: "gw1")
         let room2 = try fixture.gateway("room2", as: "gw2")
         _ = try room1.apply(SyncBatch(type: .heartRate, from: 0, to: 10, added: try Samples.run(count: 10, anchor: 1, first: Samples.base), deleted: []))
@@ -95,6 +97,7 @@ struct CentralGatewayTests {
     @Test("tombstones remove samples and are recorded; sync identifiers keep the highest version")
     func deletionsAndVersions() async throws {
         let fixture = try await CentralFixture()
+        try fixture.createSchema()
         let gateway = try fixture.gateway("room1", as: "gw1")
         let samples = try Samples.run(count: 10, anchor: 1, first: Samples.base)
         _ = try gateway.apply(SyncBatch(type: .heartRate, from: 0, to: 10, added: samples, deleted: []))
@@ -120,6 +123,7 @@ struct CentralGatewayTests {
     @Test("row-level security: a gateway writes only its own rows, an analyst only reads")
     func rowLevelSecurity() async throws {
         let fixture = try await CentralFixture()
+        try fixture.createSchema()
         let room1 = try fixture.gateway("room1", as: "gw1")
         _ = try room1.apply(SyncBatch(type: .heartRate, from: 0, to: 5, added: try Samples.run(count: 5, anchor: 1, first: Samples.base), deleted: []))
         let intruder = try fixture.connect("gw2")
@@ -193,7 +197,8 @@ struct CentralSchemaSetupTests {
     @Test("a database that is not hrmd's is left alone")
     func foreignDatabase() async throws {
         let fixture = try await CentralFixture()
-        try fixture.server.psql("CREATE DATABASE payroll OWNER hrmd_owner; CREATE DATABASE other OWNER hrmd_owner")
+        try fixture.server.psql("CREATE DATABASE payroll OWNER hrmd_owner")
+        try fixture.server.psql("CREATE DATABASE other OWNER hrmd_owner")
         try fixture.server.psql("CREATE TABLE public.salaries (who text, amount numeric); ALTER TABLE salaries OWNER TO hrmd_owner", database: "payroll")
         try fixture.server.psql("CREATE SCHEMA hrmd AUTHORIZATION hrmd_owner; CREATE TABLE hrmd.migration (version int)", database: "other")
         for database in ["payroll", "other"] {

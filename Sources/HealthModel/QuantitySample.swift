@@ -10,12 +10,16 @@ public struct QuantitySample: Codable, Sendable, Hashable {
     public var end: Timestamp
     public var device: HealthDevice?
     public var metadata: SampleMetadata
+    /// For a sample made from an ANT+ heart-rate page, the beat it reports (whichever
+    /// receiver heard it); nil otherwise. Kept per sample, apart from `metadata` (which the
+    /// store keeps per chunk); only the anchored changes query reads it back.
+    public var antBeat: ANTBeatStamp?
 
     /// A sample; fails when the quantity's unit does not fit the type or the interval runs
     /// backwards.
     public init(
         type: SampleType, quantity: Quantity, start: Timestamp, end: Timestamp,
-        device: HealthDevice? = nil, metadata: SampleMetadata = .empty
+        device: HealthDevice? = nil, metadata: SampleMetadata = .empty, antBeat: ANTBeatStamp? = nil
     ) throws(HealthStoreError) {
         guard quantity.unit == type.canonicalUnit || quantity.isCompatible(with: type.canonicalUnit) else {
             throw .incompatibleUnit(type: type.identifier, unit: quantity.unit.unitString)
@@ -27,6 +31,7 @@ public struct QuantitySample: Codable, Sendable, Hashable {
         self.end = end
         self.device = device
         self.metadata = metadata
+        self.antBeat = antBeat
     }
 
     /// A sample read back from the store: already checked when it was saved.

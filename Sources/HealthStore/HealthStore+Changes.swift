@@ -10,7 +10,9 @@ extension HealthStore {
     /// change tokens). Call again with the returned anchor until it returns nothing.
     ///
     /// `reader` is the program asking, as in `SampleQuery.reader`: without read authorization
-    /// for the type it hears only of its own samples, added or deleted.
+    /// for the type it hears only of its own samples, added or deleted. Added samples made
+    /// from an ANT+ page carry its beat stamp (`QuantitySample.antBeat`), which a sync to a
+    /// central store needs to keep one copy of a beat that two gateways heard.
     public func changes(of type: SampleType, since anchor: Int64, limit: Int = 1000, reader: String? = nil)
         throws(HealthStoreError) -> ChangeSet
     {
@@ -33,9 +35,9 @@ extension HealthStore {
                 added.map { ($0.id, $0, nil) } + deleted.map { ($0.anchor, nil, $0) }
             events.sort { $0.anchor < $1.anchor }
             events = Array(events.prefix(limit))
-            return ChangeSet(
-                added: events.compactMap(\.added), deleted: events.compactMap(\.deleted),
-                anchor: events.last?.anchor ?? anchor)
+            var returned = events.compactMap(\.added)
+            try ANTBeats.fill(&returned, db)
+            return ChangeSet(added: returned, deleted: events.compactMap(\.deleted), anchor: events.last?.anchor ?? anchor)
         }
     }
 
@@ -118,6 +120,7 @@ extension HealthStore {
             }
             guard !removed.isEmpty else { return (0, nil) }
             try hours.write(db)
+            try ANTBeats.remove(removed, db)
             var sequence = try AnchorSequence(db)
             try Tombstones.record(removed, typeID: type.storageID, sourceID: sourceID, sequence: &sequence, db)
             try sequence.save(db)

@@ -16,6 +16,8 @@ struct SampleWriter {
     private var anchors: AnchorSequence
     private var devices: DeviceRows
     private var hours = HourSummaries()
+    /// The ANT+ beat stamps of the samples given anchors, by anchor (`ANTBeats`).
+    private var beats: [(anchor: Int64, stamp: ANTBeatStamp)] = []
     /// What the store's saves remember (`WriteCache`), brought up to date by this one.
     private(set) var cache: WriteCache.Contents
     private let encoder: JSONEncoder = {
@@ -32,6 +34,7 @@ struct SampleWriter {
         var shape: ChunkShape
         var start: Int64
         var value: Double
+        var antBeat: ANTBeatStamp?
     }
 
     init(db: Database, source: HealthSource, cache: WriteCache.Contents) throws {
@@ -62,7 +65,7 @@ struct SampleWriter {
             let value = sample.canonicalValue
             let entry = Entry(
                 index: index, type: sample.type, key: key, shape: try ChunkShape(sample, value: value, encoder: encoder),
-                start: sample.start.microsecondsSinceEpoch, value: value)
+                start: sample.start.microsecondsSinceEpoch, value: value, antBeat: sample.antBeat)
             identities.expect(key, start: entry.start)
             entries.append(entry)
         }
@@ -74,6 +77,7 @@ struct SampleWriter {
             } else if try identities.claim(entry.key, start: entry.start, &cache, db) {
                 anchors.last += 1
                 placement.add(entry.key, shape: entry.shape, start: entry.start, value: entry.value, anchor: anchors.last)
+                if let stamp = entry.antBeat { beats.append((anchors.last, stamp)) }
                 hours.add(typeID: entry.key.typeID, sourceID: sourceID, start: entry.start, value: entry.value)
                 report.stored += 1
                 changes.record(entry.type, source: sourceName)
@@ -82,6 +86,7 @@ struct SampleWriter {
             }
         }
         try placement.write(&cache, db)
+        try ANTBeats.record(beats, db)
         try hours.write(db)
         try anchors.save(db)
     }
@@ -98,6 +103,7 @@ struct SampleWriter {
             let points = try stored.points()
             try Tombstones.record(points.anchors, typeID: stored.key.typeID, sourceID: sourceID, sequence: &anchors, db)
             try db.execute(sql: "DELETE FROM series WHERE id = ?", arguments: [stored.id])
+            try ANTBeats.remove(points.anchors, db)
             for start in points.starts {
                 identities.remove(stored.key, start: start)
                 hours.invalidate(typeID: stored.key.typeID, sourceID: sourceID, start: start)
@@ -116,6 +122,7 @@ struct SampleWriter {
         var points = SeriesPoints()
         points.append(start: entry.start, value: entry.value, anchor: anchors.last, precededByGap: entry.shape.span == .beat)
         try SeriesTable.insert(key: entry.key, shape: entry.shape, points: points, db)
+        if let stamp = entry.antBeat { beats.append((anchors.last, stamp)) }
         hours.add(typeID: entry.key.typeID, sourceID: sourceID, start: entry.start, value: entry.value)
         changes.record(entry.type, source: sourceName)
     }

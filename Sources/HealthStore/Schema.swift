@@ -27,6 +27,9 @@ enum Schema {
     /// Bearer tokens of the HTTP front: each acts as one source; only a digest of its secret
     /// is kept.
     static let accessTokens = "v9-access-tokens"
+    /// The ANT+ beat stamp (`ANTBeatStamp`) of each sample made from an ANT+ page, by anchor,
+    /// so that a central store can tell two gateways' copies of one beat apart from two beats.
+    static let antBeats = "v10-ant-beats"
 
     /// The minute of a microsecond time column, rounded down (also before 1970).
     static func minute(of column: String) -> String {
@@ -49,6 +52,7 @@ enum Schema {
         migrator.registerMigration(serviceSecret, migrate: addServiceSecret)
         migrator.registerMigration(deviceOwners) { db in try DeviceOwnersUpgrade().run(db) }
         migrator.registerMigration(accessTokens, migrate: addAccessTokens)
+        migrator.registerMigration(antBeats, migrate: addANTBeats)
         return migrator
     }
 
@@ -197,6 +201,14 @@ enum Schema {
                 expires INTEGER,
                 revoked INTEGER
             ) WITHOUT ROWID;
+            """)
+    }
+
+    private static func addANTBeats(_ db: Database) throws {
+        try db.execute(sql: """
+            -- anchor is the sample's id; stamp is ANTBeatStamp.packed (count << 16 | eventTime).
+            -- Only samples with a stamp have a row, and a deleted sample's row goes with it.
+            CREATE TABLE antBeat (anchor INTEGER PRIMARY KEY, stamp INTEGER NOT NULL);
             """)
     }
 

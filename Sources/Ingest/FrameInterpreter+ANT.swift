@@ -7,7 +7,8 @@ extension FrameInterpreter {
     /// An ANT+ heart-rate broadcast (the whole ANT message): one heart-rate sample per new
     /// beat (the strap repeats each beat in about four messages), RR intervals when the beat
     /// count advanced by one or a trusted page 4 says so, and what pages 2, 3 and 7 tell
-    /// about the strap. ANT+ has no body location: only the configuration gives one.
+    /// about the strap. ANT+ has no body location: only the configuration gives one. The
+    /// samples of a beat carry its stamp (`ANTBeatStamp`: the page's beat count and event time).
     func interpretANT(_ frame: SensorFrame, profile: inout DeviceProfile, result: inout Interpretation) {
         switch frame.kind {
         case .notify:
@@ -34,7 +35,9 @@ extension FrameInterpreter {
         describe(profile: &profile, page: page, deviceNumber: broadcast.deviceNumber)
         guard page.beatCount != profile.antLastBeatCount else { return }
         profile.antLastBeatCount = page.beatCount
-        let reading = Reading(heartRate: Int(page.heartRate), rrIntervals: rr.map { Double($0) / Double(HeartRatePage.ticksPerSecond) })
+        let reading = Reading(
+            heartRate: Int(page.heartRate), rrIntervals: rr.map { Double($0) / Double(HeartRatePage.ticksPerSecond) },
+            antBeat: ANTBeatStamp(count: page.beatCount, eventTime: page.beatTime))
         samples(from: reading, at: frame.time, profile: &profile, into: &result)
     }
 

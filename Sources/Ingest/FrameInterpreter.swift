@@ -107,11 +107,14 @@ struct FrameInterpreter {
         var energyExpended: UInt16?
         /// RR intervals in seconds, oldest first; the last ends at the frame's time.
         var rrIntervals: [Double] = []
+        /// ANT+: the beat the page reports, stamped on the heart-rate and RR-interval samples.
+        var antBeat: ANTBeatStamp?
 
-        init(heartRate: Int, sensorContact: SensorContact = .unsupported, rrIntervals: [Double] = []) {
+        init(heartRate: Int, sensorContact: SensorContact = .unsupported, rrIntervals: [Double] = [], antBeat: ANTBeatStamp? = nil) {
             self.heartRate = heartRate
             self.sensorContact = sensorContact
             self.rrIntervals = rrIntervals
+            self.antBeat = antBeat
         }
 
         init(_ measurement: HeartRateMeasurement) {
@@ -149,7 +152,7 @@ struct FrameInterpreter {
         }
         if let sample = try? QuantitySample(
             type: .heartRate, quantity: Quantity(unit: .countPerMinute, doubleValue: Double(measurement.heartRate)),
-            start: time, end: time, device: profile.device, metadata: metadata)
+            start: time, end: time, device: profile.device, metadata: metadata, antBeat: measurement.antBeat)
         {
             result.samples.append(sample)
         }
@@ -164,7 +167,7 @@ struct FrameInterpreter {
             let start = end.advanced(bySeconds: -seconds)
             if let sample = try? QuantitySample(
                 type: .rrInterval, quantity: Quantity(unit: .second, doubleValue: seconds),
-                start: start, end: end, device: profile.device, metadata: metadata)
+                start: start, end: end, device: profile.device, metadata: metadata, antBeat: measurement.antBeat)
             {
                 result.samples.append(sample)
             }

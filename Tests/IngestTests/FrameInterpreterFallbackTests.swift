@@ -43,6 +43,35 @@ struct FrameInterpreterFallbackTests {
         #expect(try rr.map { try $0.quantity.doubleValue(for: .second) } == [1, 1])
     }
 
+    @Test("the samples of a beat carry the page's beat count and event time; a GATT reading carries none")
+    func antBeatStamps() throws {
+        var interpreter = FrameInterpreter()
+        var samples: [QuantitySample] = []
+        for (offset, time, count) in [(0.0, UInt16(64_000), UInt8(254)), (0.25, 64_000, 254), (1, 65_300, 255), (2, 1_050, 0)] {
+            let data = ANTFrames.page(0, toggle: false, beatTime: time, count: count, bpm: 57)
+            samples += interpreter.interpret(ANTFrames.frame(data, at: offset)).samples
+        }
+        let stamps = samples.filter { $0.type == .heartRate }.map(\.antBeat)
+        #expect(stamps == [
+            ANTBeatStamp(count: 254, eventTime: 64_000), ANTBeatStamp(count: 255, eventTime: 65_300),
+            ANTBeatStamp(count: 0, eventTime: 1_050),
+        ])
+        let rr = samples.filter { $0.type == .rrInterval }
+        #expect(rr.map(\.antBeat) == [ANTBeatStamp(count: 255, eventTime: 65_300), ANTBeatStamp(count: 0, eventTime: 1_050)])
+        #expect(try rr.map { try $0.quantity.doubleValue(for: .second) } == [1300.0 / 1024, 1286.0 / 1024])
+
+        let gatt = interpreter.interpret(Frames.measurement(Frames.heartRate(70, rr: [1024]), at: 3)).samples
+        #expect(gatt.count == 2 && gatt.allSatisfy { $0.antBeat == nil })
+    }
+
+    @Test("a stamp packs the count above the event time")
+    func packedStamp() {
+        let stamp = ANTBeatStamp(count: 0xAB, eventTime: 0xCDEF)
+        #expect(stamp.packed == 0xAB_CDEF)
+        #expect(ANTBeatStamp(packed: stamp.packed) == stamp)
+        #expect(ANTBeatStamp(packed: 0xFF_FFFF) == ANTBeatStamp(count: 255, eventTime: 65_535))
+    }
+
     @Test("a missed beat gives no RR; a configured location is stored")
     func antMissedBeat() throws {
         var interpreter = FrameInterpreter(locationOverrides: [ANTFrames.strap: .chest])

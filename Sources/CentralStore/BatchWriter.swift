@@ -38,13 +38,13 @@ struct BatchWriter {
             let sample = stored.sample
             let start = sample.start.microsecondsSinceEpoch
             let beat = sample.antBeat?.packed
-            if others.contains(series: .init(device: device, source: source), start: start, beat: beat) {
-                outcome.duplicates += 1
-                continue
-            }
             if sample.metadata.syncIdentifier != nil {
                 try writeSynced(stored, source: source, device: device)
                 outcome.stored += 1
+                continue
+            }
+            if others.contains(series: .init(device: device, source: source), start: start, beat: beat) {
+                outcome.duplicates += 1
                 continue
             }
             let key = ChunkKey(source: source, device: device, sample: sample)

@@ -222,7 +222,7 @@ let package = Package(
         // The central store in PostgreSQL that gateways sync into: its schema and migrations, a
         // gateway's batches applied exactly once with its cursor, the identity of samples across
         // gateways, and reads for hrmctl. Knows nothing of Bluetooth or of the local store's files.
-        .target(name: "CentralStore", dependencies: ["HealthModel", "PostgresClient", "Timestamps"]),
+        .target(name: "CentralStore", dependencies: ["HealthModel", "PostgresClient"]),
         // hrmd's sync service: follows the local store's anchored changes as the source hrmd/sync
         // and sends them to the central store in batches, through every fault.
         .target(
@@ -351,7 +351,10 @@ let package = Package(
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
         .testTarget(
             name: "CentralSyncTests",
-            dependencies: ["CentralStore", "CentralSync", "HealthModel", "HealthUnits", "PostgresClient", "Timestamps", "TestSupport"]),
+            dependencies: [
+                "CentralStore", "CentralSync", "HealthModel", "HealthStore", "HealthUnits", "PostgresClient", "Timestamps", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "HTTPFrontTests",
             dependencies: [

@@ -219,6 +219,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // libpq (Debian's libpq-dev): the PostgreSQL client library.
+        .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // A PostgreSQL client over libpq: connections by URI, key=value or service name, every
+        // query under a deadline, text-format results and arrays, COPY FROM STDIN, LISTEN/NOTIFY.
+        .target(name: "PostgresClient", dependencies: ["CPostgreSQL"]),
         // The central store in PostgreSQL that gateways sync into: its schema and migrations, a
         // gateway's batches applied exactly once with its cursor, the identity of samples across
         // gateways, and reads for hrmctl. Knows nothing of Bluetooth or of the local store's files.
@@ -276,7 +281,8 @@ let package = Package(
         .executableTarget(name: "hotplug-probe", dependencies: ["DeviceDiscovery"], path: "Tests/HotplugProbe"),
         // Child processes and temporary directories for end-to-end tests and benchmarks.
         .target(
-            name: "TestSupport", dependencies: ["FITDecoding", "ANTDecoding", "BluetoothWire", .product(name: "GRDB", package: "GRDB.swift")],
+            name: "TestSupport",
+            dependencies: ["FITDecoding", "ANTDecoding", "BluetoothWire", "PostgresClient", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/Support"),
         // Writes the btsnoop captures the tests build, for Wireshark to check (Tests/captures).
         .executableTarget(name: "capture-writer", dependencies: ["TestSupport", "BluetoothWire"], path: "Tests/CaptureWriter"),
@@ -342,6 +348,7 @@ let package = Package(
             name: "SerialPortTests", dependencies: ["SerialPort", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorFrames", "Timestamps"]),
         .testTarget(name: "MQTTPublisherTests", dependencies: ["MQTTPublisher", "JSONLines"]),
+        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
         .testTarget(
             name: "HTTPFrontTests",
             dependencies: [

@@ -1,3 +1,4 @@
+import Foundation
 import HealthModel
 import HealthStore
 import Logging

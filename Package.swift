@@ -351,6 +351,12 @@ let package = Package(
             name: "SerialPortTests", dependencies: ["SerialPort", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorFrames", "Timestamps"]),
         .testTarget(name: "MQTTPublisherTests", dependencies: ["MQTTPublisher", "JSONLines"]),
+        .testTarget(
+            name: "CentralStoreTests",
+            dependencies: [
+                "CentralStore", "CommandSupport", "HealthModel", "HealthStore", "HealthUnits", "PostgresClient", "StoreAccess", "TestSupport",
+                "Timestamps",
+            ]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
         .testTarget(
             name: "HTTPFrontTests",

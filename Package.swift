@@ -219,6 +219,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // libpq (Debian's libpq-dev): the PostgreSQL client library.
+        .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // A PostgreSQL client over libpq: connections by URI, key=value or service name, every
+        // query under a deadline, text-format results and arrays, COPY FROM STDIN, LISTEN/NOTIFY.
+        .target(name: "PostgresClient", dependencies: ["CPostgreSQL"]),
         // The central store in PostgreSQL that gateways sync into: its schema and migrations, a
         // gateway's batches applied exactly once with its cursor, the identity of samples across
         // gateways, and reads for hrmctl. Knows nothing of Bluetooth or of the local store's files.
@@ -233,17 +238,15 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // libpq (Debian's libpq-dev): the PostgreSQL client library.
-        .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        // A PostgreSQL client over libpq: connections by URI, key=value or service name, every
-        // query under a deadline, text-format results and arrays, COPY FROM STDIN, LISTEN/NOTIFY.
-        .target(name: "PostgresClient", dependencies: ["CPostgreSQL"]),
         // A typed client of the store service: every method of org.hrmd.Health1, the store's types in and out.
         .target(name: "HealthClient", dependencies: ["HealthModel", "HealthRequests", "HealthWire", "SDBus", "Timestamps"]),
-        // hrmctl's one view of a store: a file opened directly or the store service.
+        // hrmctl's one view of a store: a file opened directly, the store service, or the central store (read-only).
         .target(
             name: "StoreAccess",
-            dependencies: ["CommandSupport", "HealthClient", "HealthModel", "HealthRequests", "HealthStore", "HealthWire", "Timestamps"]),
+            dependencies: [
+                "CentralStore", "CommandSupport", "HealthClient", "HealthModel", "HealthRequests", "HealthStore", "HealthWire",
+                "PostgresClient", "Timestamps",
+            ]),
         // Pure: the configuration file and sensor specifications.
         .target(name: "HRMConfiguration", dependencies: ["SensorFrames"]),
         // What both commands share: exit codes, store location, time expressions, configuration-file lookup, version.
@@ -348,6 +351,12 @@ let package = Package(
             name: "SerialPortTests", dependencies: ["SerialPort", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorFrames", "Timestamps"]),
         .testTarget(name: "MQTTPublisherTests", dependencies: ["MQTTPublisher", "JSONLines"]),
+        .testTarget(
+            name: "CentralStoreTests",
+            dependencies: [
+                "CentralStore", "CommandSupport", "HealthModel", "HealthStore", "HealthUnits", "PostgresClient", "StoreAccess", "TestSupport",
+                "Timestamps",
+            ]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
         .testTarget(
             name: "CentralSyncTests",

@@ -12,7 +12,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Tests: a private dbus-daemon with a fake BlueZ and a fake polkit (python3-dbusmock), udevadm,
 # umockdev, xmllint (libxml2-utils) for the shipped D-Bus and polkit files, tshark (Wireshark's
 # dissectors) for the btsnoop captures the tests build; libmosquitto (build), a mosquitto broker
-# and paho-mqtt (tests) for the MQTT publisher.
+# and paho-mqtt (tests) for the MQTT publisher; libpq (build) and a PostgreSQL server (tests:
+# initdb and pg_ctl start one of their own) for the PostgreSQL client.
 # The HTTP front's tests: sqlite3, openssl (a self-signed certificate); a venv
 # for schemathesis (python3-venv).
 # Benchmarks: /usr/bin/time, and a venv for bleak (python3-venv).
@@ -23,6 +24,7 @@ APT_PACKAGES := libsqlite3-dev sqlite3 libsystemd-dev libudev-dev libbluetooth-d
 	dbus-daemon python3-dbus python3-gi python3-dbusmock udev umockdev libumockdev-dev gir1.2-umockdev-1.0 \
 	time python3-venv libxml2-utils tshark python3-hypothesis python3-websockets openssl \
 	mosquitto libmosquitto-dev python3-paho-mqtt \
+	postgresql-15 libpq-dev \
 	qemu-system-x86 debootstrap cpio kmod \
 	chromium chromium-driver python3-selenium libjs-dygraphs
 # Every build checks that each module imports only what Package.swift says it depends on.

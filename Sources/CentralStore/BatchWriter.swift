@@ -20,6 +20,11 @@ struct BatchWriter {
         // straps take their locks in the same order), then what others hold of them.
         var located: [(sample: StoredSample, source: Int32, device: Int32?)] = []
         located.reserveCapacity(added.count)
+        // Devices are made known in the order of their identifiers, so that two gateways'
+        // batches lock device rows in one order and never wait on each other in a circle.
+        var described: [String: HealthDevice] = [:]
+        for stored in added { if let device = stored.sample.device { described[device.localIdentifier] = device } }
+        for identifier in described.keys.sorted() { _ = try deviceID(described[identifier]!) }
         for stored in added {
             let source = try sourceID(stored.source)
             let device = try stored.sample.device.map { (device) throws(PostgresError) in try deviceID(device) }
@@ -38,13 +43,13 @@ struct BatchWriter {
             let sample = stored.sample
             let start = sample.start.microsecondsSinceEpoch
             let beat = sample.antBeat?.packed
-            if others.contains(series: .init(device: device, source: source), start: start, beat: beat) {
-                outcome.duplicates += 1
-                continue
-            }
             if sample.metadata.syncIdentifier != nil {
                 try writeSynced(stored, source: source, device: device)
                 outcome.stored += 1
+                continue
+            }
+            if others.contains(series: .init(device: device, source: source), start: start, beat: beat) {
+                outcome.duplicates += 1
                 continue
             }
             let key = ChunkKey(source: source, device: device, sample: sample)

@@ -185,6 +185,34 @@ public enum CentralSchema {
             JOIN hrmd.gateway g ON g.id = x.gateway_id
             JOIN hrmd.source s ON s.id = x.source_id
             LEFT JOIN hrmd.device d ON d.id = x.device_id;
-        GRANT SELECT ON hrmd.samples TO hrmd_gateway, hrmd_analyst;
+        CREATE FUNCTION hrmd.samples_between(since timestamptz, until timestamptz)
+            RETURNS SETOF hrmd.samples LANGUAGE sql STABLE AS $$
+            WITH bounds AS (
+                SELECT (extract(epoch FROM since) * 1000000)::bigint AS low, (extract(epoch FROM until) * 1000000)::bigint AS high
+            )
+            SELECT g.name, c.type, s.name, d.identifier,
+                   timestamptz 'epoch' + u.start * interval '1 microsecond',
+                   timestamptz 'epoch' + CASE WHEN c.duration IS NULL THEN u.start + round(u.value * 1000)::bigint
+                                              ELSE u.start + c.duration END * interval '1 microsecond',
+                   u.value, c.sensor_location, c.sensor_contact, NULL::text
+            FROM bounds, hrmd.chunk c
+            JOIN hrmd.gateway g ON g.id = c.gateway_id
+            JOIN hrmd.source s ON s.id = c.source_id
+            LEFT JOIN hrmd.device d ON d.id = c.device_id,
+            unnest(c.starts, c.vals) AS u(start, value)
+            WHERE c.last_start >= bounds.low AND c.first_start < bounds.high AND u.start >= bounds.low AND u.start < bounds.high
+            UNION ALL
+            SELECT * FROM hrmd.samples WHERE sync_identifier IS NOT NULL AND start_time >= since AND start_time < until
+            $$;
+        CREATE VIEW hrmd.hourly WITH (security_invoker = true) AS
+            SELECT g.name AS gateway, c.type, d.identifier AS device,
+                   timestamptz 'epoch' + (c.first_start / 3600000000) * interval '1 hour' AS hour,
+                   sum(c.count) AS count, min(c.minimum) AS minimum, max(c.maximum) AS maximum, sum(c.sum) / sum(c.count) AS average
+            FROM hrmd.chunk c
+            JOIN hrmd.gateway g ON g.id = c.gateway_id
+            LEFT JOIN hrmd.device d ON d.id = c.device_id
+            GROUP BY 1, 2, 3, 4;
+        GRANT SELECT ON hrmd.samples, hrmd.hourly TO hrmd_gateway, hrmd_analyst;
+        GRANT EXECUTE ON FUNCTION hrmd.samples_between(timestamptz, timestamptz) TO hrmd_gateway, hrmd_analyst;
         """
 }

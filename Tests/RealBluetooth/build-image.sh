@@ -3,7 +3,7 @@
 #   <cache>/<key>/vmlinuz       Debian 12's own kernel (linux-image-amd64)
 #   <cache>/<key>/rootfs.cpio   the whole root filesystem as an initramfs: bluez (bluetoothd,
 #                               btmon), dbus, the libraries hrmd links (SQLite, libbluetooth,
-#                               libmosquitto), Python 3.11 with Bumble under /opt/bumble, and the
+#                               libmosquitto, libpq), Python 3.11 with Bumble under /opt/bumble, and the
 #                               kernel modules the tests load (bluetooth, hci_vhci, 9p)
 # The key is a hash of this script, the VM's init and the wheel list, so a change rebuilds it.
 # Prints the image folder. Building needs root (debootstrap; without it: exit 77), and network
@@ -27,7 +27,7 @@ exec 9> "$cache/.build.lock"
 flock 9
 if [ -s "$image/rootfs.cpio" ] && [ -s "$image/vmlinuz" ]; then echo "$image"; exit 0; fi
 
-packages=linux-image-amd64,bluez,dbus,python3,libsqlite3-0,libbluetooth3,libmosquitto1,libstdc++6,kmod,procps,util-linux
+packages=linux-image-amd64,bluez,dbus,python3,libsqlite3-0,libbluetooth3,libmosquitto1,libpq5,libstdc++6,kmod,procps,util-linux
 # The modules the VM loads, with what they need (modprobe resolves the rest from modules.dep).
 modules="bluetooth hci_vhci 9p 9pnet_virtio virtio_pci"
 

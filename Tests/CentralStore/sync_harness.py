@@ -297,34 +297,51 @@ def rfc3339_ms(text):
 def compare(central, gateways, beat_of=None):
     """The central store against the union of the gateways' local stores, sample by sample.
 
-    A sample is its type, device and start (hrmctl shows milliseconds, rounded down: the central
-    start in µs is compared at that precision); a sample of the union counts once. With BEAT_OF
-    (a function of (device, start ms) -> packed ANT+ beat stamp or None), samples with a stamp are
-    compared by beat identity instead: device and stamp, receptions within 5 s being one beat.
-    Returns lost (in the union, not central), doubled (central copies beyond the first), extra
-    (central, in no local store), wrong (central value differs), union and central sizes."""
-    union = {}
-    for gateway in gateways:
-        for type_, device, start_ms, value in gateway.samples():
-            union.setdefault(_identity(type_, device, start_ms, beat_of), (start_ms, value))
-    central_rows = central.beats() if beat_of else None
-    held = collections.Counter()
+    A sample is its type, device and start. hrmctl shows starts to the millisecond (rounded
+    down), so samples are counted per (type, device, millisecond): a gateway's store may hold
+    two samples in one millisecond (a strap's frames microseconds apart), each its own sample,
+    and the central store must hold as many there. Gateways hearing the same sample count once:
+    the union holds, per key, the most any one gateway holds. Central rows are also checked at
+    the microsecond: two rows of one type and device at one microsecond are one sample doubled.
+    With BEAT_OF (a function of (device, start ms) -> packed ANT+ beat stamp or None), samples
+    with a stamp are compared by beat identity instead (device and stamp; the test's trace is
+    short enough that a stamp never repeats). Returns lost (in the union, not central), doubled
+    (central copies beyond the union's), extra (central, in no local store), wrong (a central
+    heart rate that differs), and the union's and the central store's sizes."""
+    union = collections.Counter()
     values = {}
+    for gateway in gateways:
+        local = collections.Counter()
+        for type_, device, start_ms, value in gateway.samples():
+            key = _identity(type_, device, start_ms, beat_of)
+            local[key] += 1
+            values.setdefault(key, set()).add(value)
+        for key, count in local.items():
+            union[key] = max(union[key], count)
+    held = collections.Counter()
+    exact = collections.Counter()
+    wrong = 0
     if beat_of:
-        for _gateway, type_, device, beat, start_us in central_rows:
+        for _gateway, type_, device, beat, start_us in central.beats():
             held[_identity(type_, device, start_us // 1000, lambda d, s: beat)] += 1
+            exact[(type_, device, start_us, beat)] += 1
     else:
         for _gateway, type_, device, start_us, value in central.samples():
             key = _identity(type_, device, start_us // 1000, None)
             held[key] += 1
-            values[key] = value
-    lost = sum(1 for key in union if key not in held)
-    doubled = sum(count - 1 for count in held.values() if count > 1)
-    extra = sum(1 for key in held if key not in union)
-    wrong = sum(1 for key, (_start, value) in union.items()
-                if key in values and key[0] == "heart-rate" and abs(values[key] - value) > 1e-6)
-    return {"lost": lost, "doubled": doubled, "extra": extra, "wrong": wrong, "union": len(union),
-            "central": sum(held.values())}
+            exact[(type_, device, start_us)] += 1
+            if type_ == "heart-rate" and key in values and not any(abs(value - v) < 1e-6 for v in values[key]):
+                wrong += 1
+    lost = sum(max(0, count - held[key]) for key, count in union.items())
+    doubled = sum(max(0, held[key] - count) for key, count in union.items())
+    doubled += sum(count - 1 for count in exact.values() if count > 1)
+    extra = sum(count for key, count in held.items() if key not in union)
+    examples = {"lost": [key for key, count in union.items() if held[key] < count][:5],
+                "doubled": [key for key, count in union.items() if held[key] > count][:5]
+                + [key for key, count in exact.items() if count > 1][:5],
+                "extra": [key for key in held if key not in union][:5]}
+    return {"lost": lost, "doubled": doubled, "extra": extra, "wrong": wrong, "union": sum(union.values()),
+            "central": sum(held.values()), "examples": examples}
 
 
 def _identity(type_, device, start_ms, beat_of):
@@ -385,10 +402,11 @@ class SyncTest(unittest.TestCase):
         print("\n  %s: lost=%d doubled=%d (extra=%d wrong=%d; %d samples in the union, %d central) in %.1f s"
               % (name, counts["lost"], counts["doubled"], counts["extra"], counts["wrong"], counts["union"],
                  counts["central"], seconds), flush=True)
+        examples = counts.pop("examples")
         record(name, counts, seconds, **extra)
         self.assertGreater(counts["union"], 0, "the gateways recorded nothing")
         self.assertEqual((counts["lost"], counts["doubled"], counts["extra"], counts["wrong"]), (0, 0, 0, 0),
-                         "central store against the union: %s" % counts)
+                         "central store against the union: %s; for example %s" % (counts, examples))
         return counts
 
     def caught_up(self, central, gateway, timeout=30):

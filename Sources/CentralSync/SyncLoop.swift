@@ -21,6 +21,9 @@ final class SyncLoop: @unchecked Sendable {
     private var cursors: [SampleType: Int64] = [:]
     private var readable: [SampleType: Bool] = [:]
     private var link = LinkState.starting
+    /// Whether `connected…` was said since the last warning: a server that takes connections
+    /// but fails every batch (a full disk) is not announced again at each retry.
+    private var announced = false
     private var backoff: Duration = .zero
     private var totals = SyncOutcome()
     private var batches = 0
@@ -45,6 +48,7 @@ final class SyncLoop: @unchecked Sendable {
             do {
                 let more = try pass(gateway)
                 backoff = .zero
+                link = .connected
                 if more {
                     if catchingUpSince == nil { catchingUpSince = .now }
                     wakeup.pause(for: settings.catchUpPause)
@@ -90,9 +94,11 @@ final class SyncLoop: @unchecked Sendable {
             let gateway = try CentralGateway(connection: connection, name: settings.gateway)
             self.gateway = gateway
             cursors = [:]
-            if link != .connected {
+            // The link counts as up once a pass succeeds (`run`); until then a failure is the
+            // same outage going on.
+            if !announced {
                 logger.info("sync: connected to \(connection.database) as \(connection.user), gateway \(settings.gateway)")
-                link = .connected
+                announced = true
             }
             return gateway
         } catch let error as CentralStoreError {
@@ -144,12 +150,20 @@ final class SyncLoop: @unchecked Sendable {
         return allowed
     }
 
-    /// Closes the connection, says why once per cause, and waits before the next attempt.
+    /// Closes the connection, says why once per outage (and again when a person must fix a
+    /// new cause), and waits before the next attempt. One outage shows several transient
+    /// reasons in turn (the connection lost, then refused while the server restarts, then a
+    /// connect timing out): only the first is a warning, the others are debug lines.
     private func failed(_ reason: String, transient: Bool) {
         gateway?.close()
         gateway = nil
         if link != .failing(reason) {
-            logger.warning("sync: \(reason); recording goes on locally\(transient ? ", retrying" : ", retrying slowly")")
+            if case .failing = link, transient {
+                logger.debug("sync: \(reason); still retrying")
+            } else {
+                logger.warning("sync: \(reason); recording goes on locally\(transient ? ", retrying" : ", retrying slowly")")
+                announced = false
+            }
             link = .failing(reason)
         }
         let floor: Duration = transient ? .milliseconds(500) : .seconds(5)

@@ -240,10 +240,13 @@ let package = Package(
         .target(name: "PostgresClient", dependencies: ["CPostgreSQL"]),
         // A typed client of the store service: every method of org.hrmd.Health1, the store's types in and out.
         .target(name: "HealthClient", dependencies: ["HealthModel", "HealthRequests", "HealthWire", "SDBus", "Timestamps"]),
-        // hrmctl's one view of a store: a file opened directly or the store service.
+        // hrmctl's one view of a store: a file opened directly, the store service, or the central store (read-only).
         .target(
             name: "StoreAccess",
-            dependencies: ["CommandSupport", "HealthClient", "HealthModel", "HealthRequests", "HealthStore", "HealthWire", "Timestamps"]),
+            dependencies: [
+                "CentralStore", "CommandSupport", "HealthClient", "HealthModel", "HealthRequests", "HealthStore", "HealthWire",
+                "PostgresClient", "Timestamps",
+            ]),
         // Pure: the configuration file and sensor specifications.
         .target(name: "HRMConfiguration", dependencies: ["SensorFrames"]),
         // What both commands share: exit codes, store location, time expressions, configuration-file lookup, version.

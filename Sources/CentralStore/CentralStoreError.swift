@@ -18,6 +18,10 @@ public enum CentralStoreError: Error, CustomStringConvertible, Sendable {
     /// The central cursor is not where this batch starts (another process of the same
     /// gateway wrote, or a commit's answer was lost): read the cursor again and go on from it.
     case cursorMoved(type: String, expected: Int64, found: Int64)
+    /// A reader found no hrmd schema in the database: no gateway has synced into it.
+    case noCentralSchema(database: String)
+    /// PostgreSQL does not know the time zone days are counted in.
+    case unknownTimeZone(String)
 
     public var description: String {
         switch self {
@@ -37,6 +41,10 @@ public enum CentralStoreError: Error, CustomStringConvertible, Sendable {
             return "central store: gateway \(name) belongs to role \(role), not \(connectedAs); connect as \(role) or name this gateway otherwise"
         case .cursorMoved(let type, let expected, let found):
             return "central store: the \(type) cursor is at \(found), not \(expected); going on from \(found)"
+        case .noCentralSchema(let database):
+            return "central store: database \(database) has no hrmd schema; no gateway has synced into it yet"
+        case .unknownTimeZone(let zone):
+            return "central store: PostgreSQL does not know the time zone \(zone); set TZ to a zone it knows"
         }
     }
 
@@ -47,7 +55,7 @@ public enum CentralStoreError: Error, CustomStringConvertible, Sendable {
         switch self {
         case .postgres(let error): error.isTransient
         case .cursorMoved: true
-        case .schemaNewer, .schemaOutdated, .schemaMissing, .foreignDatabase, .gatewayTaken: false
+        case .schemaNewer, .schemaOutdated, .schemaMissing, .foreignDatabase, .gatewayTaken, .noCentralSchema, .unknownTimeZone: false
         }
     }
 }

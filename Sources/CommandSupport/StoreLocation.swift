@@ -3,7 +3,8 @@ import HealthModel
 import HealthStore
 
 /// Where the store is: `--store PATH`, else `$HRMD_STORE`, else the configuration's, else the
-/// system store `/var/lib/hrmd/hrmd.sqlite`.
+/// system store `/var/lib/hrmd/hrmd.sqlite`. A `postgresql://…`, `postgres://…` or
+/// `service=NAME` value names the central store instead (`centralConninfo`).
 public struct StoreLocation: Sendable, Equatable {
     /// The system store the service uses.
     public static let systemPath = "/var/lib/hrmd/hrmd.sqlite"
@@ -29,9 +30,35 @@ public struct StoreLocation: Sendable, Equatable {
         self.isExplicit = isExplicit
     }
 
+    /// The libpq connection string when the location names the central store in PostgreSQL
+    /// (`postgresql://…`, `postgres://…` or `service=NAME`) rather than a store file; nil for a file.
+    public var centralConninfo: String? {
+        Self.isCentral(path) ? path : nil
+    }
+
+    /// `value` without a password a URI may carry (`postgresql://user:secret@host` shows as
+    /// `postgresql://user:…@host`), for messages.
+    public static func redacted(_ value: String) -> String {
+        guard isCentral(value), !value.hasPrefix("service="),
+              let scheme = value.range(of: "://"), let at = value[scheme.upperBound...].firstIndex(of: "@"),
+              let colon = value[scheme.upperBound..<at].firstIndex(of: ":")
+        else { return value }
+        return String(value[..<value.index(after: colon)]) + "…" + String(value[at...])
+    }
+
+    /// Whether `value` names a PostgreSQL database rather than a file.
+    public static func isCentral(_ value: String) -> Bool {
+        value.hasPrefix("postgresql://") || value.hasPrefix("postgres://") || value.hasPrefix("service=")
+    }
+
     /// Opens the store, turning every failure into a one-line `CommandFailure` with the exit
     /// status documented in README; when the default system store cannot be used, it names the flag.
     public func open(_ mode: HealthStore.OpenMode, pageCacheKiB: Int? = nil) throws(CommandFailure) -> HealthStore {
+        if centralConninfo != nil {
+            throw CommandFailure(
+                "\(Self.redacted(path)) names the central store in PostgreSQL, which is read-only here: it is written by the gateways' sync; name a store file",
+                status: .usage)
+        }
         do {
             return try HealthStore.open(
                 path: path, mode: mode, pageCacheKiB: pageCacheKiB, upgradeProgress: UpgradeReport(path: path).progress)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The `[sync]` section: hrmd sends what it records to a central PostgreSQL store (off unless
 /// the section is present; `url` is then required).
 ///

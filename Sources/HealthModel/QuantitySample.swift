@@ -57,10 +57,14 @@ public struct StoredSample: Sendable, Hashable {
     public var id: Int64
     public var source: HealthSource
     public var sample: QuantitySample
+    /// The gateway that sent the sample to the central store (docs/central-store.md); nil for
+    /// a sample of a local store.
+    public var gateway: String?
 
-    public init(id: Int64, source: HealthSource, sample: QuantitySample) {
+    public init(id: Int64, source: HealthSource, sample: QuantitySample, gateway: String? = nil) {
         self.id = id
         self.source = source
         self.sample = sample
+        self.gateway = gateway
     }
 }

@@ -6,18 +6,21 @@ public struct SampleContext: Sendable, Hashable {
     public var source: HealthSource
     public var device: HealthDevice?
     public var metadata: SampleMetadata
+    /// The gateway that sent the samples to the central store; nil for a local store's.
+    public var gateway: String?
 
-    public init(source: HealthSource, device: HealthDevice?, metadata: SampleMetadata) {
+    public init(source: HealthSource, device: HealthDevice?, metadata: SampleMetadata, gateway: String? = nil) {
         self.source = source
         self.device = device
         self.metadata = metadata
+        self.gateway = gateway
     }
 }
 
 /// A stored sample without its context: what a reader of many samples needs per sample. The
 /// context is `contexts[context]` of the `SampleContexts` given with it.
 public struct StoredPoint: Sendable, Hashable {
-    /// The sample's identity in this store (its anchor).
+    /// The sample's identity in this store (its anchor; in the central store, `CentralReader.sampleID`).
     public var id: Int64
     public var start: Timestamp
     public var end: Timestamp
@@ -64,7 +67,7 @@ public struct SampleContexts: Sendable {
     /// `stored` as a point, its context numbered here.
     public mutating func point(of stored: StoredSample) -> StoredPoint {
         let sample = stored.sample
-        let number = index(of: SampleContext(source: stored.source, device: sample.device, metadata: sample.metadata))
+        let number = index(of: SampleContext(source: stored.source, device: sample.device, metadata: sample.metadata, gateway: stored.gateway))
         return StoredPoint(id: stored.id, start: sample.start, end: sample.end, value: sample.canonicalValue, context: number)
     }
 }
@@ -77,6 +80,7 @@ extension StoredSample {
             id: point.id, source: context.source,
             sample: QuantitySample(
                 stored: type, value: point.value, start: point.start, end: point.end, device: context.device,
-                metadata: context.metadata))
+                metadata: context.metadata),
+            gateway: context.gateway)
     }
 }

@@ -52,9 +52,14 @@ public protocol StoreAccess {
     func followChanges(
         of type: SampleType, pollInterval: Double, until deadline: ContinuousClock.Instant?, _ body: (ChangeSet) -> Void
     ) async throws(CommandFailure)
+    /// Whether samples come from gateways (the central store): outputs then add a gateway
+    /// column; a local store's outputs stay as they were.
+    var showsGateways: Bool { get }
 }
 
 extension StoreAccess {
+    public var showsGateways: Bool { false }
+
     /// Points made from `enumerateSamples`, each context numbered once.
     public func enumeratePoints(_ query: SampleQuery, _ body: (StoredPoint, SampleContexts) -> Void) async throws(CommandFailure) {
         var contexts = SampleContexts()

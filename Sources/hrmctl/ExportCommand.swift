@@ -48,7 +48,8 @@ struct ExportCommand: AsyncParsableCommand {
             var count = 0
             switch format {
             case .csv, .jsonl:
-                let writer = SampleLinesExport(format == .csv ? .csv : .json, type: query.type, unit: unit)
+                let writer = SampleLinesExport(
+                    format == .csv ? .csv : .json, type: query.type, unit: unit, showsGateway: store.showsGateways)
                 writer.begin(sink)
                 try await store.enumeratePoints(query) { point, contexts in
                     writer.write(point, contexts, to: sink)
@@ -116,13 +117,15 @@ protocol SampleExportWriter {
 final class SampleLinesExport {
     private var lines: SampleLineFormatter
     private let buffer = LineBuffer()
+    private let showsGateway: Bool
 
-    init(_ shape: SampleLineFormatter.Shape, type: SampleType, unit: HealthUnit) {
+    init(_ shape: SampleLineFormatter.Shape, type: SampleType, unit: HealthUnit, showsGateway: Bool = false) {
         lines = SampleLineFormatter(shape, type: type, unit: unit)
+        self.showsGateway = showsGateway
     }
 
     func begin(_ sink: LineSink) {
-        if lines.shape == .csv { sink.write("type,start,end,value,unit,source,device,device_name,sensorLocation\n") }
+        if lines.shape == .csv { sink.write(SampleLineFormatter.csvHeader(showsGateway: showsGateway) + "\n") }
     }
 
     func write(_ point: StoredPoint, _ contexts: SampleContexts, to sink: LineSink) {

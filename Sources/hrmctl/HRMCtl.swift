@@ -18,11 +18,17 @@ struct HRMCtl: AsyncParsableCommand {
             a manager of the store (root, a member of group hrmd, or whom polkit allows
             org.hrmd.health.manage). With --store PATH, else $HRMD_STORE, hrmctl opens that
             store file directly instead (a file of your own: demos, tests, replays).
+            With --store postgresql://…, postgres://… or service=NAME (any libpq URI or
+            service), hrmctl reads the central store that gateways sync into: samples,
+            stats, export, sources, devices and watch, as from a file, each sample with the
+            gateway that sent it; it writes nothing there (auth, token, delete and replay
+            are exit 64). An unreachable database is exit 69.
 
             EXIT STATUS
               0 success (also for an empty range), 64 usage error (bad flag, unknown
               type or incompatible unit), 65 malformed input data, 66 the store file or
-              an input file is missing, 69 the store service is not running, 73 the store
+              an input file is missing, 69 the store service is not running (or the
+              central store cannot be reached), 73 the store
               cannot be created, 77 permission denied (or not a manager of the store),
               1 anything else.
 
@@ -49,8 +55,8 @@ struct StoreOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Open this store file directly (default $HRMD_STORE; with neither, ask the hrmd store service on the system bus).",
-            valueName: "path"))
+            "Open this store file directly, or read the central store in PostgreSQL (postgresql://…, postgres://… or service=NAME; read-only, samples show their gateway) (default $HRMD_STORE; with neither, ask the hrmd store service on the system bus).",
+            valueName: "path|uri"))
     var store: String?
 
     @Option(
@@ -79,6 +85,7 @@ struct StoreOptions: ParsableArguments {
     func access(_ mode: HealthStore.OpenMode = .readOnly) throws(CommandFailure) -> any StoreAccess {
         let location = try location
         guard location.isExplicit else { return try ServiceStoreAccess.system(app: "hrmctl") }
+        if let conninfo = location.centralConninfo { return try CentralStoreAccess.connect(conninfo) }
         return FileStoreAccess(store: try location.open(mode))
     }
 }

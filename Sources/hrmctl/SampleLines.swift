@@ -35,6 +35,11 @@ struct SampleLineFormatter {
     private var renderedContexts: [[UInt8]?] = []
     private var times = RFC3339MillisecondWriter()
 
+    /// The CSV header; with a gateway column last for the central store's samples.
+    static func csvHeader(showsGateway: Bool) -> String {
+        "type,start,end,value,unit,source,device,device_name,sensorLocation" + (showsGateway ? ",gateway" : "")
+    }
+
     init(_ shape: Shape, type: SampleType, unit: HealthUnit) {
         self.shape = shape
         self.type = type
@@ -87,10 +92,13 @@ struct SampleLineFormatter {
             // `{"unit":…,"metadata":{…}}` less its opening brace.
             rendered += JSONValue.object(SampleJSON.context(of: context, unit: unit)).serialized.utf8.dropFirst()
         case .csv:
-            rendered += csvRow([
+            var fields = [
                 unit.unitString, context.source.name, context.device?.localIdentifier ?? "", context.device?.name ?? "",
                 context.metadata.sensorLocation?.name ?? "",
-            ]).utf8
+            ]
+            // Only central samples have a gateway, and only their header names the column.
+            if let gateway = context.gateway { fields.append(gateway) }
+            rendered += csvRow(fields).utf8
         }
         if renderedContexts.count <= number { renderedContexts += repeatElement(nil, count: number + 1 - renderedContexts.count) }
         renderedContexts[number] = rendered

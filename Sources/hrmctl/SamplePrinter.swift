@@ -14,6 +14,9 @@ final class SamplePrinter {
     let format: OutputFormat
     let type: SampleType
     let unit: HealthUnit
+    /// Whether samples come from gateways: the table and CSV add a gateway column (JSON has a
+    /// `gateway` key on each such sample whatever this says).
+    let showsGateway: Bool
     private var lines: SampleLineFormatter
     private let buffer = LineBuffer()
     /// Made for the first table row: JSON and CSV never need the time zone's calendar.
@@ -25,10 +28,11 @@ final class SamplePrinter {
         return formatter
     }()
 
-    init(format: OutputFormat, type: SampleType, unit: HealthUnit) {
+    init(format: OutputFormat, type: SampleType, unit: HealthUnit, showsGateway: Bool = false) {
         self.format = format
         self.type = type
         self.unit = unit
+        self.showsGateway = showsGateway
         lines = SampleLineFormatter(format == .csv ? .csv : .json, type: type, unit: unit)
     }
 
@@ -41,8 +45,9 @@ final class SamplePrinter {
     func printHeader() {
         switch format {
         case .json: break
-        case .csv: Swift.print("type,start,end,value,unit,source,device,device_name,sensorLocation")
-        case .table: Swift.print("START (local)            VALUE  UNIT       DEVICE             LOCATION")
+        case .csv: Swift.print(SampleLineFormatter.csvHeader(showsGateway: showsGateway))
+        case .table:
+            Swift.print("START (local)            VALUE  UNIT       DEVICE             LOCATION" + (showsGateway ? "  GATEWAY" : ""))
         }
     }
 
@@ -64,20 +69,25 @@ final class SamplePrinter {
             let sample = StoredSample(point, type: type, contexts: contexts).sample
             let value = DisplayNumber(value: (try? sample.quantity.doubleValue(for: unit)) ?? .nan)
             let start = localTime.string(from: Date(timeIntervalSince1970: sample.start.secondsSinceEpoch))
-            let cells = [
+            var cells = [
                 start.padding(toLength: 23, withPad: " ", startingAt: 0),
                 String(repeating: " ", count: max(0, 7 - value.description.count)) + value.description,
                 unit.unitString.padding(toLength: 9, withPad: " ", startingAt: 0),
                 (sample.device?.localIdentifier ?? "-").padding(toLength: 17, withPad: " ", startingAt: 0),
                 sample.metadata.sensorLocation?.name ?? "-",
             ]
+            if showsGateway {
+                cells[4] = cells[4].padding(toLength: 8, withPad: " ", startingAt: 0)
+                cells.append(StoredSample(point, type: type, contexts: contexts).gateway ?? "-")
+            }
             Swift.print(cells.joined(separator: "  "))
         }
     }
 }
 
 /// The documented JSON shape, keys in its order (`type`, `start`, `end`, `value`, then
-/// these); `metadata` leaves out what is unknown. `SampleLineFormatter` writes the lines.
+/// these); `metadata` leaves out what is unknown; `gateway`, last, only for a sample of the
+/// central store (the gateway that sent it). `SampleLineFormatter` writes the lines.
 enum SampleJSON {
     /// The members after `value`, which the samples of one chunk share: unit, source, device
     /// and metadata.
@@ -100,11 +110,13 @@ enum SampleJSON {
             metadata.append(("syncVersion", .number(Double(context.metadata.syncVersion ?? 0))))
         }
         for (key, text) in context.metadata.extra.sorted(by: { $0.key < $1.key }) { metadata.append((key, .string(text))) }
-        return [
+        var members: [(String, JSONValue)] = [
             ("unit", .string(unit.unitString)),
             ("source", .string(context.source.name)),
             ("device", device),
             ("metadata", .object(metadata)),
         ]
+        if let gateway = context.gateway { members.append(("gateway", .string(gateway))) }
+        return members
     }
 }

@@ -50,7 +50,7 @@ struct SamplesCommand: AsyncParsableCommand {
             query.limit = limit
             query.newestFirst = reverse
             let store = try storeOptions.access()
-            let printer = SamplePrinter(format: output, type: query.type, unit: displayUnit)
+            let printer = SamplePrinter(format: output, type: query.type, unit: displayUnit, showsGateway: store.showsGateways)
             var count = 0
             try await store.enumeratePoints(query) { point, contexts in
                 if count == 0 { printer.printHeader() }

@@ -48,7 +48,8 @@ struct WatchCommand: AsyncParsableCommand {
             guard let sampleType = SampleType(identifier: type) else { return }
             let store = try storeOptions.access()
             let format = output ?? (isatty(STDOUT_FILENO) == 1 ? .live : .table)
-            let printer = SamplePrinter(format: format == .json ? .json : .table, type: sampleType, unit: sampleType.canonicalUnit)
+            let printer = SamplePrinter(
+                format: format == .json ? .json : .table, type: sampleType, unit: sampleType.canonicalUnit, showsGateway: store.showsGateways)
             var recent: [Double] = []
             let deadline = duration.map { ContinuousClock.now.advanced(by: .seconds($0)) }
             if format == .table { printer.printHeader() }
@@ -59,7 +60,7 @@ struct WatchCommand: AsyncParsableCommand {
                     recent = Array((recent + [value]).suffix(30))
                     switch format {
                     case .live:
-                        let name = stored.sample.device?.localIdentifier ?? "-"
+                        let name = (stored.sample.device?.localIdentifier ?? "-") + (stored.gateway.map { " via \($0)" } ?? "")
                         let line = "♥ \(DisplayNumber(value: value)) \(sampleType.canonicalUnit.unitString)  \(name)  \(Sparkline.render(recent))  \(RFC3339.string(from: stored.sample.start, fractionDigits: 0))"
                         print("\r\u{1B}[K" + line, terminator: "")
                         fflush(stdout)

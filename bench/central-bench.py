@@ -610,13 +610,19 @@ def part_size(work, args, out, keep_server):
         plain_count = int(central.psql("SELECT count(*) FROM hr", database="plain"))
         chunk, synced, table = size("hrmd", "hrmd.chunk"), size("hrmd", "hrmd.synced_sample"), size("plain", "hr")
         hrmd_total = chunk["total"] + synced["total"]
+        # What of it is free space left by the appends' old versions (in the TOAST table chiefly):
+        # the same table rewritten compactly.
+        central.psql("VACUUM FULL hrmd.chunk", database="hrmd", timeout=3600)
+        compact = size("hrmd", "hrmd.chunk")
         result = {"days": args.days, "straps": args.straps, "samples": samples, "generate_s": round(generate_s, 1),
                   "replay_s": round(replay_s, 1), "replay_summary": summary,
                   "sync_s": round(sync_s, 1), "sync_batch": args.size_batch, "sync_hrmd_cpu_s": round(cpu, 1),
                   "plain_copy_s": round(copy_s, 1),
                   "central_samples": central_count + synced_count, "plain_samples": plain_count,
                   "chunks": int(central.psql("SELECT count(*) FROM hrmd.chunk", database="hrmd")),
-                  "hrmd_chunk": chunk, "hrmd_synced_sample": synced, "plain": table,
+                  "hrmd_chunk": chunk, "hrmd_synced_sample": synced, "plain": table, "hrmd_chunk_after_vacuum_full": compact,
+                  "hrmd_bytes_per_sample_after_vacuum_full": round((compact["total"] + synced["total"]) / samples, 2),
+                  "ratio_after_vacuum_full": round((compact["total"] + synced["total"]) / table["total"], 3),
                   "hrmd_bytes_per_sample": round(hrmd_total / samples, 2),
                   "plain_bytes_per_sample": round(table["total"] / samples, 2),
                   "ratio": round(hrmd_total / table["total"], 3)}
@@ -687,6 +693,8 @@ def table(out):
         rows.append(("bytes per sample, %d samples (goal ≤ 0.25×)" % z["samples"], "%.2f" % z["hrmd_bytes_per_sample"],
                      "%.2f" % z["plain_bytes_per_sample"]))
         rows.append(("  ratio to the plain table", "%.3f×" % z["ratio"], ""))
+        rows.append(("  hrmd after VACUUM FULL hrmd.chunk: bytes, ratio", "%.2f, %.3f×" % (z["hrmd_bytes_per_sample_after_vacuum_full"],
+                                                                                      z["ratio_after_vacuum_full"]), ""))
         rows.append(("month's sync (batch %s), s" % (z["sync_batch"] or "default"), "%.1f" % z["sync_s"], "COPY %.1f" % z["plain_copy_s"]))
     if "stats" in out:
         st = out["stats"]

@@ -16,7 +16,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # initdb and pg_ctl start one of their own) for the PostgreSQL client.
 # The HTTP front's tests: sqlite3, openssl (a self-signed certificate); a venv
 # for schemathesis (python3-venv).
-# Benchmarks: /usr/bin/time, and a venv for bleak (python3-venv).
+# Benchmarks: /usr/bin/time, and a venv for bleak (python3-venv); psycopg2 (python3-psycopg2) for the
+# central sync's peer and observers.
 # The real Bluetooth stack: qemu, debootstrap, cpio and kmod build and boot a Debian 12 VM.
 # The web pages: headless Chromium driven through chromedriver by python3-selenium; dygraphs
 # (libjs-dygraphs) draws the day view's charts and is served from /usr/share/javascript.
@@ -24,7 +25,7 @@ APT_PACKAGES := libsqlite3-dev sqlite3 libsystemd-dev libudev-dev libbluetooth-d
 	dbus-daemon python3-dbus python3-gi python3-dbusmock udev umockdev libumockdev-dev gir1.2-umockdev-1.0 \
 	time python3-venv libxml2-utils tshark python3-hypothesis python3-websockets openssl \
 	mosquitto libmosquitto-dev python3-paho-mqtt \
-	postgresql-15 libpq-dev \
+	postgresql-15 libpq-dev python3-psycopg2 \
 	qemu-system-x86 debootstrap cpio kmod \
 	chromium chromium-driver python3-selenium libjs-dygraphs
 # Every build checks that each module imports only what Package.swift says it depends on.
@@ -81,7 +82,7 @@ INSTALLED := \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish \
 	$(addprefix $(WEBDIR)/,$(WEB_FILES:web/%=%))
 
-.PHONY: all help deps build test check-docs check-package module-map check-module-map check-bluetooth check-service check-service-bus check-http check-web check-mqtt check-central check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-live bench-service bench-ble bench-ble-vm bench-mqtt bench-central-shape release install uninstall clean
+.PHONY: all help deps build test check-docs check-package module-map check-module-map check-bluetooth check-service check-service-bus check-http check-web check-mqtt check-central check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-live bench-service bench-ble bench-ble-vm bench-mqtt bench-central bench-central-shape release install uninstall clean
 
 ## all: the default target: build
 all: build
@@ -274,6 +275,7 @@ bench: bench-release
 	HRMD_BIN_DIR=$(RELEASE_BIN) $(BENCH_RELEASE_BIN)/hrmbench
 	$(MAKE) --no-print-directory bench-live
 	$(MAKE) --no-print-directory bench-mqtt
+	$(MAKE) --no-print-directory bench-central
 
 ## bench-live: the HTTP front's live stream: 20 mock straps at 4 Hz, 200 WebSocket clients, against a
 ## Python relay (bench/python_relay.py) in the same run: latency, CPU per 1000 frames, RSS (.build/bench-live.json)
@@ -302,6 +304,12 @@ bench-ble: deps
 ## messages (MQTT_BENCH_SECONDS, default 30; figures in bench-out/mqtt/summary.json; not in make test)
 bench-mqtt: release
 	HRMD_BIN_DIR=$(RELEASE_BIN) /usr/bin/python3 bench/mqtt-bench.py
+
+## bench-central: the sync into PostgreSQL (servers of its own): 10 gateways × 20 mock straps at 4 Hz against a
+## Python peer (hrmctl watch → psycopg2 INSERTs) in the same run: lag, CPU; an hour offline caught up; bytes per
+## sample and stats by day over a gym's month against a plain table (.build/bench-central.json; CENTRAL_BENCH_DAYS)
+bench-central: release
+	HRMD_BIN_DIR=$(RELEASE_BIN) /usr/bin/python3 bench/central-bench.py --json .build/bench-central.json
 
 ## bench-central-shape: the central store's samples in PostgreSQL (a server of its own, as uid 65534 when root):
 ## a plain table (the peer), rows partitioned by month with BRIN, and chunks with arrays, for a gym's month at 1 Hz

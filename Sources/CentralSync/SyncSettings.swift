@@ -4,7 +4,11 @@ public struct SyncSettings: Sendable {
     /// paste passwords into such strings).
     public var connectionString: String
     public var gateway: String
-    /// Samples per batch at most: a gateway catching up sends batches of this size.
+    /// Samples per batch at most: a gateway catching up sends batches of this size. Large
+    /// enough that each device's chunk is written whole in one or two batches while catching
+    /// up: every append to a chunk writes its arrays again (a new TOAST version), so batches of
+    /// 2000 across 20 straps (100 samples each) wrote each 1024-sample chunk about ten times and
+    /// left a central store twice its compact size after VACUUM (docs/benchmarks.md, bench-central).
     public var batchSize: Int
     /// How long a connect or a statement may take before the connection counts as lost
     /// (a server or network that stops answering without closing).
@@ -16,7 +20,7 @@ public struct SyncSettings: Sendable {
     public var catchUpPause: Duration
 
     public init(
-        connectionString: String, gateway: String, batchSize: Int = 2000, timeout: Duration = .seconds(15),
+        connectionString: String, gateway: String, batchSize: Int = 20000, timeout: Duration = .seconds(15),
         retryMaximum: Duration = .seconds(60), catchUpPause: Duration = .milliseconds(20)
     ) {
         self.connectionString = connectionString

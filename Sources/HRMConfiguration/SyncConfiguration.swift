@@ -7,7 +7,7 @@ import Foundation
 /// [sync]
 /// url = postgresql://gw_room1@db.lan/hrmd?sslmode=verify-full   (or service=hrmd in pg_service.conf)
 /// gateway = room1                          (default the host name, as [a-z0-9_-])
-/// batch = 2000                             (samples per batch, at most)
+/// batch = 20000                            (samples per batch, at most)
 /// timeout = 15                             (seconds a connect or a statement may take)
 /// retry-max = 60                           (seconds between attempts at most, after failures)
 /// ```
@@ -19,7 +19,7 @@ public struct SyncConfiguration: Sendable, Equatable {
     public var url: String?
     /// nil: the host name, sanitised.
     public var gateway: String?
-    public var batchSize = 2000
+    public var batchSize = 20000
     public var timeoutSeconds = 15.0
     public var retryMaximumSeconds = 60.0
 

@@ -21,7 +21,7 @@ struct SyncConfigurationTests {
         #expect(section.retryMaximumSeconds == 10)
         let plain = try #require(try DaemonConfiguration(text: "[sync]\nurl = service=hrmd\n", file: "f").sync)
         #expect(plain.url == "service=hrmd")
-        #expect(plain.gateway == nil && plain.batchSize == 2000 && plain.timeoutSeconds == 15 && plain.retryMaximumSeconds == 60)
+        #expect(plain.gateway == nil && plain.batchSize == 20000 && plain.timeoutSeconds == 15 && plain.retryMaximumSeconds == 60)
         #expect(try DaemonConfiguration(text: "[hrmd]\nsensor = mock\n", file: "f").sync == nil)
     }
 

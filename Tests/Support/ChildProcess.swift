@@ -49,6 +49,10 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, stdinPath, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, self.stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // Nothing else of the test process: a descriptor another test opened without CLOEXEC (a
+        // pipe it waits to see closed) must not live on in a child, least of all in a daemon
+        // such as a PostgreSQL server that outlives the spawn.
+        ChildProcess.closeFrom(3, &actions)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -146,5 +150,19 @@ extension ChildProcess {
         let child = try ChildProcess(executable, arguments, environment: environment, outputDirectory: directory.path)
         let termination = try await child.wait(timeout: timeout)
         return CommandResult(termination: termination, stdout: child.standardOutput, stderr: child.standardError)
+    }
+}
+
+extension ChildProcess {
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later; Swift's Glibc module
+    /// does not declare it), looked up once.
+    private static let addCloseFrom: CloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        .map { unsafeBitCast($0, to: CloseFrom.self) }
+
+    /// Has the child close every descriptor from `lowest` on.
+    static func closeFrom(_ lowest: Int32, _ actions: inout posix_spawn_file_actions_t) {
+        _ = addCloseFrom?(&actions, lowest)
     }
 }

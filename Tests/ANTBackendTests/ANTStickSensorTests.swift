@@ -35,7 +35,9 @@ struct ANTStickSensorTests {
         #expect(streamed)
         let frames = collector.frames
         #expect(Set(frames.map(\.device)) == ["ant-1001", "ant-2002"])
-        #expect(frames.filter { $0.kind == .connected }.count == 2)
+        // Each strap connected as its own device (a busy machine may stall the stick long
+        // enough for a channel to lose its strap and find it again: a second connect, not a third device).
+        #expect(Set(frames.filter { $0.kind == .connected }.map(\.device)) == ["ant-1001", "ant-2002"])
         for frame in frames where frame.kind == .notify {
             let message = try ANTMessage(frame: frame.value)
             #expect(message.id == ANTMessageID.broadcastData)

@@ -30,21 +30,15 @@ public final class CentralGateway {
         self.connection = connection
         self.name = name
         try CentralSchemaSetup.prepare(connection)
-        do {
+        id = try CentralStoreError.running { () throws(PostgresError) -> Result<Int32, CentralStoreError> in
             _ = try connection.execute(
                 "INSERT INTO hrmd.gateway (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", [name])
             let row = try connection.execute("SELECT id, role FROM hrmd.gateway WHERE name = $1", [name])
             let role = row.string(0, 1) ?? ""
             guard role == connection.user else {
-                throw CentralStoreError.gatewayTaken(name: name, role: role, connectedAs: connection.user)
+                return .failure(.gatewayTaken(name: name, role: role, connectedAs: connection.user))
             }
-            id = Int32(try row.int64(0, 0))
-        } catch let error as CentralStoreError {
-            throw error
-        } catch let error as PostgresError {
-            throw .postgres(error)
-        } catch {
-            fatalError("unreachable: \(error)")
+            return .success(Int32(try row.int64(0, 0)))
         }
     }
 
@@ -66,9 +60,8 @@ public final class CentralGateway {
         var writer = BatchWriter(gateway: id, type: batch.type, connection: connection,
                                  sources: sources, devices: devices, openChunks: [:])
         for (key, chunk) in openChunks where key.type == batch.type { writer.openChunks[key.key] = chunk }
-        let outcome: SyncOutcome
-        do {
-            outcome = try connection.transaction { () throws(PostgresError) -> Result<SyncOutcome, CentralStoreError> in
+        let outcome = try CentralStoreError.running { () throws(PostgresError) -> Result<SyncOutcome, CentralStoreError> in
+            try connection.transaction { () throws(PostgresError) -> Result<SyncOutcome, CentralStoreError> in
                 let cursor = try lockCursor(batch.type)
                 guard cursor == batch.from else {
                     return .failure(.cursorMoved(type: batch.type.identifier, expected: batch.from, found: cursor))
@@ -83,13 +76,7 @@ public final class CentralGateway {
                     _ = try connection.execute("SELECT pg_notify($1, $2)", [CentralSchema.changesChannel, name])
                 }
                 return .success(outcome)
-            }.get()
-        } catch let error as CentralStoreError {
-            throw error
-        } catch let error as PostgresError {
-            throw .postgres(error)
-        } catch {
-            fatalError("unreachable: \(error)")
+            }
         }
         sources = writer.sources
         devices = writer.devices

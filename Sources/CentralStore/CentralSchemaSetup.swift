@@ -11,8 +11,8 @@ enum CentralSchemaSetup {
         throws(CentralStoreError) -> Int
     {
         let target = migrations.last?.version ?? 0
-        do {
-            return try connection.transaction { () throws(PostgresError) -> Result<Int, CentralStoreError> in
+        return try CentralStoreError.running { () throws(PostgresError) -> Result<Int, CentralStoreError> in
+            try connection.transaction { () throws(PostgresError) -> Result<Int, CentralStoreError> in
                 _ = try connection.execute("SELECT pg_advisory_xact_lock($1, 0)", [String(CentralSchema.deviceLockClass)])
                 let found: Int
                 switch try inspect(connection) {
@@ -49,13 +49,7 @@ enum CentralSchemaSetup {
                         "INSERT INTO hrmd.migration (version, name) VALUES ($1, $2)", [String(migration.version), migration.name])
                 }
                 return .success(target)
-            }.get()
-        } catch let error as CentralStoreError {
-            throw error
-        } catch let error as PostgresError {
-            throw .postgres(error)
-        } catch {
-            fatalError("unreachable: \(error)")
+            }
         }
     }
 

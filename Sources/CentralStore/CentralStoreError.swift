@@ -59,3 +59,17 @@ public enum CentralStoreError: Error, CustomStringConvertible, Sendable {
         }
     }
 }
+
+extension CentralStoreError {
+    /// Runs `body`, which answers with the store's own refusal as a failure, turning
+    /// PostgreSQL's errors into the store's.
+    static func running<T>(_ body: () throws(PostgresError) -> Result<T, CentralStoreError>) throws(CentralStoreError) -> T {
+        let result: Result<T, CentralStoreError>
+        do {
+            result = try body()
+        } catch {
+            throw .postgres(error)
+        }
+        return try result.get()
+    }
+}

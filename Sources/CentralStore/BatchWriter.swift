@@ -198,11 +198,8 @@ struct BatchWriter {
             RETURNING source_id, device_id, start_time, anchor
             """, [String(gateway), type.identifier, PostgresArrayLiteral.int64(anchors.sorted())])
         for row in 0..<synced.rowCount {
-            _ = try connection.execute("""
-                INSERT INTO hrmd.tombstone (gateway_id, type, source_id, device_id, start_time, anchor)
-                VALUES ($1, $2, $3, $4, $5, $6)
-                """, [String(gateway), type.identifier, synced.string(row, 0), synced.string(row, 1), synced.string(row, 2),
-                      synced.string(row, 3)])
+            try recordTombstone(source: synced.string(row, 0), device: synced.string(row, 1), start: synced.string(row, 2),
+                                anchor: synced.string(row, 3))
             removed += 1
         }
         let chunks = try connection.execute("""
@@ -228,10 +225,7 @@ struct BatchWriter {
             }
             guard !gone.isEmpty else { continue }
             for (start, anchor) in gone {
-                _ = try connection.execute("""
-                    INSERT INTO hrmd.tombstone (gateway_id, type, source_id, device_id, start_time, anchor)
-                    VALUES ($1, $2, $3, $4, $5, $6)
-                    """, [String(gateway), type.identifier, chunks.string(row, 1), chunks.string(row, 2), String(start), String(anchor)])
+                try recordTombstone(source: chunks.string(row, 1), device: chunks.string(row, 2), start: String(start), anchor: String(anchor))
             }
             removed += gone.count
             // The open chunk may change shape: find it again from the table next time.
@@ -254,6 +248,14 @@ struct BatchWriter {
                  PostgresArrayLiteral.text(summary.sum)])
         }
         return removed
+    }
+
+    /// The central tombstone of a sample this gateway removed (ids and times as PostgreSQL's text).
+    private func recordTombstone(source: String?, device: String?, start: String?, anchor: String?) throws(PostgresError) {
+        _ = try connection.execute("""
+            INSERT INTO hrmd.tombstone (gateway_id, type, source_id, device_id, start_time, anchor)
+            VALUES ($1, $2, $3, $4, $5, $6)
+            """, [String(gateway), type.identifier, source, device, start, anchor])
     }
 
     private mutating func sourceID(_ source: HealthSource) throws(PostgresError) -> Int32 {

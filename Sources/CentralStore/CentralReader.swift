@@ -180,7 +180,7 @@ public final class CentralReader {
             let anchor = chunk.anchors[index]
             guard anchor > after else { continue }
             let value = chunk.values[index]
-            let end = chunk.duration.map { start &+ $0 } ?? start &+ ChunkKey.beatMicroseconds(value)
+            let end = chunk.duration.map { start &+ $0 } ?? start &+ BeatInterval.microseconds(value)
             items.append(.init(
                 start: start, end: end, id: Self.sampleID(gateway: chunk.gateway, anchor: anchor), value: value, context: context))
         }

@@ -20,16 +20,10 @@ struct ChunkKey: Hashable, Sendable {
         let start = sample.start.microsecondsSinceEpoch
         let end = sample.end.microsecondsSinceEpoch
         let value = sample.canonicalValue
-        duration = sample.type == .rrInterval && end &- start == Self.beatMicroseconds(value) ? nil : end &- start
+        duration = sample.type == .rrInterval && end &- start == BeatInterval.microseconds(value) ? nil : end &- start
         sensorLocation = sample.metadata.sensorLocation.map { Int16($0.rawValue) }
         sensorContact = sample.metadata.sensorContact
         metadata = Self.json(sample.metadata.extra)
-    }
-
-    /// A beat interval of `milliseconds`, in microseconds, rounded as the local store does.
-    static func beatMicroseconds(_ milliseconds: Double) -> Int64 {
-        let micros = (milliseconds * 1000).rounded()
-        return micros.isFinite && abs(micros) < 9e18 ? Int64(micros) : 0
     }
 
     static func json(_ extra: [String: String]) -> String? {

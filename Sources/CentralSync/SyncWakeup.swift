@@ -33,28 +33,21 @@ final class SyncWakeup: @unchecked Sendable {
     /// Sleeps until a signal (given since the last wait, or during this one), `stop`, or
     /// `duration`; returns false once stopped.
     @discardableResult
-    func wait(upTo duration: Duration) -> Bool {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        condition.lock()
-        defer { condition.unlock() }
-        while !pending && !stopped {
-            if !condition.wait(until: deadline) { break }
-        }
-        pending = false
-        return !stopped
-    }
+    func wait(upTo duration: Duration) -> Bool { sleep(for: duration, endedBySignal: true) }
 
     /// Sleeps for `duration` unless stopped; a commit does not end it. False once stopped.
     @discardableResult
-    func pause(for duration: Duration) -> Bool {
+    func pause(for duration: Duration) -> Bool { sleep(for: duration, endedBySignal: false) }
+
+    private func sleep(for duration: Duration, endedBySignal: Bool) -> Bool {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         let deadline = Date(timeIntervalSinceNow: seconds)
         condition.lock()
         defer { condition.unlock() }
-        while !stopped {
+        while !stopped && !(endedBySignal && pending) {
             if !condition.wait(until: deadline) { break }
         }
+        if endedBySignal { pending = false }
         return !stopped
     }
 }

@@ -78,6 +78,13 @@ public struct BeatInterval: Sendable, Hashable {
             laterStart: later.start.microsecondsSinceEpoch, laterMilliseconds: b)
     }
 
+    /// An interval of `milliseconds` in microseconds, rounded as the ingest pipeline places
+    /// beats: where a beat sample ends, `start + microseconds(value)`, in every store.
+    public static func microseconds(_ milliseconds: Double) -> Int64 {
+        let micros = (milliseconds * 1000).rounded()
+        return micros.isFinite && abs(micros) < 9e18 ? Int64(micros) : 0
+    }
+
     /// Whether an interval that starts at `laterStart` follows one that ends at `earlierEnd`
     /// with no beat missed: it starts within half the shorter of the two of where the other
     /// ends (beat times placed from notification times jitter by tens of milliseconds; a

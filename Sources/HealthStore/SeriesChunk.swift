@@ -33,10 +33,7 @@ struct ChunkShape: Hashable {
 
         /// A beat interval of `milliseconds` in microseconds, rounded as the ingest pipeline
         /// places beats.
-        static func beatMicroseconds(_ milliseconds: Double) -> Int64 {
-            let micros = (milliseconds * 1000).rounded()
-            return micros.isFinite && abs(micros) < 9e18 ? Int64(micros) : 0
-        }
+        static func beatMicroseconds(_ milliseconds: Double) -> Int64 { BeatInterval.microseconds(milliseconds) }
 
         /// Whether beat `later` (start, milliseconds) follows beat `earlier` with nothing
         /// missed between them.

@@ -344,7 +344,7 @@ let package = Package(
         .testTarget(name: "SeriesCodingTests", dependencies: ["SeriesCoding", "TestSupport"]),
         .testTarget(
             name: "DeviceDiscoveryTests",
-            dependencies: ["DeviceDiscovery", "SensorBackend", "SensorFrames", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["DeviceDiscovery", "SensorBackend", "SensorFrames", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ANTDecodingTests", dependencies: ["ANTDecoding", "TestSupport"]),
         .testTarget(

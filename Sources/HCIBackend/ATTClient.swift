@@ -73,6 +73,9 @@ public final class ATTClient: Sendable {
     /// responses with no request outstanding, notifications beyond ``notificationBuffer``.
     public var discardedPDUs: Int { state.withLock { $0.discarded } }
 
+    /// How many requests wait for the one under way to be answered.
+    public var requestsWaitingForTurn: Int { state.withLock { $0.waiting.count } }
+
     /// Sends `pdu` (a request) when the requests before it are done, and returns its response.
     ///
     /// An Error Response throws ``ATTClientError/errorResponse(request:handle:error:)``; a response

@@ -69,6 +69,7 @@ public final class IngestPipeline: Service, Sendable {
                             publishActivity()
                             var counters = ingestor.counters
                             counters.streamingSensors = activity.streamingCount
+                            logger.debug("flushed: \(counters.summary)")
                             onTick(counters)
                         case .locationOverrides(let overrides):
                             ingestor.updateLocationOverrides(overrides)
@@ -88,7 +89,6 @@ public final class IngestPipeline: Service, Sendable {
         publishActivity(force: true)
         let final = ingestor.counters
         counters.withLock { $0 = final }
-        logger.info(
-            "ingest stopped: \(final.frames) frames, \(final.stored) samples stored, \(final.unchanged) already stored, \(final.denied) not authorized, \(final.skipped) skipped")
+        logger.info("ingest stopped: \(final.summary)")
     }
 }

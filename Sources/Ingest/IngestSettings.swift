@@ -46,4 +46,11 @@ public struct IngestCounters: Sendable, Equatable {
     /// Sensors streaming now (live pipeline only).
     public var streamingSensors = 0
     public init() {}
+
+    /// What the pipeline did, as its log lines say it: "N frames, N samples stored, N already
+    /// stored, N not authorized, N skipped" (and the samples kept for the next write, if any).
+    public var summary: String {
+        let done = "\(frames) frames, \(stored) samples stored, \(unchanged) already stored, \(denied) not authorized, \(skipped) skipped"
+        return pending > 0 ? done + ", \(pending) kept for the next write" : done
+    }
 }

@@ -56,8 +56,10 @@ struct BlueZSensorsTests {
             try await eventually("subscribed again") { try await h.subscribed(a) && h.collected.count(of: a, .connected) == 2 }
             try await h.fake.command("notify \(a) 0641")
             try await eventually("second") { h.collected.notifications(of: a).count == 2 }
-            try await Task.sleep(for: .milliseconds(300))  // a negative check: no duplicate follows
-            #expect(h.collected.notifications(of: a) == [[0x06, 0x40], [0x06, 0x41]])
+            // A negative check, made once a later notification came: a duplicate would be before it.
+            try await h.fake.command("notify \(a) 06ff")
+            try await eventually("the later notification") { h.collected.notifications(of: a).last == [0x06, 0xff] }
+            #expect(h.collected.notifications(of: a).dropLast() == [[0x06, 0x40], [0x06, 0x41]])
             #expect(try await h.counter(a, "acquire_notify_calls") == 2)
             #expect(h.collected.states(of: a).contains { if case .backingOff = $0 { true } else { false } })
         }
@@ -71,8 +73,11 @@ struct BlueZSensorsTests {
             try await eventually("subscribed again") { try await h.subscribed(a) && h.collected.count(of: a, .connected) == 2 }
             try await h.fake.command("notify \(a) 0642")
             try await eventually("one notification") { h.collected.notifications(of: a).count == 1 }
-            try await Task.sleep(for: .milliseconds(300))  // a negative check: no second subscription's copy follows
-            #expect(h.collected.notifications(of: a) == [[0x06, 0x42]])
+            // A negative check, made once a later notification came: a second subscription's copy
+            // of the first would be before it (and the later one would come twice).
+            try await h.fake.command("notify \(a) 06ff")
+            try await eventually("the later notification") { h.collected.notifications(of: a).last == [0x06, 0xff] }
+            #expect(h.collected.notifications(of: a).dropLast() == [[0x06, 0x42]])
         }
     }
 
@@ -111,7 +116,10 @@ struct BlueZSensorsTests {
         let harness = try await BlueZHarness(scenario: scenario(strap(a), stranger))
         try await harness.withBackend { h in
             try await eventually("subscribed") { try await h.subscribed(a) }
-            try await Task.sleep(for: .seconds(1.5))  // a negative check: the stranger is not connected meanwhile
+            // A negative check, made once a trusted strap that appeared after the stranger is
+            // streaming: the backend has dealt with the stranger by then.
+            try await h.fake.command("add-device \(strap(b))")
+            try await eventually("the later strap subscribed") { try await h.subscribed(b) }
             #expect(try await h.counter(c, "connect_calls") == 0)
             #expect(h.collected.frames(of: c).isEmpty)
         }

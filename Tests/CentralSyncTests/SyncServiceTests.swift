@@ -34,16 +34,6 @@ final class LogLines: @unchecked Sendable {
 
 @Suite("hrmd's sync service")
 struct SyncServiceTests {
-    /// Waits (bounded) until `condition` holds, checking as the service's commits land.
-    private func eventually(_ what: String, within seconds: Double = 20, _ condition: () throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if try condition() { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        Issue.record("timed out waiting for \(what)")
-    }
-
     @Test("only what hrmd/sync may read leaves; a grant sends the history, a revoke stops the type, a deletion follows")
     func followsAuthorization() async throws {
         let fixture = try await CentralFixture()

@@ -4,19 +4,17 @@ import Logging
 import SensorBackend
 import SensorFrames
 import Synchronization
+import TestSupport
 import Testing
 
-/// Device events the test sends by hand.
+/// Device events the test sends by hand; it knows when the backend has dealt with them all.
 final class ScriptedEvents: HotplugEventSource {
-    private let stream: AsyncStream<HotplugEvent>
-    private let continuation: AsyncStream<HotplugEvent>.Continuation
+    private let sent = HandledEvents<HotplugEvent>()
 
-    init() {
-        (stream, continuation) = AsyncStream<HotplugEvent>.makeStream()
-    }
-
-    func events() throws -> AsyncStream<HotplugEvent> { stream }
-    func send(_ event: HotplugEvent) { continuation.yield(event) }
+    func events() throws -> AsyncStream<HotplugEvent> { sent.stream }
+    func send(_ event: HotplugEvent) { sent.send(event) }
+    /// Whether the backend has taken every event sent so far and come back for more.
+    var handledAll: Bool { sent.handledAll }
 }
 
 /// The statuses the backend reported, in order.
@@ -24,6 +22,25 @@ final class StatusLog: Sendable {
     private let entries = Mutex<[SensorStatus]>([])
     func append(_ status: SensorStatus) { entries.withLock { $0.append(status) } }
     var all: [SensorStatus] { entries.withLock { $0 } }
+}
+
+/// What the backend logged, each message in order.
+struct LogLines: LogHandler {
+    private let box: Box
+    private final class Box: Sendable { let entries = Mutex<[String]>([]) }
+    var logLevel: Logger.Level = .trace
+    var metadata: Logger.Metadata = [:]
+
+    init() { box = Box() }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) { box.entries.withLock { $0.append(event.message.description) } }
+
+    var lines: [String] { box.entries.withLock { $0 } }
 }
 
 /// What the fake child backends did, in order.
@@ -44,7 +61,7 @@ struct RecordingChild: SensorBackend {
         sink.report(SensorStatus(transport: .ant, device: SensorID("strap-on-\(device.devnode)"), state: .streaming))
         defer { log.append("stop \(device.devnode)") }
         while !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(10))
+            try? await Task.sleep(for: HangBound.duration)  // ends when the task is cancelled
         }
     }
 }
@@ -72,9 +89,10 @@ struct HotplugFixture {
     let events = ScriptedEvents()
     let children = ChildLog()
     let statuses = StatusLog()
+    let log = LogLines()
 
     func backend(kind: HotplugSensorKind = .ant, excluding excluded: Set<String> = []) -> HotplugSensors {
-        HotplugSensors(kind: kind, excluding: excluded, source: events, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })) { [children] device in
+        HotplugSensors(kind: kind, excluding: excluded, source: events, logger: Logger(label: "test", factory: { [log] _ in log })) { [children] device in
             RecordingChild(device: device, log: children)
         }
     }
@@ -83,26 +101,16 @@ struct HotplugFixture {
         FrameSink({ _ in }, status: { [statuses] status in statuses.append(status) })
     }
 
-    /// The bound on a wait here: TestSupport's `HangBound.duration` (120 s), which this target
-    /// does not link. A hang bound, not a speed: in a full run on two cores the pool can be busy
-    /// for many seconds.
-    static let hangBound: Duration = .seconds(120)
-
-    /// Waits for `condition`, at most ``hangBound``; records an issue when it never holds.
-    func eventually(_ what: Comment, _ condition: () -> Bool) async {
-        let deadline = ContinuousClock.now.advanced(by: Self.hangBound)
-        while !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting: \(what)")
-                return
-            }
-            try? await Task.sleep(for: .milliseconds(5))
+    /// Waits until the backend has dealt with every event sent so far: for negative checks,
+    /// made once the backend came back for the next event. A child it started meanwhile has
+    /// been logged ("… added") by then, if not yet started.
+    func settle() async throws {
+        try await eventually("the backend took every event sent") { events.handledAll }
+        let added = log.lines.filter { $0.hasSuffix(" added") }.count
+        try await eventually("a child started for each device the backend took") {
+            children.all.filter { $0.hasPrefix("start ") }.count >= added
         }
     }
-
-    /// Gives the backend a moment to (wrongly) react: for negative checks only, where no event
-    /// can show that nothing happened (on a busy machine such a check may pass without testing much).
-    func settle() async { try? await Task.sleep(for: .milliseconds(100)) }
 }
 
 func device(_ name: String, kind: HotplugSensorKind = .ant) -> HotplugDevice {
@@ -116,7 +124,7 @@ func device(_ name: String, kind: HotplugSensorKind = .ant) -> HotplugDevice {
         fixture.events.send(.added(device("ttyUSB0")))
         fixture.events.send(.added(device("ttyUSB1")))
         fixture.events.send(.initialScanFinished)
-        await fixture.eventually("both sticks served") { fixture.children.all.count == 2 }
+        try await eventually("both sticks served") { fixture.children.all.count == 2 }
         #expect(Set(fixture.children.all) == ["start /dev/ttyUSB0", "start /dev/ttyUSB1"])
         run.cancel()
         try await run.value
@@ -130,8 +138,8 @@ func device(_ name: String, kind: HotplugSensorKind = .ant) -> HotplugDevice {
         fixture.events.send(.added(device("ttyUSB0")))
         fixture.events.send(.initialScanFinished)
         fixture.events.send(.added(device("ttyUSB0")))  // the monitor saw it during the scan
-        await fixture.eventually("the stick served") { !fixture.children.all.isEmpty }
-        await fixture.settle()
+        try await eventually("the stick served") { !fixture.children.all.isEmpty }
+        try await fixture.settle()
         #expect(fixture.children.all == ["start /dev/ttyUSB0"])
         run.cancel()
         try await run.value
@@ -142,16 +150,16 @@ func device(_ name: String, kind: HotplugSensorKind = .ant) -> HotplugDevice {
         let run = Task { [fixture] in try await fixture.backend().run(into: fixture.sink) }
         fixture.events.send(.initialScanFinished)
         fixture.events.send(.added(device("ttyUSB0")))
-        await fixture.eventually("served") { fixture.children.all == ["start /dev/ttyUSB0"] }
+        try await eventually("served") { fixture.children.all == ["start /dev/ttyUSB0"] }
         fixture.events.send(.removed(syspath: "/sys/class/tty/ttyUSB0"))
-        await fixture.eventually("released") { fixture.children.all.last == "stop /dev/ttyUSB0" }
-        await fixture.eventually("its strap reported unplugged") {
+        try await eventually("released") { fixture.children.all.last == "stop /dev/ttyUSB0" }
+        try await eventually("its strap reported unplugged") {
             fixture.statuses.all.contains {
                 $0.device == "strap-on-/dev/ttyUSB0" && $0.state == .stopped(reason: "/dev/ttyUSB0 was unplugged")
             }
         }
         fixture.events.send(.added(device("ttyUSB0")))
-        await fixture.eventually("served again") { fixture.children.all.count == 3 }
+        try await eventually("served again") { fixture.children.all.count == 3 }
         #expect(fixture.children.all == ["start /dev/ttyUSB0", "stop /dev/ttyUSB0", "start /dev/ttyUSB0"])
         run.cancel()
         try await run.value
@@ -161,14 +169,14 @@ func device(_ name: String, kind: HotplugSensorKind = .ant) -> HotplugDevice {
         let fixture = HotplugFixture()
         let run = Task { [fixture] in try await fixture.backend().run(into: fixture.sink) }
         fixture.events.send(.initialScanFinished)
-        await fixture.eventually("a waiting status") { !fixture.statuses.all.isEmpty }
+        try await eventually("a waiting status") { !fixture.statuses.all.isEmpty }
         let first = try #require(fixture.statuses.all.first)
         #expect(first.state == .waiting(reason: "no ANT stick plugged in"))
         #expect(first.transport == .ant)
         #expect(first.device == "ant")
         fixture.events.send(.added(device("ttyUSB0")))
         fixture.events.send(.removed(syspath: "/sys/class/tty/ttyUSB0"))
-        await fixture.eventually("waiting again after the unplug") { fixture.statuses.all.filter { $0.device == "ant" }.count == 2 }
+        try await eventually("waiting again after the unplug") { fixture.statuses.all.filter { $0.device == "ant" }.count == 2 }
         run.cancel()
         try await run.value
     }
@@ -179,8 +187,8 @@ func device(_ name: String, kind: HotplugSensorKind = .ant) -> HotplugDevice {
         fixture.events.send(.added(device("ttyUSB0", kind: .ant)))
         fixture.events.send(.added(device("ttyACM0", kind: .serial)))
         fixture.events.send(.initialScanFinished)
-        await fixture.eventually("the serial sensor served") { !fixture.children.all.isEmpty }
-        await fixture.settle()
+        try await eventually("the serial sensor served") { !fixture.children.all.isEmpty }
+        try await fixture.settle()
         #expect(fixture.children.all == ["start /dev/ttyACM0"])
         #expect(fixture.statuses.all.map(\.device) == ["strap-on-/dev/ttyACM0"])
         run.cancel()
@@ -193,8 +201,8 @@ func device(_ name: String, kind: HotplugSensorKind = .ant) -> HotplugDevice {
         fixture.events.send(.added(device("ttyUSB0")))
         fixture.events.send(.initialScanFinished)
         fixture.events.send(.removed(syspath: "/sys/class/tty/ttyS0"))
-        await fixture.eventually("served") { !fixture.children.all.isEmpty }
-        await fixture.settle()
+        try await eventually("served") { !fixture.children.all.isEmpty }
+        try await fixture.settle()
         #expect(fixture.children.all == ["start /dev/ttyUSB0"])
         run.cancel()
         try await run.value
@@ -206,8 +214,8 @@ func device(_ name: String, kind: HotplugSensorKind = .ant) -> HotplugDevice {
         fixture.events.send(.added(device("ttyUSB0")))
         fixture.events.send(.added(device("ttyUSB1")))
         fixture.events.send(.initialScanFinished)
-        await fixture.eventually("the other stick served") { !fixture.children.all.isEmpty }
-        await fixture.settle()
+        try await eventually("the other stick served") { !fixture.children.all.isEmpty }
+        try await fixture.settle()
         #expect(fixture.children.all == ["start /dev/ttyUSB1"])
         run.cancel()
         try await run.value
@@ -221,10 +229,10 @@ func device(_ name: String, kind: HotplugSensorKind = .ant) -> HotplugDevice {
         let run = Task { [fixture] in try await backend.run(into: fixture.sink) }
         fixture.events.send(.initialScanFinished)
         fixture.events.send(.added(device("ttyUSB0")))
-        await fixture.eventually("the child failed") { fixture.children.all.count == 1 }
-        await fixture.eventually("waiting again once nothing is served") { fixture.statuses.all.count == 2 }
+        try await eventually("the child failed") { fixture.children.all.count == 1 }
+        try await eventually("waiting again once nothing is served") { fixture.statuses.all.count == 2 }
         fixture.events.send(.added(device("ttyUSB0")))
-        await fixture.eventually("tried again on the next plug") { fixture.children.all.count == 2 }
+        try await eventually("tried again on the next plug") { fixture.children.all.count == 2 }
         run.cancel()
         try await run.value
     }

@@ -102,7 +102,9 @@ struct BLEEndToEndTests {
         let daemon = try setup.startDaemon(["--sensor", "ble:\(a)"])
         try await eventually("subscribed") { try await setup.subscribed(a) }
         setup.fake.kill()
-        try await Task.sleep(for: .milliseconds(500))  // a negative check: hrmd outlives bluetoothd
+        // A negative check, made once hrmd has noticed and flushed since.
+        try await eventually("hrmd notices bluetoothd is gone") { daemon.standardError.contains("bluetoothd not running") }
+        try await daemon.waitForFlushes(1, after: daemon.flushes, "bluetoothd went")
         #expect(daemon.isRunning)
         setup.fake = try await FakeBlueZ(bus: setup.bus, scenario: setup.scenario, in: setup.harness.directory)
         try await eventually("subscribed again") { try await setup.subscribed(a) }

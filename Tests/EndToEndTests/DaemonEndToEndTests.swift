@@ -10,14 +10,15 @@ struct DaemonEndToEndTests {
         // No --duration here: on a loaded machine the grant below may come many seconds after
         // start-up, and the daemon must still be running then. SIGTERM ends it.
         let daemon = try harness.startDaemon([
-            "--sensor", "mock:hz=5,seed=1", "--sensor", "mock:hz=5,location=wrist,seed=2",
+            "--log-level", "debug", "--sensor", "mock:hz=5,seed=1", "--sensor", "mock:hz=5,location=wrist,seed=2",
         ])
         try await eventually("hrmd asks for permission in its log") {
             daemon.standardError.contains("hrmctl auth grant hrmd heart-rate")
         }
         let listed = try await harness.hrmctl("auth", "list", "--output", "json")
         #expect(listed.stdout.contains(#""source":"hrmd","type":"heart-rate","share":"notDetermined""#))
-        try await Task.sleep(for: .seconds(1))  // a negative check: nothing stored meanwhile
+        // A negative check, made after a flush that took samples to the store and had them refused.
+        try await eventually("a flush refuses samples") { daemon.flushes.contains { $0.denied > 0 } }
         let before = try await harness.hrmctl("samples")
         #expect(before.exitCode == 0)
         #expect(before.stdout.contains("no samples"))
@@ -58,7 +59,7 @@ struct DaemonEndToEndTests {
     func revokeAndRegrant() async throws {
         let harness = try Harness()
         _ = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate")
-        let daemon = try harness.startDaemon(["--sensor", "mock:hz=20"])
+        let daemon = try harness.startDaemon(["--log-level", "debug", "--sensor", "mock:hz=20"])
         try await eventually("samples arrive") { try await harness.samples().count >= 20 }
 
         let revoke = try await harness.hrmctl("auth", "revoke", "hrmd", "heart-rate")
@@ -66,7 +67,9 @@ struct DaemonEndToEndTests {
         // hrmd logs the revoke when it applies it, at its next write: from then on nothing is stored.
         try await eventually("the revoke is logged") { daemon.standardError.contains("was revoked") }
         let afterRevoke = try await harness.samples().count
-        try await Task.sleep(for: .seconds(1.5))  // a negative check: longer than a flush interval
+        // A negative check, made after two more flushes: the second began after the count above
+        // was read.
+        try await daemon.waitForFlushes(2, after: daemon.flushes, "the count")
         #expect(try await harness.samples().count == afterRevoke, "nothing stored after a revoke")
 
         _ = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate")
@@ -82,9 +85,13 @@ struct DaemonEndToEndTests {
         // A flush interval far longer than the run: only the shutdown flush can write.
         try "[hrmd]\nflush-interval = 60\n".write(toFile: config, atomically: true, encoding: .utf8)
         _ = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate")
-        let daemon = try harness.startDaemon(["--config", config, "--sensor", "mock:hz=20,contact-loss=0"])
+        // The frames are recorded as they arrive: the trace shows what hrmd holds unwritten.
+        let traces = harness.directory.file("traces")
+        try FileManager.default.createDirectory(atPath: traces, withIntermediateDirectories: false)
+        let daemon = try harness.startDaemon(["--config", config, "--record", traces, "--sensor", "mock:hz=20,contact-loss=0"])
         try await eventually("the sensor streams") { daemon.standardError.contains("sensor mock-1 started") }
-        try await Task.sleep(for: .seconds(2))  // a negative check: nothing written meanwhile
+        // A negative check, made once hrmd has taken 30 frames (recorded as they came).
+        try await eventually("30 frames recorded") { try Self.recordedFrames(in: traces) >= 30 }
         #expect(try await harness.samples().isEmpty, "nothing is written before the flush interval")
         daemon.send(SIGTERM)
         #expect(try await daemon.wait() == .exited(0), "\(daemon.standardError)")
@@ -187,5 +194,13 @@ struct DaemonEndToEndTests {
         #expect(!samples.isEmpty)
         #expect(samples.allSatisfy { ($0["metadata"] as? [String: Any])?["sensorLocation"] as? String == "finger" })
         #expect(samples.allSatisfy { ($0["device"] as? [String: Any])?["identifier"] as? String == "left" })
+    }
+
+    /// The Heart Rate Measurements hrmd has recorded in the traces of `directory` so far.
+    static func recordedFrames(in directory: String) throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".trace.jsonl") }.reduce(0) { total, name in
+            let text = try String(contentsOfFile: directory + "/" + name, encoding: .utf8)
+            return total + text.split(separator: "\n").filter { $0.contains(#""kind":"notify","characteristic":"2a37""#) }.count
+        }
     }
 }

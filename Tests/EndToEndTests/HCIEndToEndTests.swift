@@ -26,7 +26,7 @@ struct HCIEndToEndTests {
         .enabled(if: kernelHasNoBluetooth, "this kernel has Bluetooth sockets"))
     func noBluetoothWaitedOut() async throws {
         let harness = try Harness()
-        let daemon = try harness.startDaemon(["--sensor", "hci", "--sensor", "ble:\(strap)"])
+        let daemon = try harness.startDaemon(["--log-level", "debug", "--sensor", "hci", "--sensor", "ble:\(strap)"])
         try await eventually("the state in the log") {
             daemon.standardError.contains("\(strap): waiting (\(noBluetooth))")
         }
@@ -38,7 +38,8 @@ struct HCIEndToEndTests {
         }
         let table = try await harness.hrmctl(["devices", "--store", harness.store], withStore: false)
         #expect(table.stdout.contains("waiting") && table.stdout.contains(noBluetooth), "\(table.stdout)")
-        try await Task.sleep(for: .seconds(2))  // retries with backoff meanwhile
+        // A negative check, made after two more flushes while the backend waits and retries.
+        try await daemon.waitForFlushes(2, after: daemon.flushes, "the waiting row")
         #expect(daemon.isRunning, "\(daemon.standardError)")
         daemon.send(SIGTERM)
         #expect(try await daemon.wait() == .exited(0), "\(daemon.standardError)")

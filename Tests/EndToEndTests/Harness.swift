@@ -47,3 +47,44 @@ final class Harness: @unchecked Sendable {
         return ["auth", "samples"].contains(command) && !arguments.contains("--store")
     }
 }
+
+/// What hrmd's ingest said at one periodic flush, read from its debug line ("flushed: N
+/// frames, N samples stored, N already stored, N not authorized, …"): the positive event a
+/// "nothing was stored" check waits for, since it proves that samples reached the store's
+/// authorization and write in the meantime.
+struct FlushReport: Equatable {
+    var frames: Int
+    var stored: Int
+    var denied: Int
+    /// Samples the flush could not write and keeps for the next.
+    var kept: Int
+
+    /// Every flush `log` (hrmd's standard error, at `--log-level debug`) reports, in order.
+    static func all(in log: String) -> [FlushReport] {
+        log.split(separator: "\n").compactMap { line in
+            guard let range = line.range(of: "flushed: ") else { return nil }
+            func count(_ label: String) -> Int? {
+                line[range.upperBound...].split(separator: ",").lazy
+                    .compactMap { part -> Int? in
+                        let words = part.split(separator: " ", maxSplits: 1)
+                        return words.count == 2 && words[1] == label ? Int(words[0]) : nil
+                    }.first
+            }
+            guard let frames = count("frames"), let stored = count("samples stored"), let denied = count("not authorized") else {
+                return nil
+            }
+            return FlushReport(frames: frames, stored: stored, denied: denied, kept: count("kept for the next write") ?? 0)
+        }
+    }
+}
+
+extension ChildProcess {
+    /// The flushes this hrmd has reported so far (it must run at `--log-level debug`).
+    var flushes: [FlushReport] { FlushReport.all(in: standardError) }
+
+    /// Waits until this hrmd has reported `count` more flushes than `earlier`, each after the one
+    /// before: the positive event a check that nothing happened waits for.
+    func waitForFlushes(_ count: Int, after earlier: [FlushReport], _ what: String) async throws {
+        try await eventually("\(count) flush(es) after \(what)") { flushes.count >= earlier.count + count }
+    }
+}

@@ -112,29 +112,18 @@ struct OldStoreEndToEndTests {
         // build directory may be in root's home); otherwise the directory's mode keeps its owner out.
         let hrmctl = harness.directory.file("hrmctl")
         if geteuid() == 0 {
-            // Written through a close-on-exec descriptor: children other tests start meanwhile
-            // must not keep it open for writing, or running the copy fails (ETXTBSY).
-            let bytes = try #require(FileManager.default.contents(atPath: BuiltProducts.hrmctl))
-            let descriptor = open(hrmctl, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
-            try #require(descriptor >= 0)
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            close(descriptor)
-            try #require(written == bytes.count)
+            // Written by cp, a process of its own: a child that another test forks meanwhile
+            // inherits no descriptor open for writing on the copy, which would make running it
+            // fail (ETXTBSY) until that child execs.
+            let copy = try await ChildProcess.run("/bin/cp", [BuiltProducts.hrmctl, hrmctl], in: harness.directory)
+            try #require(copy.exitCode == 0, "\(copy.stderr)")
+            chmod(hrmctl, 0o755)
         }
         func asReader(_ arguments: [String]) async throws -> CommandResult {
             guard geteuid() == 0 else { return try await harness.hrmctl(arguments, withStore: false) }
-            // A child another test forks while the copy is being written holds it until it execs
-            // (ETXTBSY, "Text file busy"): the copy is run again then, a few times at most.
-            var result: CommandResult
-            var tries = 0
-            repeat {
-                if tries > 0 { try await Task.sleep(for: .milliseconds(200)) }
-                tries += 1
-                result = try await ChildProcess.run(
-                    "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", hrmctl] + arguments,
-                    environment: harness.environment, in: harness.directory)
-            } while result.exitCode == 126 && result.stderr.contains("Text file busy") && tries < 10
-            return result
+            return try await ChildProcess.run(
+                "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", hrmctl] + arguments,
+                environment: harness.environment, in: harness.directory)
         }
         let read = try await asReader(["samples", "--output", "json", "--store", current])
         #expect(read.exitCode == 0, "\(read.stderr)")

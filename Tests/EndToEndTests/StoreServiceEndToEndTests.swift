@@ -50,7 +50,7 @@ struct StoreServiceEndToEndTests {
 
         func startService(_ sensors: [String]) throws -> ChildProcess {
             try ChildProcess(
-                BuiltProducts.hrmd, ["--serve", "--store", harness.store] + sensors.flatMap { ["--sensor", $0] },
+                BuiltProducts.hrmd, ["--serve", "--store", harness.store, "--log-level", "debug"] + sensors.flatMap { ["--sensor", $0] },
                 environment: environment, outputDirectory: harness.directory.path)
         }
     }
@@ -119,8 +119,9 @@ struct StoreServiceEndToEndTests {
         #expect(lines(devices.stdout).count >= 2, "\(devices.stdout)")
 
         // A closed range in the past: the same data either way.
-        try await Task.sleep(for: .seconds(2))  // not a wait for an event: the range must end in the past
-        let until = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 2).rounded(.down))
+        // It ends before two flushes that began after it: every sample in it is stored by then.
+        let until = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        try await daemon.waitForFlushes(2, after: daemon.flushes, "the range's end")
         let formatter = ISO8601DateFormatter()
         let range = ["--since", formatter.string(from: until.addingTimeInterval(-120)), "--until", formatter.string(from: until)]
         for arguments in [
@@ -137,7 +138,8 @@ struct StoreServiceEndToEndTests {
 
         // Ingestion stops storing once revoked: the inventory is then the same either way.
         #expect(try await setup.service(["auth", "revoke", "hrmd", "heart-rate"]).exitCode == 0)
-        try await Task.sleep(for: .seconds(2))
+        try await eventually("the revoke applied") { daemon.standardError.contains("was revoked") }
+        try await daemon.waitForFlushes(1, after: daemon.flushes, "the revoke")
         let sources = try await setup.service(["sources"])
         #expect(sources.exitCode == 0, "\(sources.stderr)")
         #expect(sources.stdout == (try await setup.file(["sources"])).stdout)

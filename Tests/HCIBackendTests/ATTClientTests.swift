@@ -45,14 +45,23 @@ import Testing
 
     @Test func concurrentRequestsTakeTurns() async throws {
         let overlapped = Mutex(false)
-        let slowFirstAnswer = ScriptedGATTServer.Cue(ATTPDU.Opcode.readRequest, handle: location, [
+        let theClient = Mutex<ATTClient?>(nil)
+        let heldFirstAnswer = ScriptedGATTServer.Cue(ATTPDU.Opcode.readRequest, handle: location, [
             .perform { server in
-                usleep(100_000)
+                // The answer is held until the other request waits for its turn (or came first and
+                // was answered), or arrives here without waiting.
+                let deadline = ContinuousClock.now.advanced(by: HangBound.duration)
+                while theClient.withLock({ $0?.requestsWaitingForTurn ?? 0 }) == 0 && server.received.count < 2
+                    && !server.hasInputWaiting && ContinuousClock.now < deadline
+                {
+                    usleep(1_000)
+                }
                 overlapped.withLock { $0 = server.hasInputWaiting }
             },
             .answer,
         ])
-        let (server, client) = try connect(cues: [slowFirstAnswer])
+        let (server, client) = try connect(cues: [heldFirstAnswer])
+        theClient.withLock { $0 = client }
         defer { withExtendedLifetime(server) {} }
         defer { client.close() }
         let battery = try #require(table.valueHandle(of: .batteryLevel))

@@ -185,7 +185,9 @@ struct PostgresClientTests {
         let connection = try postgres.connect()
         let killer = try postgres.connect()
         #expect(try killer.execute("SELECT pg_terminate_backend($1)", [String(connection.backendPID)]).bool(0, 0))
-        usleep(200_000)
+        try await eventually("the backend ended") {
+            try killer.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = $1", [String(connection.backendPID)]).int(0, 0) == 0
+        }
         do {
             try connection.execute("SELECT 1")
             Issue.record("the statement ran")

@@ -16,23 +16,27 @@ final class SilentListener: @unchecked Sendable {
 
 /// A loopback TCP proxy to one upstream port, for one client, that forwards both ways until
 /// `blackhole()`: from then on it forwards nothing and closes nothing, like a proxy whose
-/// far side vanished. Its listener stays open without accepting.
+/// far side vanished, until the proxy itself goes. Its listener stays open without accepting.
 final class BlackholingProxy: @unchecked Sendable {
     let port: Int
     private let listener: Int32
-    private var wake: [Int32] = [-1, -1]
+    /// Written once by `blackhole()`: forwarding stops.
+    private let silence: [Int32]
+    /// Written once as the proxy goes: the held connections close and the thread ends.
+    private let release: [Int32]
+    private let ended = DispatchSemaphore(value: 0)
     private let thread: Thread
 
     init(upstreamPort: Int) throws {
         let (listener, port) = try Loopback.listen()
         self.listener = listener
         self.port = port
-        var pipeEnds: [Int32] = [-1, -1]
-        guard pipe(&pipeEnds) == 0 else { throw POSIXError(.EIO) }
-        wake = pipeEnds
-        let wakeRead = pipeEnds[0]
+        silence = try Self.pipeEnds()
+        release = try Self.pipeEnds()
+        let (silenceRead, releaseRead, ended) = (silence[0], release[0], ended)
         thread = Thread {
-            Self.serve(listener: listener, upstreamPort: upstreamPort, wake: wakeRead)
+            Self.serve(listener: listener, upstreamPort: upstreamPort, silence: silenceRead, release: releaseRead)
+            ended.signal()
         }
         thread.start()
     }
@@ -40,40 +44,49 @@ final class BlackholingProxy: @unchecked Sendable {
     /// Stops forwarding, for good.
     func blackhole() {
         var byte: UInt8 = 1
-        _ = write(wake[1], &byte, 1)
+        _ = write(silence[1], &byte, 1)
     }
 
     deinit {
         blackhole()
-        usleep(50_000)
-        close(listener)
+        var byte: UInt8 = 1
+        _ = write(release[1], &byte, 1)
+        ended.wait()
+        (silence + release + [listener]).forEach { close($0) }
     }
 
-    private static func serve(listener: Int32, upstreamPort: Int, wake: Int32) {
-        var entries = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-        guard poll(&entries, 2, 30_000) > 0, entries[1].revents == 0 else { return }
+    private static func pipeEnds() throws -> [Int32] {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw POSIXError(.EIO) }
+        return ends
+    }
+
+    /// Whether `fd` became readable within `milliseconds` (a bound on a test that hangs).
+    private static func readable(_ fds: [Int32], within milliseconds: Int32) -> [Bool]? {
+        var entries = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        guard poll(&entries, nfds_t(entries.count), milliseconds) > 0 else { return nil }
+        return entries.map { $0.revents != 0 }
+    }
+
+    private static func serve(listener: Int32, upstreamPort: Int, silence: Int32, release: Int32) {
+        guard let ready = readable([listener, silence], within: 120_000), !ready[1] else { return }
         let client = accept(listener, nil, nil)
         guard client >= 0, let upstream = try? Loopback.connect(port: upstreamPort) else { return }
-        var held = [client, upstream]
-        var buffer = [UInt8](repeating: 0, count: 65536)
         defer {
-            // Held open a while after the blackhole (a silent peer), then closed.
-            usleep(20_000_000)
-            held.forEach { close($0) }
-            held = []
+            // Held open after the blackhole (a silent peer) until the proxy goes.
+            _ = readable([release], within: 120_000)
+            close(client)
+            close(upstream)
         }
+        var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            var set = [
-                pollfd(fd: client, events: Int16(POLLIN), revents: 0), pollfd(fd: upstream, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
-            ]
-            guard poll(&set, 3, 60_000) > 0, set[2].revents == 0 else { return }
-            for (from, to) in [(0, 1), (1, 0)] where set[from].revents != 0 {
-                let count = read(set[from].fd, &buffer, buffer.count)
+            guard let ready = readable([client, upstream, silence], within: 120_000), !ready[2] else { return }
+            for (from, to) in [(client, upstream), (upstream, client)] where ready[from == client ? 0 : 1] {
+                let count = read(from, &buffer, buffer.count)
                 if count <= 0 { return }
                 var sent = 0
                 while sent < count {
-                    let written = buffer.withUnsafeBytes { write(set[to].fd, $0.baseAddress! + sent, count - sent) }
+                    let written = buffer.withUnsafeBytes { write(to, $0.baseAddress! + sent, count - sent) }
                     if written <= 0 { return }
                     sent += written
                 }

@@ -282,6 +282,7 @@ struct ExportedObjectTests {
         defer { service.server.close() }
         var calls = service.calls.makeAsyncIterator()
         let leaving = try service.client()
+        let leavingName = try await leaving.uniqueName
         let readEnd: DBusFileDescriptor
         let abandoned: Task<[DBusValue], any Error>
         do {
@@ -295,7 +296,19 @@ struct ExportedObjectTests {
             #expect(call.member == "Hold")
             leaving.close()
             _ = await abandoned.result
-            try await Task.sleep(for: .milliseconds(100))  // the bus daemon notices the caller is gone
+            // Once the bus daemon has noticed that the caller is gone, its name has no owner.
+            let observer = try service.client()
+            defer { observer.close() }
+            try await eventually("the bus daemon dropped the caller's name") {
+                do {
+                    _ = try await observer.call(
+                        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                        member: "GetNameOwner", arguments: [.string(leavingName)])
+                    return false
+                } catch {
+                    return "\(error)".contains("NameHasNoOwner")
+                }
+            }
             call.reply([.bool(true)])
         }
         // Every copy of the write end is closed once the call and its message are released:

@@ -36,6 +36,8 @@ public final class FakeANTStick: @unchecked Sendable {
     private let garbageEvery: Int?
     private let lock = NSLock()
     private var thread: Thread?
+    /// Signalled once when the thread ends.
+    private let ended = DispatchSemaphore(value: 0)
     private var stopping = false
     private var _broadcasts = 0
     private var _commands: [ANTMessage] = []
@@ -56,7 +58,10 @@ public final class FakeANTStick: @unchecked Sendable {
     public var commands: [ANTMessage] { lock.withLock { _commands } }
 
     public func start() {
-        let thread = Thread { [self] in run() }
+        let thread = Thread { [self] in
+            run()
+            ended.signal()
+        }
         thread.name = "fake ANT stick"
         self.thread = thread
         thread.start()
@@ -64,7 +69,11 @@ public final class FakeANTStick: @unchecked Sendable {
 
     public func stop() {
         lock.withLock { stopping = true }
-        while thread?.isFinished == false { usleep(10_000) }
+        guard thread != nil else { return }
+        // The thread ends at its next read, bounded by the port's poll; the hang bound only keeps
+        // a broken one from holding the test for ever.
+        _ = ended.wait(timeout: .now() + .seconds(Int(HangBound.duration.components.seconds)))
+        thread = nil
     }
 
     private struct OpenChannel {

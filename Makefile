@@ -82,7 +82,7 @@ INSTALLED := \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish \
 	$(addprefix $(WEBDIR)/,$(WEB_FILES:web/%=%))
 
-.PHONY: all help deps build test check-docs check-package module-map check-module-map check-bluetooth check-service check-service-bus check-http check-web check-mqtt check-central check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-live bench-service bench-ble bench-ble-vm bench-mqtt bench-central bench-central-shape release install uninstall clean
+.PHONY: all help deps build build-tests swift-test test check-docs check-package module-map check-module-map check-bluetooth check-service check-service-bus check-http check-web check-mqtt check-central check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-live bench-service bench-ble bench-ble-vm bench-mqtt bench-central bench-central-shape release install uninstall clean
 
 ## all: the default target: build
 all: build
@@ -108,24 +108,21 @@ deps:
 build: deps
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
 
-## test: set up, build and run every test (unit, store, pipeline, end to end) and the check-* targets
-test: deps
+## test: set up, build and run every test (unit, store, pipeline, end to end) and the check-* targets,
+## HRMD_TEST_JOBS of them at a time (default: cores + 1); prints each part's output whole as it ends,
+## then the time and tests of each part (Tests/parts.py; logs in .build/test-parts)
+TEST_PARTS := check-bluetooth swift-test check-fuzz check-central check-http check-web check-service-bus check-mqtt \
+	check-service check-rules check-fake-bluez check-captures check-docs
+test:
+	/usr/bin/python3 Tests/parts.py +deps +build-tests +check-package +check-module-map $(TEST_PARTS)
+
+## build-tests: the debug build of every program and test suite (what make test runs)
+build-tests: deps
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
+
+## swift-test: the Swift Testing suites of the debug build (at most 25 min; make build-tests first)
+swift-test:
 	timeout --kill-after=30 1500 $(SWIFT) test --skip-build
-	$(MAKE) --no-print-directory check-package
-	$(MAKE) --no-print-directory check-module-map
-	$(MAKE) --no-print-directory check-docs
-	$(MAKE) --no-print-directory check-service
-	$(MAKE) --no-print-directory check-rules
-	$(MAKE) --no-print-directory check-fake-bluez
-	$(MAKE) --no-print-directory check-captures
-	$(MAKE) --no-print-directory check-service-bus
-	$(MAKE) --no-print-directory check-http
-	$(MAKE) --no-print-directory check-web
-	$(MAKE) --no-print-directory check-mqtt
-	$(MAKE) --no-print-directory check-central
-	$(MAKE) --no-print-directory check-fuzz
-	$(MAKE) --no-print-directory check-bluetooth
 
 ## check-package: the manifest's shape: the client library's few modules, no Sources/ target on test code, no unsafe flags
 check-package:

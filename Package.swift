@@ -227,7 +227,7 @@ let package = Package(
         // The central store in PostgreSQL that gateways sync into: its schema and migrations, a
         // gateway's batches applied exactly once with its cursor, the identity of samples across
         // gateways, and reads for hrmctl. Knows nothing of Bluetooth or of the local store's files.
-        .target(name: "CentralStore", dependencies: ["HealthModel", "PostgresClient"]),
+        .target(name: "CentralStore", dependencies: ["HealthModel", "PostgresClient", "SeriesCoding"]),
         // hrmd's sync service: follows the local store's anchored changes as the source hrmd/sync
         // and sends them to the central store in batches, through every fault.
         .target(

@@ -2,6 +2,7 @@ import Foundation
 import HealthModel
 import PostgresClient
 import Timestamps
+import SeriesCoding
 
 /// One row of `CentralReader.chunkColumns`, its arrays decoded.
 struct ChunkRow {
@@ -80,71 +81,31 @@ struct ContextTable {
     }
 }
 
-/// Merges the samples of chunks read in order of their first starts (or in reverse) into one
-/// stream ordered by (start, id), as the local store's `SampleStream` does: samples wait until
-/// no chunk still to come can precede them (in start order, until the next chunk starts after
-/// them; newest first, until they lie past the UTC hour of the next chunk, which a chunk never
-/// leaves).
+/// The samples of a query's chunks as one stream ordered by (start, id), as the local store
+/// orders its own (``ChunkMerge``).
 struct MergeStream {
-    struct Item {
+    struct Item: MergedSample {
         var start: Int64
         var end: Int64
         var id: Int64
         var value: Double
         var context: Int
+
+        var tieBreak: Int64 { id }
     }
 
-    let newestFirst: Bool
-    private var buffer: [Item] = []
-    private var head = 0
+    private var merge: ChunkMerge<Item>
 
-    init(newestFirst: Bool) { self.newestFirst = newestFirst }
+    init(newestFirst: Bool) { merge = ChunkMerge(newestFirst: newestFirst) }
 
-    private func precedes(_ a: Item, _ b: Item) -> Bool {
-        newestFirst ? (a.start, a.id) > (b.start, b.id) : (a.start, a.id) < (b.start, b.id)
-    }
+    var newestFirst: Bool { merge.newestFirst }
 
     mutating func drain(beforeChunkAt nextChunkStart: Int64?, _ emit: (Item) -> Bool) -> Bool {
-        while head < buffer.count {
-            let item = buffer[head]
-            if let next = nextChunkStart {
-                let final = newestFirst ? item.start >= (ChunkRuns.hourOf(next) + 1) * ChunkRuns.hour : item.start < next
-                guard final else { break }
-            }
-            head += 1
-            guard emit(item) else { return false }
-        }
-        if head == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-            head = 0
-        }
-        return true
+        merge.drain(beforeChunkAt: nextChunkStart, emit)
     }
 
     /// Adds items in any order.
-    mutating func add(_ added: [Item]) {
-        guard !added.isEmpty else { return }
-        var items = added
-        items.sort { precedes($0, $1) }
-        if head == buffer.count || precedes(buffer[buffer.count - 1], items[0]) {
-            buffer += items
-            return
-        }
-        var merged: [Item] = []
-        merged.reserveCapacity(buffer.count - head + items.count)
-        var (i, j) = (head, 0)
-        while i < buffer.count || j < items.count {
-            if j == items.count || (i < buffer.count && precedes(buffer[i], items[j])) {
-                merged.append(buffer[i])
-                i += 1
-            } else {
-                merged.append(items[j])
-                j += 1
-            }
-        }
-        buffer = merged
-        head = 0
-    }
+    mutating func add(_ added: [Item]) { merge.add(unordered: added) }
 }
 
 /// What a sample query asks besides type and range, as SQL conditions on `c` or `x` columns

@@ -1,5 +1,6 @@
 import Foundation
 import HealthModel
+import SeriesCoding
 
 /// What the samples of one chunk share, besides the gateway and type: who wrote them, what
 /// measured them, how each one's end follows from its start, and their metadata. Samples of
@@ -59,11 +60,9 @@ struct ChunkRuns {
     /// Points of new chunks, one array per chunk.
     var created: [[Point]] = []
 
-    static let hour: Int64 = 3_600_000_000
+    static let hour: Int64 = UTCHour.microseconds
 
-    static func hourOf(_ micros: Int64) -> Int64 {
-        micros >= 0 ? micros / hour : (micros - hour + 1) / hour
-    }
+    static func hourOf(_ micros: Int64) -> Int64 { UTCHour.of(micros) }
 
     init(points: [Point], open: OpenChunk?, capacity: Int) {
         var current: (firstStart: Int64, lastStart: Int64, count: Int)? = open.map { ($0.firstStart, $0.lastStart, $0.count) }

@@ -1,5 +1,6 @@
 import HealthModel
 import GRDB
+import SeriesCoding
 import Timestamps
 
 /// What the samples of one chunk share when they are read back: who wrote them, what
@@ -78,52 +79,30 @@ struct ChunkContexts {
     }
 }
 
-/// Merges the samples of chunks read in order of their starts (or in reverse) into one
-/// stream ordered by (start, id), as one table ordered them. Chunks of different keys
-/// overlap in time, so samples wait in a buffer until no chunk still to come can precede
-/// them: in start order, until the next chunk starts after them; newest first, until they
-/// lie past the hour of the next chunk (a chunk never leaves its UTC hour).
+/// The samples of a query's chunks as one stream ordered by (start, anchor), as one table
+/// ordered them (``ChunkMerge``).
 struct SampleStream {
-    struct Item {
+    struct Item: MergedSample {
         var start: Int64
         var anchor: Int64
         var value: Double
         var precededByGap: Bool
         var context: Int
+
+        var tieBreak: Int64 { anchor }
     }
 
-    let newestFirst: Bool
-    private var buffer: [Item] = []
-    private var head = 0
+    private var merge: ChunkMerge<Item>
 
-    init(newestFirst: Bool) { self.newestFirst = newestFirst }
+    init(newestFirst: Bool) { merge = ChunkMerge(newestFirst: newestFirst) }
 
-    /// Whether `a` comes before `b` in the stream.
-    @inline(__always)
-    private func precedes(_ a: Item, _ b: Item) -> Bool {
-        newestFirst
-            ? (a.start, a.anchor) > (b.start, b.anchor)
-            : (a.start, a.anchor) < (b.start, b.anchor)
-    }
+    var newestFirst: Bool { merge.newestFirst }
 
     /// Hands `emit` the buffered samples that no chunk starting at `nextChunkStart` or
     /// beyond (nil: no chunk is left) can precede; stops early when `emit` returns false, and
     /// then returns false.
     mutating func drain(beforeChunkAt nextChunkStart: Int64?, _ emit: (Item) throws -> Bool) rethrows -> Bool {
-        while head < buffer.count {
-            let item = buffer[head]
-            if let next = nextChunkStart {
-                let final = newestFirst ? item.start >= (SeriesBlobs.hour(of: next) + 1) * SeriesBlobs.hour : item.start < next
-                guard final else { break }
-            }
-            head += 1
-            guard try emit(item) else { return false }
-        }
-        if head == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-            head = 0
-        }
-        return true
+        try merge.drain(beforeChunkAt: nextChunkStart, emit)
     }
 
     /// Adds the points of a chunk that start in [since, until).
@@ -138,24 +117,7 @@ struct SampleStream {
                 start: points.starts[index], anchor: points.anchors[index], value: points.values[index],
                 precededByGap: points.precededByGap[index], context: context))
         }
-        if newestFirst { items.reverse() }
-        if head == buffer.count || precedes(buffer[buffer.count - 1], items[0]) {
-            buffer += items
-            return
-        }
-        var merged: [Item] = []
-        merged.reserveCapacity(buffer.count - head + items.count)
-        var (i, j) = (head, 0)
-        while i < buffer.count || j < items.count {
-            if j == items.count || (i < buffer.count && precedes(buffer[i], items[j])) {
-                merged.append(buffer[i])
-                i += 1
-            } else {
-                merged.append(items[j])
-                j += 1
-            }
-        }
-        buffer = merged
-        head = 0
+        if merge.newestFirst { items.reverse() }
+        merge.add(ordered: items)
     }
 }

@@ -192,13 +192,11 @@ enum SeriesBlobs {
     static let maximumCount = 512
     /// A chunk never spans two UTC hours: a sample's chunk is found from its hour, and
     /// statistics by the hour or the day take a chunk's summary whole.
-    static let hour: Int64 = 3_600_000_000
+    static let hour: Int64 = UTCHour.microseconds
 
     /// The UTC hour a time falls in (rounded down, also before 1970).
     @inline(__always)
-    static func hour(of time: Int64) -> Int64 {
-        time >= 0 ? time / hour : (time &+ 1) / hour - 1
-    }
+    static func hour(of time: Int64) -> Int64 { UTCHour.of(time) }
 
     /// The coarsest tick (1 s, 1 ms or 1 µs) that every start is a whole number of.
     static func tick(for starts: [Int64]) -> Int64 {

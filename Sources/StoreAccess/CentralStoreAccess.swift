@@ -66,12 +66,7 @@ public final class CentralStoreAccess: StoreAccess {
     public func statistics(of type: SampleType, by bucket: StatisticsBucketName, since: Timestamp?, until: Timestamp?)
         async throws(CommandFailure) -> [StatisticsBucketValue]
     {
-        let buckets: StatisticsBucket = switch bucket {
-        case .minute: .seconds(60)
-        case .fiveMinutes: .seconds(300)
-        case .hour: .seconds(3600)
-        case .day: .days(reader.timeZone)
-        }
+        let buckets = bucket.bucket(timeZone: reader.timeZone)
         return try Self.failures { () throws(CentralStoreError) in try reader.statistics(of: type, by: buckets, since: since, until: until) }
     }
 

@@ -55,12 +55,7 @@ public struct FileStoreAccess: StoreAccess {
     public func statistics(of type: SampleType, by bucket: StatisticsBucketName, since: Timestamp?, until: Timestamp?)
         async throws(CommandFailure) -> [StatisticsBucketValue]
     {
-        let buckets: StatisticsBucket = switch bucket {
-        case .minute: .seconds(60)
-        case .fiveMinutes: .seconds(300)
-        case .hour: .seconds(3600)
-        case .day: .localDays
-        }
+        let buckets = bucket.bucket(timeZone: .current)
         return try Self.failures { () throws(HealthStoreError) in try store.statistics(of: type, by: buckets, since: since, until: until) }
     }
 

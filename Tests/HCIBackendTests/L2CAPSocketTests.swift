@@ -2,6 +2,7 @@ import BluetoothWire
 @preconcurrency import Glibc
 @testable import HCIBackend
 import ReaderThreads
+import TestSupport
 import Testing
 
 @Suite("L2CAP connects", .timeLimit(.minutes(1)))
@@ -46,7 +47,7 @@ struct L2CAPSocketTests {
     }
 
     @Test("cancelling the task ends the wait with ECANCELED")
-    func cancelled() async {
+    func cancelled() async throws {
         let ends = fullPipe()
         defer { ends.forEach { close($0) } }
         let waiting = Task { () async -> BluetoothSocketError? in
@@ -57,7 +58,7 @@ struct L2CAPSocketTests {
                 return error
             }
         }
-        try? await Task.sleep(for: .milliseconds(50))
+        try await eventually("the wait under way") { threadIsAsleep(named: "connect peer") }
         waiting.cancel()
         #expect(await waiting.value == BluetoothSocketError(call: "connect(peer)", errno: ECANCELED))
     }

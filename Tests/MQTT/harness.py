@@ -16,6 +16,7 @@ with a deadline. `requirements()` says what is missing; `skip_or_fail(reason)` s
 for it, or fails it when CI=true.
 """
 
+import itertools
 import json
 import os
 import shutil
@@ -198,6 +199,16 @@ class Subscriber:
                         "gave up after %.1f s waiting for %s (%d of %d); received: %s"
                         % (timeout, what, len(found), count, self.messages[-20:]))
                 self.changed.wait(remaining)
+
+    _probes = itertools.count(1)
+
+    def round_trip(self, timeout=START_TIMEOUT_S):
+        """Publishes a probe to itself through the broker (on a topic under hrmd/, which it must
+        subscribe to) and waits for it: the broker passes a subscriber its messages in order, so
+        what it had for this one before the probe has arrived."""
+        topic = "hrmd/test-probe/%s/%d" % (self.client_id, next(self._probes))
+        self.client.publish(topic, b"probe", qos=1)
+        self.wait_for(lambda message: message.topic == topic, timeout, what="the probe %s back" % topic)
 
     def stop(self):
         self.client.loop_stop()

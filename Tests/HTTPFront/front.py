@@ -8,10 +8,10 @@ Server-Sent Events reader, a raw WebSocket client) that can misbehave on purpose
     events = SSE(hrmd.port, token); events.next_event(timeout=5)
     socket = WebSocket(hrmd.port, token=token); socket.next_message(timeout=5)
 
-hrmd's stderr is read by a thread of its own into `hrmd.lines`; `wait_for_line(pattern,
-timeout)` waits for a line, never longer than its timeout. Every wait is bounded and waits for
-an event (a line, an answer, a message, a closed socket). `requirements()` says what is missing;
-`skip_or_fail(reason)` skips, or fails under CI=true.
+hrmd's stderr is read by a thread of its own into `hrmd.log` (Tests/pysupport/processes.py's
+Output); `wait_for_line(pattern, timeout)` waits for a line, never longer than its timeout.
+Every wait is bounded and waits for an event (a line, an answer, a message, a closed socket).
+`requirements()` says what is missing; `skip_or_fail(reason)` skips, or fails under CI=true.
 """
 
 import base64

@@ -105,12 +105,23 @@ def main():
     bluez = FakeBluez(bus, scenario, options.verbose)
 
     owned = (dbus.bus.REQUEST_NAME_REPLY_PRIMARY_OWNER, dbus.bus.REQUEST_NAME_REPLY_ALREADY_OWNER)
-    deadline = time.monotonic() + NAME_WAIT_S  # a previous instance may still be exiting
+    # A previous instance may still be exiting: asked again each time the name's owner changes
+    # (the bus's NameOwnerChanged), until NAME_WAIT_S.
+    owner_changed = bus.add_signal_receiver(lambda *_: None, "NameOwnerChanged", "org.freedesktop.DBus",
+                                            arg0=BUS_NAME)
+    context = GLib.MainContext.default()
+    deadline = time.monotonic() + NAME_WAIT_S
     while bus.request_name(BUS_NAME, dbus.bus.NAME_FLAG_DO_NOT_QUEUE) not in owned:
-        if time.monotonic() > deadline:
+        left = deadline - time.monotonic()
+        if left <= 0:
             print("fake_bluez: %s is already owned" % BUS_NAME, file=sys.stderr)
             return 1
-        time.sleep(0.05)
+        alarm = GLib.timeout_source_new(max(1, int(left * 1000)))
+        alarm.set_callback(lambda *_: False)
+        alarm.attach(context)
+        context.iteration(True)  # until a message (the owner's change) or the deadline
+        alarm.destroy()
+    owner_changed.remove()
 
     def terminate():
         loop.quit()

@@ -25,6 +25,10 @@ from dbus.mainloop.glib import DBusGMainLoop
 from gi.repository import GLib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "pysupport"))
+
+from processes import LineReader, stop_process  # noqa: E402
+
 FAKE = os.path.join(HERE, "fake_bluez.py")
 OVERALL_TIMEOUT_S = 120
 OM = "org.freedesktop.DBus.ObjectManager"
@@ -87,27 +91,6 @@ class Results:
             raise Failure(what)
 
 
-class LineReader:
-    """Lines from a child's stdout, each read with a deadline."""
-
-    def __init__(self, fd):
-        self.fd = fd
-        self.buffer = b""
-
-    def readline(self, timeout):
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self.buffer:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
-                return None
-            chunk = os.read(self.fd, 65536)
-            if not chunk:
-                return None
-            self.buffer += chunk
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return line.decode()
-
-
 class Fake:
     """The fake_bluez.py child: start, commands, SIGTERM."""
 
@@ -119,10 +102,10 @@ class Fake:
                                             stdout=subprocess.PIPE)
         else:
             self.process = subprocess.Popen(arguments, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        self.reader = LineReader(self.process.stdout.fileno())
+        self.reader = LineReader(self.process.stdout)
 
     def wait_ready(self, timeout=15):
-        return self.reader.readline(timeout) == "ready"
+        return self.reader.line(timeout) == "ready"
 
     def command(self, line, timeout=5):
         if self.fifo:
@@ -132,20 +115,13 @@ class Fake:
         else:
             self.process.stdin.write((line + "\n").encode())
             self.process.stdin.flush()
-        answer = self.reader.readline(timeout)
+        answer = self.reader.line(timeout)
         if answer is None:
             raise Failure("no answer to %r" % line)
         return json.loads(answer)
 
     def terminate(self, timeout=5):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-            return None
+        return stop_process(self.process, timeout)
 
 
 class Client:
@@ -159,29 +135,44 @@ class Client:
         self.bus.add_signal_receiver(lambda p, i: self.events.append(("removed", str(p), [str(x) for x in i])),
                                      "InterfacesRemoved", OM, path="/")
         self.bus.add_signal_receiver(self._changed, "PropertiesChanged", PROPS, path_keyword="path")
+        # Not recorded: it wakes wait() when org.bluez comes or goes.
+        self.bus.add_signal_receiver(lambda *_: None, "NameOwnerChanged", "org.freedesktop.DBus", arg0="org.bluez")
 
     def _changed(self, interface, changed, invalidated, path=None):
         self.events.append(("changed", str(path), (str(interface), dict(changed))))
 
-    def pump(self, seconds=0.0):
+    def pump(self):
+        """Dispatches every message that has come (signals recorded, replies handed over)."""
         context = GLib.MainContext.default()
-        deadline = time.monotonic() + seconds
-        while True:
-            while context.iteration(False):
-                pass
-            if time.monotonic() >= deadline:
-                return
-            time.sleep(0.005)
+        while context.iteration(False):
+            pass
 
     def wait(self, predicate, timeout=5.0):
+        """True once PREDICATE holds, asked again after each message that comes; False when
+        TIMEOUT passes first. Whatever the fake changes it announces (a signal, a reply), so a
+        message is the only moment a predicate can turn."""
+        context = GLib.MainContext.default()
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        while True:
             self.pump()
             if predicate():
                 return True
-            time.sleep(0.005)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            alarm = GLib.timeout_source_new(max(1, int(left * 1000)))
+            alarm.set_callback(lambda *_: False)
+            alarm.attach(context)
+            context.iteration(True)  # until a message comes, or the alarm at the deadline
+            alarm.destroy()
+
+    def round_trip(self):
+        """A Ping to org.bluez, then what came dispatched: the fake sends its reply after every
+        signal it sent before, so those are recorded when this returns. libdbus answers a Ping
+        itself, so the fake's code never sees it (nothing held is let out)."""
+        peer = dbus.Interface(self.bus.get_object("org.bluez", "/", introspect=False), "org.freedesktop.DBus.Peer")
+        peer.Ping(timeout=5)
         self.pump()
-        return predicate()
 
     def objects(self):
         manager = dbus.Interface(self.bus.get_object("org.bluez", "/"), OM)
@@ -254,7 +245,7 @@ def check_connect_and_acquire(r, client, fake):
     except dbus.DBusException as error:
         r.check(error.get_dbus_name() == "org.bluez.Error.Failed" and "le-connection-abort-by-local" in str(error),
                 "first Connect fails with org.bluez.Error.Failed le-connection-abort-by-local")
-    client.pump(0.05)
+    client.wait(lambda: client.index(property_event(path, DEVICE, "Connected", False), start) >= 0)
     up = client.index(property_event(path, DEVICE, "Connected", True), start)
     r.check(0 <= up < client.index(property_event(path, DEVICE, "Connected", False), start),
             "the aborted connection shows Connected true then false")
@@ -435,7 +426,7 @@ def check_late_announcements(r, client, fake):
             "connect_reply link: Connect answers before the services are resolved")
     r.require(client.wait(lambda: client.index(property_event(path, DEVICE, "ServicesResolved", True), start) >= 0),
               "ServicesResolved follows")
-    client.pump(0.3)
+    client.round_trip()  # an announcement would have come before the reply
     r.check(client.index(property_event(path, DEVICE, "Connected", True), start) < 0 and client.prop(path, DEVICE, "Connected"),
             "connected_unannounced: Connected is true but was never announced")
     resolved = client.index(property_event(path, DEVICE, "ServicesResolved", True), start)
@@ -448,12 +439,14 @@ def check_late_announcements(r, client, fake):
     r.check(client.index(lambda e: e[0] == "added" and e[1] == path and "org.bluez.Battery1" in e[2], start) > resolved,
             "gatt_late_s: Battery1 is held too")
     replies = []
-    readable = [client.interface(client.characteristic(H, uuid), CHAR) for uuid in ("2a38", "2a29", "2a24")]
+    # Proxies without introspection send each call at once, so the reads go out before StartNotify.
+    readable = [dbus.Interface(client.bus.get_object("org.bluez", client.characteristic(H, uuid), introspect=False), CHAR)
+                for uuid in ("2a38", "2a29", "2a24")]
     measurement = client.interface(client.characteristic(H, "2a37"), CHAR)
     for characteristic in readable:
-        characteristic.ReadValue({}, reply_handler=lambda value: replies.append(bytes(value)),
+        characteristic.ReadValue(dbus.Dictionary({}, signature="sv"),
+                                 reply_handler=lambda value: replies.append(bytes(value)),
                                  error_handler=lambda error: replies.append(error))
-    client.pump(0.05)  # python-dbus sends them once the proxies' introspection is in
     measurement.StartNotify()
     r.check(client.wait(lambda: len(replies) == 3, 3) and replies[0] == b"\x01", "read_delay_s: the reads are answered")
     stats = fake.command("stats %s" % H)

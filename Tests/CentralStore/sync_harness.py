@@ -21,29 +21,22 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "pysupport"))
 
 import postgres  # noqa: E402
+import builds  # noqa: E402
+from builds import REPO, bin_dir  # noqa: E402
+from ci import require, skip_or_fail  # noqa: E402,F401
+from processes import Output, stop_process  # noqa: E402
+from waiting import wait_until  # noqa: E402,F401
 
 START_TIMEOUT_S = 15
 STOP_TIMEOUT_S = 15
 RESULTS = os.path.join(REPO, ".build", "central-faults.json")
-
-
-def bin_dir():
-    return os.environ.get("HRMD_BIN_DIR", os.path.join(REPO, ".build", "debug"))
-
-
-def skip_or_fail(reason):
-    if os.environ.get("CI") == "true":
-        raise AssertionError("missing in CI: " + reason)
-    raise unittest.SkipTest(reason)
 
 
 _requirements = []
@@ -65,60 +58,6 @@ def requirements():
             missing = "%s has no [sync]" % os.path.join(bin_dir(), "hrmd")
     _requirements.append(missing)
     return missing
-
-
-def wait_until(predicate, timeout, what, interval=0.05):
-    """Waits for PREDICATE until TIMEOUT; fails naming WHAT when it never holds. Returns its value."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError("gave up after %.1f s waiting for %s" % (timeout, what))
-        time.sleep(interval)
-
-
-class Output:
-    """A child's output lines as they come, kept, with waits for a line."""
-
-    def __init__(self, stream):
-        self.lines = []
-        self.changed = threading.Condition()
-        self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
-        self.thread.start()
-
-    def _read(self, stream):
-        for raw in iter(stream.readline, b""):
-            with self.changed:
-                self.lines.append(raw.decode("utf-8", "replace").rstrip("\n"))
-                self.changed.notify_all()
-        stream.close()
-        with self.changed:
-            self.lines.append(None)
-            self.changed.notify_all()
-
-    def text(self):
-        with self.changed:
-            return "\n".join(line for line in self.lines if line is not None)
-
-    def matching(self, needle):
-        with self.changed:
-            return [line for line in self.lines if line is not None and needle in line]
-
-    def wait_for_line(self, needle, timeout, count=1):
-        deadline = time.monotonic() + timeout
-        with self.changed:
-            while True:
-                found = [line for line in self.lines if line is not None and needle in line]
-                if len(found) >= count:
-                    return found[count - 1]
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or (self.lines and self.lines[-1] is None):
-                    raise AssertionError("no line with %r after %.1f s (%s); output:\n%s" % (
-                        needle, timeout, "ended" if self.lines and self.lines[-1] is None else "running",
-                        "\n".join(line for line in self.lines[-60:] if line is not None)))
-                self.changed.wait(remaining)
 
 
 class Central:
@@ -208,11 +147,7 @@ class Gateway:
                 config.write(line + "\n")
 
     def hrmctl(self, *arguments, check=True):
-        argv = [os.path.join(bin_dir(), "hrmctl")] + list(arguments)
-        result = subprocess.run(argv, capture_output=True, text=True, timeout=120)
-        if check and result.returncode != 0:
-            raise AssertionError("%s exited %d: %s" % (" ".join(argv), result.returncode, result.stderr))
-        return result
+        return builds.hrmctl(*arguments, timeout=120, check=check)
 
     def grant(self, read=True):
         for type_ in self.types:
@@ -234,7 +169,7 @@ class Gateway:
         env.update(self.env or {})
         self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
                                         stdin=subprocess.DEVNULL)
-        self.output = Output(self.process.stdout)
+        self.output = Output(self.process.stdout, close=True)
         self.runs.append(self.output)
         return self.process
 
@@ -250,21 +185,15 @@ class Gateway:
             self.process.send_signal(signal.SIGKILL)
         if self.process is not None:
             self.process.wait(STOP_TIMEOUT_S)
-            self.output.thread.join(STOP_TIMEOUT_S)
+            self.output.join(STOP_TIMEOUT_S)
 
     def stop(self):
         """SIGTERM, then SIGKILL after a while; the exit status (None when killed)."""
         if self.process is None:
             return None
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(STOP_TIMEOUT_S)
-                return None
-        self.output.thread.join(STOP_TIMEOUT_S)
+        if stop_process(self.process, STOP_TIMEOUT_S) is None:
+            return None
+        self.output.join(STOP_TIMEOUT_S)
         return self.process.returncode
 
     def text(self):
@@ -373,9 +302,7 @@ class SyncTest(unittest.TestCase):
     pg_options = None
 
     def setUp(self):
-        missing = requirements()
-        if missing:
-            skip_or_fail(missing)
+        require(requirements())
         self.started = time.monotonic()
         import tempfile
         self.work = tempfile.mkdtemp(prefix="hrmd-sync-")

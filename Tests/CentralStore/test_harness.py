@@ -3,7 +3,6 @@
 (Tests/pysupport/tcp_proxy.py)."""
 
 import os
-import select
 import subprocess
 import sys
 import time
@@ -13,22 +12,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "pysupport"))
 
 import postgres  # noqa: E402
+from ci import require  # noqa: E402
+from processes import LineReader as _LineReader  # noqa: E402
 from tcp_proxy import TcpProxy  # noqa: E402
 
 PASSWORD = "gateway-Pa55 with 'quotes' & spaces"
 
 
-def skip_or_fail(reason):
-    if os.environ.get("CI") == "true":
-        raise AssertionError("missing in CI: " + reason)
-    raise unittest.SkipTest(reason)
-
-
 class PostgresTest(unittest.TestCase):
     def setUp(self):
-        missing = postgres.requirements()
-        if missing:
-            skip_or_fail(missing)
+        require(postgres.requirements())
         self.pg = postgres.TemporaryPostgres()
         self.addCleanup(self.pg.cleanup)
 
@@ -173,27 +166,6 @@ class ProxyTest(PostgresTest):
         self.assertRegex(session.stderr.read().decode(), "closed the connection|reset|terminated|lost")
         self.assertEqual(self.proxy.connection_count(), 0)
         self.assertEqual(self.through_proxy("SELECT 'four'", timeout=30), "four")   # new connections work
-
-
-class _LineReader:
-    """Lines from a pipe with a deadline each."""
-
-    def __init__(self, pipe):
-        self.fd = pipe.fileno()
-        self.buffer = b""
-
-    def line(self, timeout):
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self.buffer:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
-                return None
-            data = os.read(self.fd, 4096)
-            if not data:
-                return None
-            self.buffer += data
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return line.decode()
 
 
 def _end(process):

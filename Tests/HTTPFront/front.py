@@ -8,10 +8,10 @@ Server-Sent Events reader, a raw WebSocket client) that can misbehave on purpose
     events = SSE(hrmd.port, token); events.next_event(timeout=5)
     socket = WebSocket(hrmd.port, token=token); socket.next_message(timeout=5)
 
-hrmd's stderr is read by a thread of its own into `hrmd.lines`; `wait_for_line(pattern,
-timeout)` waits for a line, never longer than its timeout. Every wait is bounded and waits for
-an event (a line, an answer, a message, a closed socket). `requirements()` says what is missing;
-`skip_or_fail(reason)` skips, or fails under CI=true.
+hrmd's stderr is read by a thread of its own into `hrmd.log` (Tests/pysupport/processes.py's
+Output); `wait_for_line(pattern, timeout)` waits for a line, never longer than its timeout.
+Every wait is bounded and waits for an event (a line, an answer, a message, a closed socket).
+`requirements()` says what is missing; `skip_or_fail(reason)` skips, or fails under CI=true.
 """
 
 import base64
@@ -22,41 +22,28 @@ import os
 import re
 import select
 import shutil
-import signal
 import socket
 import ssl
 import struct
 import subprocess
+import sys
 import tempfile
-import threading
 import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "pysupport"))
+
+import builds  # noqa: E402
+from builds import REPO, bin_dir, binary  # noqa: E402,F401
+from ci import in_ci, require, skip_or_fail  # noqa: E402,F401
+from processes import Output, stop_process  # noqa: E402
+from waiting import wait_for  # noqa: E402,F401
+
 START_TIMEOUT_S = 60    # hrmd until it says it listens (a debug build on a busy machine)
 STOP_TIMEOUT_S = 10     # SIGTERM until SIGKILL
 CALL_TIMEOUT_S = 15     # one request, one hrmctl run
 LISTENING = re.compile(r"http: listening on (https?)://(?:[0-9.]+|localhost|\[[0-9a-f:]+\]):(\d+)")
-
-
-def in_ci():
-    return os.environ.get("CI") == "true"
-
-
-def skip_or_fail(reason):
-    """Skip for a missing piece; under CI=true a missing piece is a failure."""
-    if in_ci():
-        raise AssertionError("missing in CI: " + reason)
-    raise unittest.SkipTest(reason)
-
-
-def bin_dir():
-    return os.environ.get("HRMD_BIN_DIR", os.path.join(REPO, ".build", "debug"))
-
-
-def binary(name):
-    return os.path.join(bin_dir(), name)
 
 
 def requirements():
@@ -78,23 +65,8 @@ def requirements():
 
 def hrmctl(*arguments, timeout=CALL_TIMEOUT_S, check=True):
     """Runs the built hrmctl; (exit status, stdout, stderr). CHECK: a failure raises."""
-    done = subprocess.run([binary("hrmctl")] + list(arguments), capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL)
-    if check and done.returncode != 0:
-        raise AssertionError("hrmctl %s: exit %d: %s" % (" ".join(arguments), done.returncode, done.stderr.strip()))
+    done = builds.hrmctl(*arguments, timeout=timeout, check=check)
     return done.returncode, done.stdout, done.stderr
-
-
-def wait_for(predicate, timeout, interval=0.05):
-    """True once PREDICATE holds; False after TIMEOUT."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(interval)
 
 
 class Answer:
@@ -133,12 +105,9 @@ class Hrmd:
         if log_level:
             arguments += ["--log-level", log_level]
         arguments += list(extra_arguments)
-        self.lines = []
-        self.changed = threading.Condition()
         self.process = subprocess.Popen(arguments, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.PIPE, start_new_session=True)
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
+        self.log = Output(self.process.stderr)
         self.port = None
         self.scheme = "http"
         self.tokens = []
@@ -153,35 +122,13 @@ class Hrmd:
                 raise AssertionError("hrmd did not listen within %d s (exit %s):\n%s" % (START_TIMEOUT_S, status, output[-3000:]))
             self.scheme, self.port = match.group(1), int(match.group(2))
 
-    def _read(self):
-        for raw in iter(self.process.stderr.readline, b""):
-            with self.changed:
-                self.lines.append(raw.decode(errors="replace").rstrip("\n"))
-                self.changed.notify_all()
-        with self.changed:
-            self.changed.notify_all()
-
     def wait_for_line(self, pattern, timeout, start=0):
         """The first match of PATTERN in a line from index START on, waiting up to TIMEOUT for it;
         None when hrmd ends or the time is up."""
-        pattern = re.compile(pattern) if isinstance(pattern, str) else pattern
-        deadline = time.monotonic() + timeout
-        index = start
-        with self.changed:
-            while True:
-                while index < len(self.lines):
-                    match = pattern.search(self.lines[index])
-                    index += 1
-                    if match:
-                        return match
-                left = deadline - time.monotonic()
-                if left <= 0 or (not self.reader.is_alive() and index >= len(self.lines)):
-                    return None
-                self.changed.wait(min(left, 0.5))
+        return self.log.search(pattern, timeout, start)
 
     def output(self):
-        with self.changed:
-            return "\n".join(self.lines)
+        return self.log.text()
 
     def alive(self):
         return self.process.poll() is None
@@ -193,14 +140,8 @@ class Hrmd:
             return None
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(STOP_TIMEOUT_S)
-        self.reader.join(STOP_TIMEOUT_S)
+        stop_process(self.process, STOP_TIMEOUT_S)
+        self.log.join(STOP_TIMEOUT_S)
         self.process.stderr.close()
         shutil.rmtree(self.directory, ignore_errors=True)
         return self.process.returncode
@@ -522,9 +463,7 @@ class FrontTestCase(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        missing = requirements()
-        if missing:
-            skip_or_fail(missing)
+        require(requirements())
 
     def assertError(self, answer, status, contains=None):
         """ANSWER is STATUS with the one-line JSON error body."""

@@ -33,7 +33,7 @@ class TLSTests(front.FrontTestCase):
         hrmd = front.Hrmd(self, http="0.0.0.0:0", wait=False)
         status = hrmd.wait_exit(EXIT_S)
         self.assertEqual(status, 64, hrmd.output())
-        hrmd.reader.join(EXIT_S)
+        hrmd.log.join(EXIT_S)
         lines = [line for line in hrmd.output().splitlines() if line.strip()]
         refusals = [line for line in lines if "loopback" in line]
         self.assertEqual(len(refusals), 1, lines)

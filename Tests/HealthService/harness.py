@@ -16,23 +16,28 @@ own calls a manager's). Every wait is bounded. `requirements()` says what is mis
 `skip_or_fail(reason)` skips a test for it, or fails it when CI=true.
 """
 
+import functools
 import json
 import os
 import pwd
-import select
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 import unittest
 
 import dbus
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "pysupport"))
+
+import processes  # noqa: E402
+from builds import REPO, binary  # noqa: E402
+from ci import in_ci, require, skip_or_fail  # noqa: E402,F401  (the tests use them as harness.*)
+from processes import Output, log_text  # noqa: E402
+from waiting import wait_for  # noqa: E402,F401
+
 POLICY = os.path.join(REPO, "dbus", "org.hrmd.Health.conf")
 SYSTEM_CONF = os.path.join(REPO, "Tests", "service", "system-bus.conf.in")
 CLIENT = os.path.join(REPO, "examples", "hrm-client.py")
@@ -69,19 +74,8 @@ def requirements():
     return None
 
 
-def in_ci():
-    return os.environ.get("CI") == "true"
-
-
-def skip_or_fail(reason):
-    """Skip for a missing piece; under CI=true a missing piece is a failure."""
-    if in_ci():
-        raise AssertionError("missing in CI: " + reason)
-    raise unittest.SkipTest(reason)
-
-
 def hrmd_binary():
-    return os.path.join(os.environ.get("HRMD_BIN_DIR", os.path.join(REPO, ".build", "debug")), "hrmd")
+    return binary("hrmd")
 
 
 def hrmd_serves():
@@ -106,27 +100,8 @@ def has_passwd_entry(uid):
         return False
 
 
-def wait_for(predicate, timeout, interval=0.05):
-    deadline = time.monotonic() + timeout
-    while True:
-        if predicate():
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(interval)
-
-
-def stop_process(process, timeout=STOP_TIMEOUT_S):
-    """SIGTERM, then SIGKILL after TIMEOUT; returns the exit status (None when killed)."""
-    if process.poll() is not None:
-        return process.returncode
-    process.send_signal(signal.SIGTERM)
-    try:
-        return process.wait(timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout)
-        return None
+# SIGTERM, then SIGKILL after STOP_TIMEOUT_S; the exit status (None when killed).
+stop_process = functools.partial(processes.stop_process, timeout=STOP_TIMEOUT_S)
 
 
 class SystemLikeBus:
@@ -163,8 +138,7 @@ class SystemLikeBus:
         if self.nameless_uids:
             daemon = self._with_test_users(daemon)
         self.process = subprocess.Popen(daemon, stdout=subprocess.PIPE, stderr=self.log, start_new_session=True)
-        ready, _, _ = select.select([self.process.stdout], [], [], START_TIMEOUT_S)
-        line = self.process.stdout.readline().decode().strip() if ready else ""
+        line = (processes.LineReader(self.process.stdout).line(START_TIMEOUT_S) or "").strip()
         if not line:
             self.stop()
             raise RuntimeError("dbus-daemon did not start: " + self.daemon_log())
@@ -213,19 +187,11 @@ class SystemLikeBus:
 
     def wait_for_owner(self, name, timeout=START_TIMEOUT_S, alive=None):
         """True once NAME has an owner; False after TIMEOUT or when alive() turns false."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.has_owner(name):
-                return True
-            if alive is not None and not alive():
-                return False
-            time.sleep(0.05)
+        wait_for(lambda: self.has_owner(name) or (alive is not None and not alive()), timeout)
         return self.has_owner(name)
 
     def daemon_log(self):
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read().strip()
+        return log_text(self.log)
 
     def stop(self):
         if self._connection is not None:
@@ -286,9 +252,7 @@ class PolkitMock:
         return bool(result[0]), bool(result[1]), dict(result[2])
 
     def output(self):
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read().strip()
+        return log_text(self.log)
 
     def stop(self):
         stop_process(self.process)
@@ -325,9 +289,7 @@ class Hrmd:
         return self.process.poll() is None
 
     def output(self):
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read().strip()
+        return log_text(self.log)
 
     def proxy(self):
         """Root's proxy of the service (root is a manager)."""
@@ -490,42 +452,24 @@ def call_as(uid_gid, bus, expression, timeout=CALL_TIMEOUT_S):
 
 
 class Background:
-    """A client running as another uid while the test goes on; its stdout read line by line."""
+    """A client running as another uid while the test goes on; its stdout read line by line as it
+    comes (processes.Output)."""
 
-    def __init__(self, uid_gid, bus, argv):
-        self.process = subprocess.Popen(as_uid(uid_gid, argv), env=bus.env(), stdin=subprocess.DEVNULL,
+    def __init__(self, uid_gid, bus, argv, stdin=subprocess.DEVNULL):
+        self.process = subprocess.Popen(as_uid(uid_gid, argv), env=bus.env(), stdin=stdin,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-        self.buffer = b""
-        self.lines = []
+        self.output = Output(self.process.stdout, close=True)
         self.result = None
 
-    def _read(self, timeout):
-        if self.process.stdout.closed:
-            return False
-        ready, _, _ = select.select([self.process.stdout], [], [], max(0.0, timeout))
-        if not ready:
-            return False
-        chunk = os.read(self.process.stdout.fileno(), 65536)
-        if not chunk:
-            return False
-        self.buffer += chunk
-        *complete, self.buffer = self.buffer.split(b"\n")
-        self.lines += [line.decode(errors="replace") for line in complete]
-        return True
+    @property
+    def lines(self):
+        """Its stdout's lines so far."""
+        with self.output.changed:
+            return list(self.output.lines)
 
-    def wait_for_line(self, predicate, timeout):
-        """The first line so far or within TIMEOUT that satisfies PREDICATE, else None."""
-        deadline = time.monotonic() + timeout
-        while True:
-            for line in self.lines:
-                if predicate(line):
-                    return line
-            left = deadline - time.monotonic()
-            if left <= 0 or not self._read(left):
-                for line in self.lines:
-                    if predicate(line):
-                        return line
-                return None
+    def wait_for_line(self, predicate, timeout, count=1):
+        """The COUNT-th line so far or within TIMEOUT that satisfies PREDICATE, else None."""
+        return self.output.find(predicate, timeout, count)
 
     def finish(self, timeout=CALL_TIMEOUT_S):
         """Waits for the end (SIGKILL after TIMEOUT): (exit status, stdout lines, stderr)."""
@@ -536,14 +480,14 @@ class Background:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait(STOP_TIMEOUT_S)
-        while self._read(0):
-            pass
-        if self.buffer:
-            self.lines.append(self.buffer.decode(errors="replace"))
-            self.buffer = b""
+        self.output.join(STOP_TIMEOUT_S)
         stderr = self.process.stderr.read().decode(errors="replace")
-        self.process.stdout.close()
         self.process.stderr.close()
+        if self.process.stdin:
+            try:
+                self.process.stdin.close()
+            except OSError:
+                pass
         self.result = (self.process.returncode, self.lines, stderr)
         return self.result
 
@@ -553,8 +497,8 @@ class Background:
         return self.finish(STOP_TIMEOUT_S)
 
 
-def background_snippet_as(uid_gid, bus, code):
-    return Background(uid_gid, bus, [PYTHON, "-c", snippet_source(code)])
+def background_snippet_as(uid_gid, bus, code, stdin=subprocess.DEVNULL):
+    return Background(uid_gid, bus, [PYTHON, "-c", snippet_source(code)], stdin=stdin)
 
 
 def background_client_as(uid_gid, bus, *arguments):
@@ -571,9 +515,7 @@ class ServiceTestCase(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        missing = requirements()
-        if missing:
-            skip_or_fail(missing)
+        require(requirements())
         not_serving = hrmd_serves()
         if not_serving:
             raise unittest.SkipTest(not_serving)
@@ -669,11 +611,7 @@ class Prober(Background):
     def __init__(self, uid_gid, bus, app="probe", call=None):
         call = call or "health.AuthorizationStatus(app, 'heart-rate', timeout=%d)" % (HANG_S * 5)
         argv = [PYTHON, "-c", snippet_source(self.CODE % {"app": app, "call": call})]
-        self.process = subprocess.Popen(as_uid(uid_gid, argv), env=bus.env(), stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-        self.buffer = b""
-        self.lines = []
-        self.result = None
+        super().__init__(uid_gid, bus, argv, stdin=subprocess.PIPE)
         self.asked = 0
         self.ready = self.wait_for_line(lambda line: line.startswith("ready"), HANG_S)
 
@@ -689,21 +627,14 @@ class Prober(Background):
             status, lines, stderr = self.finish(1)
             return None, "the prober is gone (%s, exit %s): %r %s" % (error, status, lines[-5:], stderr[-1500:])
         self.asked += 1
-        wanted = self.asked
-        deadline = time.monotonic() + timeout
-        while True:
-            answers = [line for line in self.lines if line.startswith("answer ")]
-            if len(answers) >= wanted:
-                _, seconds, outcome = answers[wanted - 1].split(" ", 2)
-                return float(seconds), outcome
-            left = deadline - time.monotonic()
-            if left <= 0 or not self._read(left):
-                if len([line for line in self.lines if line.startswith("answer ")]) >= wanted:
-                    continue
-                return None, "no answer within %g s" % timeout
+        answer = self.wait_for_line(lambda line: line.startswith("answer "), timeout, count=self.asked)
+        if answer is None:
+            return None, "no answer within %g s" % timeout
+        _, seconds, outcome = answer.split(" ", 2)
+        return float(seconds), outcome
 
     def close(self):
-        if self.process.stdin and not self.process.stdin.closed:
+        if not self.process.stdin.closed:
             try:
                 self.process.stdin.close()
             except OSError:

@@ -132,9 +132,7 @@ class SandboxTestCase(harness.ServiceTestCase):
 
     @classmethod
     def setUpClass(cls):
-        missing = sandbox_requirements()
-        if missing:
-            harness.skip_or_fail(missing)
+        harness.require(sandbox_requirements())
         super().setUpClass()
 
 

@@ -9,6 +9,7 @@ manager's. Skipped, with the reason, until the built hrmd has --serve.
 
 import json
 import os
+import subprocess
 import sys
 import time
 import unittest
@@ -225,12 +226,24 @@ class HealthServiceTests(harness.ServiceTestCase):
                     print("no eavesdropping: " + error.get_dbus_name(), flush=True)
             if %(observe)r:
                 health.Observe(%(app)r, "heart-rate")
+            # Each line on stdin: a Ping to the service, "pong" at its reply. The service sends
+            # the reply after whatever it sent this client before, and the bus keeps that order:
+            # a SamplesChanged sent before the Ping is printed before "pong".
+            peer = dbus.Interface(bus.get_object("org.hrmd.Health", "/org/hrmd/Health", introspect=False),
+                                  "org.freedesktop.DBus.Peer")
+            def ping(fd, condition):
+                if not os.read(fd, 4096):
+                    return False
+                peer.Ping(reply_handler=lambda: print("pong", flush=True),
+                          error_handler=lambda error: print("pong " + error.get_dbus_name(), flush=True))
+                return True
+            GLib.io_add_watch(sys.stdin.fileno(), GLib.IO_IN | GLib.IO_HUP, ping)
             print("ready", flush=True)
             loop = GLib.MainLoop()
             GLib.timeout_add(%(life)d, loop.quit)
             loop.run()
         """ % {"app": app, "observe": observe, "eavesdrop": eavesdrop, "life": OBSERVER_LIFE_S * 1000}
-        background = harness.background_snippet_as(who, self.bus, code)
+        background = harness.background_snippet_as(who, self.bus, code, stdin=subprocess.PIPE)
         self.addCleanup(background.kill)
         ready = background.wait_for_line(lambda line: line == "ready" or line.startswith("{"), SIGNAL_WAIT_S)
         self.assertEqual(ready, "ready", "observer %s/%s: %r%s" % (who, app, background.lines, self.log()))
@@ -250,10 +263,17 @@ class HealthServiceTests(harness.ServiceTestCase):
             line = background.wait_for_line(lambda line: line.startswith("changed heart-rate "), SIGNAL_WAIT_S)
             self.assertIsNotNone(line, "%s got no SamplesChanged: %r%s" % (who, background.lines, self.log()))
             self.assertNotEqual(line.split()[3], "None", "SamplesChanged must be sent to the observer alone")
-        time.sleep(1.0)  # anything sent to the others would have arrived by now
-        for who, background in (("an observer without read access", unauthorized),
-                                ("an eavesdropper", eavesdropper),
-                                ("another application of the writer's user", nobody_else)):
+        others = (("an observer without read access", unauthorized), ("an eavesdropper", eavesdropper),
+                  ("another application of the writer's user", nobody_else))
+        # Anything the service sent the others with those signals comes before its reply to a
+        # Ping each of them sends now.
+        for who, background in others:
+            background.process.stdin.write(b"ping\n")
+            background.process.stdin.flush()
+            pong = background.wait_for_line(lambda line: line.startswith("pong"), SIGNAL_WAIT_S)
+            if pong != "pong":
+                self.fail("%s: no reply to its Ping: %r%s" % (who, background.lines, self.log()))
+        for who, background in others:
             _, lines, _ = background.kill()
             self.assertEqual([line for line in lines if line.startswith("changed")], [],
                              "%s received SamplesChanged: %r" % (who, lines))

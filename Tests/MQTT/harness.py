@@ -16,35 +16,27 @@ with a deadline. `requirements()` says what is missing; `skip_or_fail(reason)` s
 for it, or fails it when CI=true.
 """
 
+import itertools
 import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
+import sys
 import threading
 import time
-import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "pysupport"))
+
+from builds import REPO, bin_dir, hrmctl  # noqa: E402,F401
+from ci import in_ci, require, skip_or_fail  # noqa: E402,F401
+from processes import Output, stop_process  # noqa: E402
+from sockets import accepts, free_port  # noqa: E402,F401
+from waiting import wait_until  # noqa: E402,F401
+
 START_TIMEOUT_S = 15
 STOP_TIMEOUT_S = 10
-
-
-def in_ci():
-    return os.environ.get("CI") == "true"
-
-
-def skip_or_fail(reason):
-    """Skip for a missing piece; under CI=true a missing piece is a failure."""
-    if in_ci():
-        raise AssertionError("missing in CI: " + reason)
-    raise unittest.SkipTest(reason)
-
-
-def bin_dir():
-    return os.environ.get("HRMD_BIN_DIR", os.path.join(REPO, ".build", "debug"))
 
 
 def requirements():
@@ -67,63 +59,6 @@ def requirements():
 
 def tool(name):
     return shutil.which(name, path=os.environ.get("PATH", "") + ":/usr/sbin:/usr/bin")
-
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_until(predicate, timeout, what):
-    """Waits for PREDICATE (checked at each change it depends on, or every 50 ms) until
-    TIMEOUT; fails the test naming WHAT when it never holds."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() >= deadline:
-            raise AssertionError("gave up after %.1f s waiting for %s" % (timeout, what))
-        time.sleep(0.05)
-
-
-class Output:
-    """A child's output lines as they come, kept, with waits for a line."""
-
-    def __init__(self, stream):
-        self.lines = []
-        self.changed = threading.Condition()
-        self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
-        self.thread.start()
-
-    def _read(self, stream):
-        for raw in iter(stream.readline, b""):
-            with self.changed:
-                self.lines.append(raw.decode("utf-8", "replace").rstrip("\n"))
-                self.changed.notify_all()
-        with self.changed:
-            self.lines.append(None)  # the end
-            self.changed.notify_all()
-
-    def text(self):
-        with self.changed:
-            return "\n".join(line for line in self.lines if line is not None)
-
-    def matching(self, needle):
-        with self.changed:
-            return [line for line in self.lines if line is not None and needle in line]
-
-    def wait_for_line(self, needle, timeout, count=1):
-        deadline = time.monotonic() + timeout
-        with self.changed:
-            while True:
-                found = [line for line in self.lines if line is not None and needle in line]
-                if len(found) >= count:
-                    return found[count - 1]
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or (self.lines and self.lines[-1] is None):
-                    raise AssertionError(
-                        "no line with %r after %.1f s; output so far:\n%s"
-                        % (needle, timeout, "\n".join(line for line in self.lines if line is not None)))
-                self.changed.wait(remaining)
 
 
 class Broker:
@@ -166,24 +101,14 @@ class Broker:
     def _answers(self):
         if "cafile" in open(self.config).read():
             return True  # the listen line said so; a bare TCP probe would only add a TLS error to its log
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                return True
-        except OSError:
-            return False
+        return accepts(self.port)
 
     @property
     def url(self):
         return "mqtt://127.0.0.1:%d" % self.port
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(STOP_TIMEOUT_S)
+        stop_process(self.process, STOP_TIMEOUT_S)
         self.process.stdout.close()
 
 
@@ -237,7 +162,8 @@ class Subscriber:
 
         self.messages = []
         self.changed = threading.Condition()
-        self.client = mqtt.Client(client_id="hrmd-test-%d-%d" % (os.getpid(), id(self)), clean_session=True)
+        self.client_id = "hrmd-test-%d-%d" % (os.getpid(), id(self))
+        self.client = mqtt.Client(client_id=self.client_id, clean_session=True)
         if username:
             self.client.username_pw_set(username, password)
         subscribed = threading.Event()
@@ -274,6 +200,16 @@ class Subscriber:
                         % (timeout, what, len(found), count, self.messages[-20:]))
                 self.changed.wait(remaining)
 
+    _probes = itertools.count(1)
+
+    def round_trip(self, timeout=START_TIMEOUT_S):
+        """Publishes a probe to itself through the broker (on a topic under hrmd/, which it must
+        subscribe to) and waits for it: the broker passes a subscriber its messages in order, so
+        what it had for this one before the probe has arrived."""
+        topic = "hrmd/test-probe/%s/%d" % (self.client_id, next(self._probes))
+        self.client.publish(topic, b"probe", qos=1)
+        self.wait_for(lambda message: message.topic == topic, timeout, what="the probe %s back" % topic)
+
     def stop(self):
         self.client.loop_stop()
         self.client.disconnect()
@@ -286,11 +222,7 @@ class Store:
         self.path = os.path.join(work, "s.sqlite")
 
     def hrmctl(self, *arguments, check=True):
-        argv = [os.path.join(bin_dir(), "hrmctl")] + list(arguments[:2]) + ["--store", self.path] + list(arguments[2:])
-        result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
-        if check and result.returncode != 0:
-            raise AssertionError("%s exited %d: %s" % (" ".join(argv), result.returncode, result.stderr))
-        return result
+        return hrmctl(*(list(arguments[:2]) + ["--store", self.path] + list(arguments[2:])), check=check)
 
     def grant(self, source, type_, read=False):
         self.hrmctl("auth", "grant", source, type_, *(["--read"] if read else []))
@@ -300,9 +232,7 @@ class Store:
 
     def samples(self, type_="heart-rate"):
         """Every stored sample of TYPE_, oldest first, as hrmctl's JSON."""
-        result = subprocess.run(
-            [os.path.join(bin_dir(), "hrmctl"), "samples", "--store", self.path, "--type", type_, "--output", "json"],
-            capture_output=True, text=True, timeout=60)
+        result = hrmctl("samples", "--store", self.path, "--type", type_, "--output", "json", check=False)
         if result.returncode != 0:
             return []
         return [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
@@ -333,13 +263,7 @@ class Hrmd:
 
     def stop(self):
         """SIGTERM, then SIGKILL after a while; the exit status (None when killed)."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(STOP_TIMEOUT_S)
-                return None
-        self.output.thread.join(STOP_TIMEOUT_S)
+        if stop_process(self.process, STOP_TIMEOUT_S) is None:
+            return None
+        self.output.join(STOP_TIMEOUT_S)
         return self.process.returncode

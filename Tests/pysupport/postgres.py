@@ -24,11 +24,13 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
 import urllib.parse
+
+import processes
+from sockets import free_port
 
 SUPERUSER_PASSWORD = "postgres-test-superuser"
 UNPRIVILEGED_UID = 65534
@@ -77,12 +79,6 @@ def requirements():
     if os.geteuid() == 0 and not shutil.which("setpriv"):
         return "needs setpriv (Debian package util-linux) to run PostgreSQL as uid 65534"
     return None
-
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def quote_ident(name):
@@ -215,24 +211,18 @@ class TemporaryPostgres:
         os.kill(pid, signal.SIGKILL)
         deadline = time.monotonic() + timeout
         for process in [pid] + children:
-            while _alive(process):
-                if time.monotonic() > deadline:
-                    raise PostgresError("process %d still alive %d s after SIGKILL of the postmaster"
-                                        % (process, timeout))
-                time.sleep(0.02)
+            if not processes.wait_gone(process, deadline - time.monotonic()):
+                raise PostgresError("process %d still alive %d s after SIGKILL of the postmaster"
+                                    % (process, timeout))
         # The postmaster is not our child: until its new parent reaps it, it stays a zombie, and a
         # zombie's pid in postmaster.pid and the socket's lock file makes the next start refuse.
         # Every process of the server is gone by now, so the lock files are stale and can go.
-        settle = time.monotonic() + 0.5
-        while os.path.exists("/proc/%d" % pid) and time.monotonic() < settle:
-            time.sleep(0.02)
-        if os.path.exists("/proc/%d" % pid):
-            for lock in [os.path.join(self.data, "postmaster.pid")] + glob.glob(
-                    os.path.join(self.socket_dir, ".s.PGSQL.*.lock")):
-                try:
-                    os.unlink(lock)
-                except FileNotFoundError:
-                    pass
+        for lock in [os.path.join(self.data, "postmaster.pid")] + glob.glob(
+                os.path.join(self.socket_dir, ".s.PGSQL.*.lock")):
+            try:
+                os.unlink(lock)
+            except FileNotFoundError:
+                pass
         self.running = False
 
     # -- clients -----------------------------------------------------------------------------

@@ -28,7 +28,8 @@ STEP_TIMEOUT = 10.0
 
 
 def pump(seconds):
-    """Lets the testbed answer ioctls (GLib's default context) for `seconds`."""
+    """Lets the testbed answer ioctls (GLib's default context) for `seconds`: each ioctl as it
+    comes, asleep in the main loop in between."""
     context = GLib.MainContext.default()
     deadline = time.monotonic() + seconds
     while True:
@@ -37,7 +38,11 @@ def pump(seconds):
         left = deadline - time.monotonic()
         if left <= 0:
             return
-        time.sleep(min(left, 0.01))
+        alarm = GLib.timeout_source_new(max(1, int(left * 1000)))
+        alarm.set_callback(lambda *_: False)
+        alarm.attach(context)
+        context.iteration(True)  # until an ioctl (or anything else of the context) or the deadline
+        alarm.destroy()
 
 
 class PassThroughIoctls(UMockdev.IoctlBase):
@@ -169,8 +174,7 @@ def discovery(probe):
         strays = [line for line in out.lines if "ttyUSB2" in line]
         say("ttyUSB2 " + ("reported: " + " | ".join(strays) if strays else "ignored"))
     finally:
-        child.kill()
-        child.wait(timeout=5)
+        end(child)
 
 
 def feed(bench, name, text, seconds):
@@ -214,9 +218,14 @@ def serial(hrmd, store, log_path):
         say("fed HR 81")
         stop(child)
     finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait(timeout=5)
+        end(child)
+
+
+def end(child):
+    """SIGKILL, unless it has ended already, and a bounded wait for it."""
+    if child.poll() is None:
+        child.kill()
+    child.wait(timeout=5)
 
 
 def stop(child):
@@ -257,9 +266,7 @@ def ant(hrmd, store, log_path, stick):
         pump(3)
         stop(child)
     finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait(timeout=5)
+        end(child)
 
 
 def main(arguments):

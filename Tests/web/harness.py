@@ -10,28 +10,34 @@ chromedriver through python3-selenium.
     browser.screenshot("dashboard")                          # into the test artifacts
     browser.quit(); server.stop()
 
-Every wait is bounded and polls a condition (no sleep stands in for one). `requirements()` says
+Every wait is bounded and waits for an event: hrmd's log line, or a condition of the page or the
+store polled until it holds (no sleep stands in for one). `requirements()` says
 what is missing; `skip_or_fail(reason)` skips a test for it, or fails it when CI=true.
 """
 
+import functools
 import json
 import math
 import os
-import queue
 import re
 import shutil
-import signal
 import struct
 import subprocess
+import sys
 import tempfile
-import threading
-import time
-import unittest
 import zlib
 from datetime import datetime, timedelta, timezone
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "pysupport"))
+
+import processes  # noqa: E402
+import waiting  # noqa: E402
+import builds  # noqa: E402
+from builds import REPO, bin_dir  # noqa: E402
+from ci import in_ci, require, skip_or_fail  # noqa: E402,F401
+from processes import Output  # noqa: E402
+
 WEB = os.path.join(REPO, "web")
 CHROMEDRIVER = "/usr/bin/chromedriver"
 CHROMIUM = "/usr/bin/chromium"
@@ -40,21 +46,6 @@ COMMAND_TIMEOUT_S = 30   # one hrmctl run
 STOP_TIMEOUT_S = 10      # SIGTERM until SIGKILL
 PAGE_TIMEOUT_S = 20      # a page until what it shows is there
 LISTENING = re.compile(r"http: listening on (http://127\.0\.0\.1:\d+)")
-
-
-def in_ci():
-    return os.environ.get("CI") == "true"
-
-
-def skip_or_fail(reason):
-    """Skip for a missing piece; under CI=true a missing piece is a failure."""
-    if in_ci():
-        raise AssertionError("missing in CI: " + reason)
-    raise unittest.SkipTest(reason)
-
-
-def bin_dir():
-    return os.environ.get("HRMD_BIN_DIR", os.path.join(REPO, ".build", "debug"))
 
 
 def artifacts_dir():
@@ -97,32 +88,13 @@ def _find_missing():
     return None
 
 
-def wait_until(predicate, timeout, what):
-    """Polls PREDICATE until it returns something true (returned) or TIMEOUT passes (fails)."""
-    deadline = time.monotonic() + timeout
-    last_error = None
-    while True:
-        try:
-            value = predicate()
-            if value:
-                return value
-        except Exception as error:  # a page mid-navigation, a process mid-write: poll again
-            last_error = error
-        if time.monotonic() >= deadline:
-            raise AssertionError("not within %g s: %s%s" % (timeout, what, " (last error: %s)" % last_error if last_error else ""))
-        time.sleep(0.1)
+# Polls PREDICATE every 0.1 s until it returns something true (returned) or TIMEOUT passes (an
+# AssertionError naming WHAT); an exception counts as not yet (a page mid-navigation, a process
+# mid-write).
+wait_until = functools.partial(waiting.wait_until, interval=0.1, retry_on=Exception)
 
-
-def stop_process(process, timeout=STOP_TIMEOUT_S):
-    if process.poll() is not None:
-        return process.returncode
-    process.send_signal(signal.SIGTERM)
-    try:
-        return process.wait(timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout)
-        return None
+# SIGTERM, then SIGKILL after STOP_TIMEOUT_S; the exit status (None when killed).
+stop_process = functools.partial(processes.stop_process, timeout=STOP_TIMEOUT_S)
 
 
 def utc(moment):
@@ -169,45 +141,23 @@ class Hrmd:
         for sensor in sensors:
             command += ["--sensor", sensor]
         command += ["--http", "127.0.0.1:0"]
-        self.lines = queue.Queue()
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE, text=True, errors="replace")
-        self.reader = threading.Thread(target=self._read_log, daemon=True)
-        self.reader.start()
-        self.base = None
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while self.base is None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                self.stop()
-                raise AssertionError("hrmd did not log its HTTP address in %d s; its log: %s" % (START_TIMEOUT_S, self.log_path))
-            try:
-                line = self.lines.get(timeout=remaining)
-            except queue.Empty:
-                continue
-            if line is None:
+                                        stderr=subprocess.PIPE)
+        self.log = open(self.log_path, "w")
+        self.output = Output(self.process.stderr, copy=self.log)
+        match = self.output.search(LISTENING, START_TIMEOUT_S)
+        if match is None:
+            if self.output.ended:
                 raise AssertionError("hrmd exited (%s) before listening; its log: %s" % (self.process.wait(), self.log_path))
-            match = LISTENING.search(line)
-            if match:
-                self.base = match.group(1)
-
-    def _read_log(self):
-        with open(self.log_path, "w") as log:
-            for line in self.process.stderr:
-                log.write(line)
-                log.flush()
-                self.lines.put(line)
-        self.lines.put(None)
+            self.stop()
+            raise AssertionError("hrmd did not log its HTTP address in %d s; its log: %s" % (START_TIMEOUT_S, self.log_path))
+        self.base = match.group(1)
 
     def url(self, path):
         return self.base + path
 
     def hrmctl(self, *arguments, check=True):
-        result = subprocess.run([os.path.join(bin_dir(), "hrmctl")] + list(arguments) + ["--store", self.store],
-                                capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S)
-        if check and result.returncode != 0:
-            raise AssertionError("hrmctl %s exited %d: %s" % (" ".join(arguments), result.returncode, result.stderr.strip()))
-        return result
+        return builds.hrmctl(*arguments, "--store", self.store, timeout=COMMAND_TIMEOUT_S, check=check)
 
     def token(self, source, manager=False):
         """A token for SOURCE (USER/APP), which may read heart-rate."""
@@ -227,7 +177,8 @@ class Hrmd:
 
     def stop(self):
         status = stop_process(self.process)
-        self.reader.join(STOP_TIMEOUT_S)
+        self.output.join(STOP_TIMEOUT_S)
+        self.log.close()
         shutil.rmtree(self.directory, ignore_errors=True)
         return status
 

@@ -7,7 +7,7 @@ import time
 import unittest
 from datetime import datetime, timedelta
 
-from harness import (PAGE_TIMEOUT_S, Browser, Hrmd, artifacts_dir, png_pixels, requirements, skip_or_fail,
+from harness import (PAGE_TIMEOUT_S, Browser, Hrmd, artifacts_dir, png_pixels, require, requirements,
                      wait_until, write_day_trace)
 
 STRAPS = ["strap-a", "strap-b", "strap-c", "strap-d"]
@@ -45,9 +45,7 @@ class PageTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        missing = requirements()
-        if missing:
-            skip_or_fail(missing)
+        require(requirements())
         cls.server = Hrmd(cls.sensors, name=cls.__name__, before_start=cls.before_start)
         try:
             cls.browser = Browser()

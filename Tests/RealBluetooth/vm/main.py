@@ -40,9 +40,9 @@ def chosen(arguments: list[str], quiet: bool = False) -> list[tuple[str, str]]:
 # Roughly how long each run takes (seconds, measured under TCG on a busy 2-core machine), to
 # share the runs among the VMs evenly. A run not listed counts as DEFAULT_COST.
 COSTS = {
-    "one-strap": 30, "twenty-straps": 120, "reconnect": 60, "allowlist": 60, "fixed-age-drops": 70,
-    "bonding": 45, "pairing-later": 70, "devices-and-battery": 55, "contact-and-rr": 35,
-    "record-replay": 60, "vendor-stream": 40,
+    "one-strap": 30, "twenty-straps": 150, "reconnect": 60, "allowlist": 55, "fixed-age-drops": 75,
+    "bonding": 45, "pairing-later": 90, "devices-and-battery": 75, "contact-and-rr": 42,
+    "record-replay": 95, "vendor-stream": 75,
 }
 DEFAULT_COST = 40.0
 # Scenarios whose runs (one per backend) go to the same VM, one after the other: twenty straps

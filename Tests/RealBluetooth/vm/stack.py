@@ -7,6 +7,7 @@ passes raises TimeoutError naming what did not happen.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import os
 import re
@@ -40,7 +41,11 @@ async def until(predicate, timeout: float, what: str, every: float = 0.05):
     """Polls a cheap local check (a file, a bus name) until it holds, bounded."""
     deadline = time.monotonic() + timeout
     while True:
-        result = await predicate() if asyncio.iscoroutinefunction(predicate) else predicate()
+        result = predicate()
+        # A lambda that calls a coroutine function returns a coroutine: its value is the answer
+        # (the coroutine object itself is always true, which ended such waits at once).
+        if inspect.isawaitable(result):
+            result = await result
         if result:
             return result
         if time.monotonic() >= deadline:
@@ -132,8 +137,8 @@ class SystemBus:
 
     SOCKET = "/run/dbus/system_bus_socket"
 
-    def __init__(self):
-        self.daemon = Process("dbus-daemon", f"{OUT}/dbus-daemon.log")
+    def __init__(self, suffix: str = ""):
+        self.daemon = Process("dbus-daemon", f"{OUT}/dbus-daemon{suffix}.log")
 
     async def start(self) -> None:
         os.makedirs("/run/dbus", exist_ok=True)
@@ -162,12 +167,12 @@ class Bluetoothd:
         self.starts += 1
         self.process = Process("bluetoothd", f"{OUT}/{self.label}.bluetoothd.log")
         await self.process.start(BLUETOOTHD, "-n", "-d")
-        await until(lambda: self.bus.has_owner("org.bluez"), 20, "bluetoothd took org.bluez")
+        await until(lambda: self.bus.has_owner("org.bluez"), 20, "bluetoothd took org.bluez", every=0.2)
 
     async def stop(self) -> None:
         if self.process:
             await self.process.stop(10)
-            await until(lambda: self._gone(), 20, "org.bluez released")
+            await until(lambda: self._gone(), 20, "org.bluez released", every=0.2)
 
     async def _gone(self) -> bool:
         return not await self.bus.has_owner("org.bluez")
@@ -213,9 +218,13 @@ class Hrmd:
         self.started_at = 0.0
         self.stop_requested_at: float | None = None  # wall clock, as the straps stamp what they send
 
+    async def grant(self) -> None:
+        """Makes the store, hrmd's source allowed to store every type (as a user grants it)."""
+        await run(f"{BIN}/hrmctl", "auth", "grant", "hrmd", "all", "--store", self.store)
+
     async def start(self, *arguments: str) -> None:
         if not os.path.exists(self.store):
-            await run(f"{BIN}/hrmctl", "auth", "grant", "hrmd", "all", "--store", self.store)
+            await self.grant()
         self.started_at = time.monotonic()
         await self.process.start(f"{BIN}/hrmd", "--store", self.store, "--log-level", "info", *arguments)
 

@@ -48,7 +48,10 @@ DEMO_STORE := $(DEMO_DIR)/hrmd.sqlite
 DEBUG_BIN := .build/debug
 RELEASE_BIN := .build/release
 # The benchmarks' package (hrmbench, stack-floor), built on its own and run against $(RELEASE_BIN).
+# It links hrmd's modules through library products the root package declares only under
+# HRMD_BENCHMARKS=1 (Package.swift), so that by default it exports hrmd, hrmctl and HealthClient.
 BENCH_PACKAGE := Benchmarks
+BENCH_SWIFT := HRMD_BENCHMARKS=1 $(SWIFT)
 BENCH_RELEASE_BIN := $(BENCH_PACKAGE)/.build/release
 
 # Installation (make install PREFIX=/usr DESTDIR=/tmp/pkg)
@@ -240,7 +243,7 @@ check-fuzz:
 ## check-bench-build: the debug build of the benchmarks' package, Benchmarks (runs nothing; not in make test,
 ## which builds the product only: make bench builds them in release)
 check-bench-build:
-	$(SWIFT) build --package-path $(BENCH_PACKAGE) $(SWIFT_BUILD_FLAGS)
+	$(BENCH_SWIFT) build --package-path $(BENCH_PACKAGE) $(SWIFT_BUILD_FLAGS)
 
 ## soak: hrmd under load for SOAK_MINUTES (default 30), memory and losses watched (not in make test)
 ## 20 fake BLE straps dropping every few minutes and bluetoothd restarted twice, then 20 mock straps
@@ -266,8 +269,8 @@ release: deps
 ## bench-release: the release builds the benchmarks run: release, then the benchmarks' package (Benchmarks)
 ## hrmbench and stack-floor in Benchmarks/.build/release, the Swift runtime linked in statically as in release
 bench-release: release
-	$(SWIFT) build -c release --static-swift-stdlib --package-path $(BENCH_PACKAGE) $(SWIFT_BUILD_FLAGS) $(RELEASE_LINK_FLAGS)
-	$(SWIFT) build -c release --static-swift-stdlib --package-path $(BENCH_PACKAGE) $(SWIFT_BUILD_FLAGS) $(RELEASE_LINK_FLAGS) \
+	$(BENCH_SWIFT) build -c release --static-swift-stdlib --package-path $(BENCH_PACKAGE) $(SWIFT_BUILD_FLAGS) $(RELEASE_LINK_FLAGS)
+	$(BENCH_SWIFT) build -c release --static-swift-stdlib --package-path $(BENCH_PACKAGE) $(SWIFT_BUILD_FLAGS) $(RELEASE_LINK_FLAGS) \
 		--product stack-floor $(HRMCTL_LINK_FLAGS)
 
 ## bench: the release builds and every benchmark with its peers (Benchmarks' hrmbench, timing .build/release)

@@ -331,17 +331,20 @@ struct HRMDaemon: AsyncParsableCommand {
         if let sync = configuration.sync, let url = sync.url {
             services.append(.init(service: SyncService(
                 settings: SyncSettings(
-                    connectionString: url, gateway: sync.gateway ?? MQTTSettings.defaultGateway(), batchSize: sync.batchSize,
+                    connectionString: url, gateway: sync.gateway ?? GatewayName.ofThisHost(), batchSize: sync.batchSize,
                     timeout: .milliseconds(Int(sync.timeoutSeconds * 1000)),
                     retryMaximum: .milliseconds(Int(sync.retryMaximumSeconds * 1000))),
                 store: healthStore, logger: Logger(label: "hrmd.sync"))))
         }
         services.append(.init(service: pipeline))
         if serving {
+            let serviceLogger = Logger(label: "hrmd.service")
             services.append(.init(service: HealthService(
                 store: healthStore, version: HRMVersion.current,
-                importSource: HealthSource(name: HealthBus.daemonSource, version: HRMVersion.current),
-                logger: Logger(label: "hrmd.service"))))
+                imports: DaemonRecordingImports(
+                    store: healthStore, source: HealthSource(name: HealthBus.daemonSource, version: HRMVersion.current),
+                    logger: serviceLogger),
+                logger: serviceLogger)))
         }
         for service in try Self.liveServices(httpFlag: http, configuration: configuration, store: healthStore) {
             services.append(.init(service: service))

@@ -57,7 +57,7 @@ extension HRMDaemon {
     /// The MQTT publisher's settings from [mqtt], with the password read from its file.
     private static func mqttSettings(_ section: MQTTConfiguration) throws(MQTTPublisherError) -> MQTTSettings {
         guard let broker = section.broker else { throw MQTTPublisherError("mqtt: [mqtt] needs broker = mqtt://HOST:PORT") }
-        let gateway = section.gateway ?? MQTTSettings.defaultGateway()
+        let gateway = section.gateway ?? GatewayName.ofThisHost()
         var options = MosquittoOptions(host: broker.host, port: broker.port, clientID: section.clientID ?? "hrmd-\(gateway)")
         options.username = section.username
         if let file = section.passwordFile { options.password = try MQTTSettings.readPassword(file: file) }

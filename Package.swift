@@ -10,26 +10,7 @@ let package = Package(
         // The client library of the store service, for other Swift programs: the model, the
         // requests, their D-Bus coding and sd-bus; nothing of the daemon or its storage.
         .library(name: "HealthClient", targets: ["HealthClient"]),
-        // For the benchmarks only: Benchmarks/Package.swift, a package of its own that depends on
-        // this one by path, builds hrmbench from these (the modules it imports, and the tests'
-        // support code it shares). Nothing else uses them; they are not an interface of hrmd.
-        .library(name: "ANTDecoding", targets: ["ANTDecoding"]),
-        .library(name: "BluetoothWire", targets: ["BluetoothWire"]),
-        .library(name: "HCIBackend", targets: ["HCIBackend"]),
-        .library(name: "HealthModel", targets: ["HealthModel"]),
-        .library(name: "HealthRequests", targets: ["HealthRequests"]),
-        .library(name: "HealthStore", targets: ["HealthStore"]),
-        .library(name: "HealthUnits", targets: ["HealthUnits"]),
-        .library(name: "HealthWire", targets: ["HealthWire"]),
-        .library(name: "SDBus", targets: ["SDBus"]),
-        .library(name: "SensorBackend", targets: ["SensorBackend"]),
-        .library(name: "SensorFrames", targets: ["SensorFrames"]),
-        .library(name: "SensorSimulator", targets: ["SensorSimulator"]),
-        .library(name: "SeriesCoding", targets: ["SeriesCoding"]),
-        .library(name: "TestSupport", targets: ["TestSupport"]),
-        .library(name: "Timestamps", targets: ["Timestamps"]),
-        .library(name: "TraceFormat", targets: ["TraceFormat"]),
-    ],
+    ] + benchmarkProducts,
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -82,10 +63,15 @@ let package = Package(
         .target(name: "ReaderThreads"),
         // Serial ports done right: raw termios, O_NOCTTY, TIOCEXCL, non-blocking reads on a thread of their own.
         .target(name: "SerialPort", dependencies: ["Timestamps", "ReaderThreads", .product(name: "SystemPackage", package: "swift-system")]),
-        // The sensor backend interface and what several backends share: backoff, link retries, status board, port sessions.
+        // The sensor backend interface and what several backends share: backoff, link retries, status board.
         .target(
             name: "SensorBackend",
-            dependencies: ["SensorFrames", "SerialPort", "Timestamps", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SensorFrames", "Timestamps", .product(name: "Logging", package: "swift-log")]
+        ),
+        // A serial port's sessions for the backends on a tty (ANT sticks, serial sensors): open, run, back off, open again.
+        .target(
+            name: "SerialSessions",
+            dependencies: ["SensorBackend", "SensorFrames", "SerialPort", "Timestamps", .product(name: "Logging", package: "swift-log")]
         ),
         // Recordings read and written: traces, FIT files and btsnoop captures as frames, their replay, the trace recorder.
         .target(
@@ -101,13 +87,16 @@ let package = Package(
         .target(
             name: "ANTBackend",
             dependencies: [
-                "SensorBackend", "SensorFrames", "ANTDecoding", "SerialPort", "Timestamps", .product(name: "Logging", package: "swift-log"),
+                "SensorBackend", "SensorFrames", "ANTDecoding", "SerialPort", "SerialSessions", "Timestamps",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Serial heart-rate sensors speaking the line protocol (`HR 72 RR 812`), one frame per line.
         .target(
             name: "SerialBackend",
-            dependencies: ["SensorBackend", "SensorFrames", "SerialPort", "Timestamps", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "SensorBackend", "SensorFrames", "SerialPort", "SerialSessions", "Timestamps", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // frames → decode → quantities → policy → authorize → batched writes; recordings replayed the same way.
         .target(
@@ -171,7 +160,7 @@ let package = Package(
         .target(
             name: "HealthService",
             dependencies: [
-                "HealthModel", "HealthRequests", "HealthStore", "HealthWire", "SDBus", "Ingest", "Recordings", "RequestServing",
+                "HealthModel", "HealthRequests", "HealthStore", "HealthWire", "SDBus", "RequestServing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -247,7 +236,7 @@ let package = Package(
                 "CentralStore", "CommandSupport", "HealthClient", "HealthModel", "HealthRequests", "HealthStore", "HealthWire",
                 "PostgresClient", "Timestamps",
             ]),
-        // Pure: the configuration file and sensor specifications.
+        // The configuration file and sensor specifications, and the gateway's name [mqtt] and [sync] share.
         .target(name: "HRMConfiguration", dependencies: ["SensorFrames"]),
         // What both commands share: exit codes, store location, time expressions, configuration-file lookup, version.
         .target(
@@ -404,3 +393,15 @@ let package = Package(
         ),
     ]
 )
+
+/// The modules the benchmarks' package (Benchmarks/Package.swift, which depends on this one by
+/// path) builds hrmbench from: the modules it imports, and the tests' support code it shares.
+/// They are products only while the Makefile's benchmark targets build that package
+/// (HRMD_BENCHMARKS=1), so that nothing else links them: they are not an interface of hrmd.
+var benchmarkProducts: [Product] {
+    guard Context.environment["HRMD_BENCHMARKS"] == "1" else { return [] }
+    return [
+        "ANTDecoding", "BluetoothWire", "HCIBackend", "HealthModel", "HealthRequests", "HealthStore", "HealthUnits", "HealthWire",
+        "SDBus", "SensorBackend", "SensorFrames", "SensorSimulator", "SeriesCoding", "TestSupport", "Timestamps", "TraceFormat",
+    ].map { name in .library(name: name, targets: [name]) }
+}

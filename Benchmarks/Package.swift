@@ -2,9 +2,10 @@
 import PackageDescription
 
 // hrmd's benchmarks, a package of their own so that the product's manifest (../Package.swift)
-// carries none of them. hrmbench uses hrmd's modules through the library products the root
-// package exports for it, and times the root package's own release binaries (hrmd, hrmctl;
-// HRMD_BIN_DIR). `make bench` builds both and runs it.
+// carries none of them. hrmbench uses hrmd's modules through library products the root
+// package declares only when HRMD_BENCHMARKS=1 is set (the Makefile's bench targets and
+// check-bench-build set it; build this package with it set), and times the root package's own
+// release binaries (hrmd, hrmctl; HRMD_BIN_DIR). `make bench` builds both and runs it.
 let package = Package(
     name: "hrmd-benchmarks",
     platforms: [.macOS(.v14)],

@@ -3,6 +3,7 @@ import Logging
 import SensorBackend
 import SensorFrames
 import SerialPort
+import SerialSessions
 import Timestamps
 
 /// ANT+ heart-rate straps through an ANT USB stick's tty (`/dev/ttyUSB0` from

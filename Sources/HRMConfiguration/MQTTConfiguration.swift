@@ -64,7 +64,7 @@ public struct MQTTConfiguration: Sendable, Equatable {
             guard Self.isTopicPrefix(value) else { throw invalid("expected topic levels without + or #, not starting or ending with /") }
             discoveryPrefix = value
         case "gateway":
-            guard !value.isEmpty, value.utf8.count <= 64, value.utf8.allSatisfy(Self.isGatewayByte) else {
+            guard GatewayName.isValid(value) else {
                 throw invalid("expected 1…64 characters of a-z, 0-9, _ and -")
             }
             gateway = value
@@ -102,10 +102,6 @@ public struct MQTTConfiguration: Sendable, Equatable {
     static func isTopicPrefix(_ value: String) -> Bool {
         !value.isEmpty && value.utf8.count <= 128 && !value.hasPrefix("/") && !value.hasSuffix("/")
             && !value.contains(where: { $0 == "+" || $0 == "#" || $0 == "\u{0}" || $0.isNewline })
-    }
-
-    static func isGatewayByte(_ byte: UInt8) -> Bool {
-        (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x5F || byte == 0x2D
     }
 }
 

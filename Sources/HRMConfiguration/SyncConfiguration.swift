@@ -39,7 +39,7 @@ public struct SyncConfiguration: Sendable, Equatable {
             }
             url = value
         case "gateway":
-            guard !value.isEmpty, value.utf8.count <= 64, value.utf8.allSatisfy(MQTTConfiguration.isGatewayByte) else {
+            guard GatewayName.isValid(value) else {
                 throw invalid("expected 1…64 characters of a-z, 0-9, _ and -")
             }
             gateway = value

@@ -44,15 +44,15 @@ public struct HealthService: Service {
         replyBytes: HealthBusLimits.replyBytes)
 
     /// - Parameters:
-    ///   - importSource: the source imports are stored as (the daemon's recorder).
+    ///   - imports: what `Import` does with a recording (hrmd's ingest, as its recorder's source).
     ///   - connect: how to reach the bus (the system bus; tests may pass another).
     public init(
-        store: HealthStore, version: String, importSource: HealthSource, logger: Logger,
+        store: HealthStore, version: String, imports: any RecordingImports, logger: Logger,
         connect: @escaping @Sendable () throws(DBusError) -> DBusConnection = { () throws(DBusError) in try DBusConnection.system() }
     ) {
         self.store = store
         self.version = version
-        self.importer = RecordingImporter(store: store, source: importSource, workers: workers, logger: logger)
+        self.importer = RecordingImporter(imports: imports, workers: workers, logger: logger)
         self.connect = connect
         self.logger = logger
     }

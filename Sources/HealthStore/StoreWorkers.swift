@@ -7,9 +7,10 @@ import Dispatch
 public struct StoreWorkers: Sendable {
     private let queue: DispatchQueue
 
-    /// `label` names the threads in a debugger.
-    public init(label: String = "hrmd.store-workers") {
-        queue = DispatchQueue(label: label, qos: .utility, attributes: .concurrent)
+    /// `label` names the threads in a debugger; `qos` is their priority (on Linux, their nice
+    /// value: utility 2; user-initiated −2, that of the cooperative pool's tasks).
+    public init(label: String = "hrmd.store-workers", qos: DispatchQoS = .utility) {
+        queue = DispatchQueue(label: label, qos: qos, attributes: .concurrent)
     }
 
     /// Runs `body` on a worker thread and returns its result.

@@ -215,20 +215,4 @@ public struct MQTTLayout: Sendable, Equatable {
 
     /// Contact as its state payload: `detected` or `notDetected` (the store's metadata words).
     public static func contactPayload(_ detected: Bool) -> String { detected ? "detected" : "notDetected" }
-
-    /// A host name as a gateway name: lower case, anything outside `[a-z0-9_-]` as `-`, at most
-    /// 64 characters; `hrmd` when nothing is left.
-    public static func gatewayName(hostName: String) -> String {
-        let host = hostName.split(separator: ".").first.map(String.init) ?? hostName
-        var name = String(
-            host.lowercased().unicodeScalars.map { scalar -> Character in
-                switch scalar {
-                case "a"..."z", "0"..."9", "_", "-": Character(scalar)
-                default: "-"
-                }
-            }
-        ).prefix(64)
-        while name.hasPrefix("-") { name = name.dropFirst() }
-        return name.isEmpty ? "hrmd" : String(name)
-    }
 }

@@ -32,13 +32,6 @@ public struct MQTTSettings: Sendable {
         guard !password.isEmpty else { throw MQTTPublisherError("mqtt: the password file \(path) has an empty first line") }
         return password
     }
-
-    /// This machine's host name, as a gateway name (`[a-z0-9_-]`).
-    public static func defaultGateway() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return MQTTLayout.gatewayName(hostName: "") }
-        return MQTTLayout.gatewayName(hostName: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-    }
 }
 
 /// A publisher that cannot start (its settings, its password file, libmosquitto): one line.

@@ -2,6 +2,7 @@ import Logging
 import SensorBackend
 import SensorFrames
 import SerialPort
+import SerialSessions
 import Timestamps
 
 /// A serial heart-rate sensor (a microcontroller board on `/dev/ttyACM0`, say) speaking the

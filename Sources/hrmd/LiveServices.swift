@@ -6,16 +6,19 @@ import HealthStore
 import LiveFeed
 import Logging
 import MQTTPublisher
-import ServiceLifecycle
 
-extension HRMDaemon {
-    /// The live feed and its readers: the HTTP front (`--http` or `[http]`) and the MQTT
-    /// publisher (`[mqtt]`). One feed serves both and follows the types either reads; none
-    /// when neither is on. In the order they start.
-    static func liveServices(httpFlag: String?, configuration: DaemonConfiguration, store: HealthStore) throws -> [any Service] {
-        let front = httpSettings(flag: httpFlag, configuration: configuration)
-        let mqtt = try configuration.mqtt.map { section throws(MQTTPublisherError) in try mqttSettings(section) }
-        guard front != nil || mqtt != nil else { return [] }
+/// The live feed and its readers: the HTTP front (`--http` or `[http]`) and the MQTT publisher
+/// (`[mqtt]`). One feed serves both and follows the types either reads; none when neither is on.
+struct LiveServices {
+    var feed: LiveFeed?
+    var front: HTTPFront?
+    var publisher: MQTTPublisherService?
+
+    /// Sets up what `--http` and the configuration ask for; throws when their settings are wrong.
+    init(httpFlag: String?, configuration: DaemonConfiguration, store: HealthStore) throws {
+        let front = Self.httpSettings(flag: httpFlag, configuration: configuration)
+        let mqtt = try configuration.mqtt.map { section throws(MQTTPublisherError) in try Self.mqttSettings(section) }
+        guard front != nil || mqtt != nil else { return }
         var types: [SampleType] = front == nil ? [] : [.heartRate]
         for type in mqtt?.types ?? [] where !types.contains(type) { types.append(type) }
         // The publisher reads the samples themselves; only the front needs them rendered.
@@ -26,14 +29,13 @@ extension HRMDaemon {
             render = { _ in [] }
         }
         let feed = LiveFeed(store: store, types: types, render: render, logger: Logger(label: "hrmd.live"))
-        var services: [any Service] = [feed]
+        self.feed = feed
         if let front {
-            services.append(try HTTPFront(settings: front, store: store, feed: feed, logger: Logger(label: "hrmd.http")))
+            self.front = try HTTPFront(settings: front, store: store, feed: feed, logger: Logger(label: "hrmd.http"))
         }
         if let mqtt {
-            services.append(try MQTTPublisherService(settings: mqtt, store: store, feed: feed, logger: Logger(label: "hrmd.mqtt")))
+            publisher = try MQTTPublisherService(settings: mqtt, store: store, feed: feed, logger: Logger(label: "hrmd.mqtt"))
         }
-        return services
     }
 
     /// The HTTP front's settings, when --http or [http] asks for it.
@@ -57,7 +59,7 @@ extension HRMDaemon {
     /// The MQTT publisher's settings from [mqtt], with the password read from its file.
     private static func mqttSettings(_ section: MQTTConfiguration) throws(MQTTPublisherError) -> MQTTSettings {
         guard let broker = section.broker else { throw MQTTPublisherError("mqtt: [mqtt] needs broker = mqtt://HOST:PORT") }
-        let gateway = section.gateway ?? MQTTSettings.defaultGateway()
+        let gateway = section.gateway ?? GatewayName.ofThisHost()
         var options = MosquittoOptions(host: broker.host, port: broker.port, clientID: section.clientID ?? "hrmd-\(gateway)")
         options.username = section.username
         if let file = section.passwordFile { options.password = try MQTTSettings.readPassword(file: file) }

@@ -91,11 +91,4 @@ struct MQTTLayoutTests {
         #expect(MQTTLayout.contactPayload(true) == "detected")
         #expect(MQTTLayout.contactPayload(false) == "notDetected")
     }
-
-    @Test("host names as gateway names", arguments: [
-        ("kitchen-pc", "kitchen-pc"), ("Kitchen-PC.local", "kitchen-pc"), ("my host", "my-host"), ("", "hrmd"), ("-x", "x"),
-    ])
-    func gatewayNames(host: String, gateway: String) {
-        #expect(MQTTLayout.gatewayName(hostName: host) == gateway)
-    }
 }

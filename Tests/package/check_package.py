@@ -5,25 +5,31 @@
   every module it links, in this package and in others;
 - no target under Sources/ depends on a target outside Sources/ (test support, benchmarks);
 - no target has unsafe flags, so any package may depend on this one;
+- the products are what users link and nothing more: hrmd, hrmctl and HealthClient (the
+  benchmarks' library products exist only under HRMD_BENCHMARKS=1, which this check unsets);
 - every dependency a target declares is imported by one of its files (the compiler's
   `--explicit-target-dependency-import-check` checks the other way: nothing imported undeclared).
 
 One line per problem; exit status 1 when there is one."""
 import glob
 import json
+import os
 import re
 import subprocess
 import sys
 
 CLIENT = "HealthClient"
 CLIENT_MODULE_LIMIT = 8
+PRODUCTS = ["hrmd", "hrmctl", CLIENT]
 
 
 def manifest():
     if len(sys.argv) > 1:
         with open(sys.argv[1]) as f:
             return json.load(f)
-    out = subprocess.run(["swift", "package", "dump-package"], check=True, capture_output=True, text=True).stdout
+    environment = {key: value for key, value in os.environ.items() if key != "HRMD_BENCHMARKS"}
+    out = subprocess.run(
+        ["swift", "package", "dump-package"], check=True, capture_output=True, text=True, env=environment).stdout
     return json.loads(out)
 
 
@@ -40,6 +46,10 @@ def main():
     package = manifest()
     targets = {t["name"]: t for t in package["targets"]}
     problems = []
+
+    products = [product["name"] for product in package["products"]]
+    if sorted(products) != sorted(PRODUCTS):
+        problems.append(f"the products are {', '.join(products)}; users link only {', '.join(PRODUCTS)}")
 
     # The client's closure: in-package modules by name, other packages' products by name.
     seen, stack = set(), [("target", CLIENT)]

@@ -1,4 +1,5 @@
 import Logging
+import SensorBackend
 import SensorFrames
 import SerialPort
 import Timestamps

@@ -208,10 +208,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // libpq (Debian's libpq-dev): the PostgreSQL client library.
-        .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        // A PostgreSQL client over libpq: connections by URI, key=value or service name, every
-        // query under a deadline, text-format results and arrays, COPY FROM STDIN, LISTEN/NOTIFY.
+        // libpq's header (Debian's libpq-dev, /usr/include/postgresql): its types and constants only.
+        // Nothing links libpq: PostgresClient loads it at its first connection.
+        .systemLibrary(name: "CPostgreSQL"),
+        // A PostgreSQL client over libpq, loaded when first connecting: connections by URI, key=value or service
+        // name, every query under a deadline, text-format results and arrays, COPY FROM STDIN, LISTEN/NOTIFY.
         .target(name: "PostgresClient", dependencies: ["CPostgreSQL"]),
         // The central store in PostgreSQL that gateways sync into: its schema and migrations, a
         // gateway's batches applied exactly once with its cursor, the identity of samples across

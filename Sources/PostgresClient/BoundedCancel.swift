@@ -8,14 +8,14 @@ import Glibc
 /// proxy) it never returns. PQcancel is async-signal-safe by design, so it runs here in a
 /// forked child, which is killed when the bound passes: nothing is left behind either way.
 enum BoundedCancel {
-    static func cancel(_ connection: OpaquePointer, within bound: Duration) {
-        guard let token = PQgetCancel(connection) else { return }
-        defer { PQfreeCancel(token) }
+    static func cancel(_ connection: OpaquePointer, pq: LibPQ, within bound: Duration) {
+        guard let token = pq.getCancel(connection) else { return }
+        defer { pq.freeCancel(token) }
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
         defer { errorBuffer.deallocate() }
         let child = fork()
         if child == 0 {
-            let sent = PQcancel(token, errorBuffer, 256)
+            let sent = pq.cancel(token, errorBuffer, 256)
             _exit(sent == 1 ? 0 : 1)
         }
         guard child > 0 else { return }

@@ -10,6 +10,7 @@ import Glibc
 /// connection is closed and `.timedOut` thrown. After that, or any other failure of the
 /// connection itself, the connection stays closed: every later call throws `.connectionLost`.
 public final class PostgresConnection: @unchecked Sendable {
+    private let pq: LibPQ
     private var handle: OpaquePointer?
     private var closedReason = "the connection was closed"
     /// The deadline of calls given no timeout of their own: the connect timeout.
@@ -38,7 +39,12 @@ public final class PostgresConnection: @unchecked Sendable {
     /// so the string's own values win; a service file's values for these keys are overridden,
     /// as libpq only fills from a service file what is still unset. A host name is resolved
     /// synchronously by libpq; the rest of the connect obeys the deadline.
+    ///
+    /// libpq is loaded by the first connection (`LibPQ`); when it cannot be, this throws
+    /// `.connectionFailed` naming it.
     public init(conninfo: String, timeout: Duration) throws(PostgresError) {
+        let pq = try LibPQ.load()
+        self.pq = pq
         let deadline = Deadline(after: timeout)
         defaultTimeout = timeout
         let options: [(String, String)] = [
@@ -53,25 +59,25 @@ public final class PostgresConnection: @unchecked Sendable {
             ("dbname", conninfo),
         ]
         let connection = CStrings.with(options.map(\.0)) { keywords in
-            CStrings.with(options.map(\.1)) { values in PQconnectStartParams(keywords, values, 1) }
+            CStrings.with(options.map(\.1)) { values in pq.connectStartParams(keywords, values, 1) }
         }
         guard let connection else { throw .connectionFailed("libpq could not allocate a connection") }
         do {
-            try Self.finishConnecting(connection, before: deadline)
+            try Self.finishConnecting(connection, pq: pq, before: deadline)
         } catch {
-            PQfinish(connection)
+            pq.finish(connection)
             throw error
         }
-        PQsetnonblocking(connection, 1)
+        pq.setNonBlocking(connection, 1)
         handle = connection
-        serverVersion = Int(PQserverVersion(connection))
-        backendPID = Int(PQbackendPID(connection))
-        user = PQuser(connection).map { String(cString: $0) } ?? ""
-        database = PQdb(connection).map { String(cString: $0) } ?? ""
+        serverVersion = Int(pq.serverVersion(connection))
+        backendPID = Int(pq.backendPID(connection))
+        user = pq.user(connection).map { String(cString: $0) } ?? ""
+        database = pq.database(connection).map { String(cString: $0) } ?? ""
     }
 
     deinit {
-        if let handle { PQfinish(handle) }
+        if let handle { pq.finish(handle) }
     }
 
     /// Whether the connection is still open (not closed, lost or timed out).
@@ -90,7 +96,7 @@ public final class PostgresConnection: @unchecked Sendable {
         let connection = try open()
         let deadline = Deadline(after: timeout ?? defaultTimeout)
         let sent = CStrings.with(parameters) { values in
-            PQsendQueryParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+            pq.sendQueryParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
         }
         let results = try finish(connection, sent: sent, before: deadline)
         guard let last = results.last else { throw lost(connection, "the server sent no result") }
@@ -103,7 +109,7 @@ public final class PostgresConnection: @unchecked Sendable {
     public func executeScript(_ sql: String, timeout: Duration? = nil) throws(PostgresError) {
         let connection = try open()
         let deadline = Deadline(after: timeout ?? defaultTimeout)
-        _ = try finish(connection, sent: PQsendQuery(connection, sql), before: deadline)
+        _ = try finish(connection, sent: pq.sendQuery(connection, sql), before: deadline)
     }
 
     /// Runs `body` between BEGIN and COMMIT. When `body` throws (or COMMIT fails), the
@@ -135,7 +141,7 @@ public final class PostgresConnection: @unchecked Sendable {
     public func copyIn(_ sql: String, rows: some Sequence<String>, timeout: Duration? = nil) throws(PostgresError) -> Int {
         let connection = try open()
         let deadline = Deadline(after: timeout ?? defaultTimeout)
-        try sendAndFlush(connection, sent: PQsendQuery(connection, sql), before: deadline)
+        try sendAndFlush(connection, sent: pq.sendQuery(connection, sql), before: deadline)
         let started = try collect(connection, before: deadline, stopAtCopyIn: true)
         guard started.copying else {
             try Self.throwFirstError(started.results)
@@ -166,14 +172,14 @@ public final class PostgresConnection: @unchecked Sendable {
     private func putCopyData(_ connection: OpaquePointer, _ buffer: [UInt8], before deadline: Deadline) throws(PostgresError) -> Bool {
         while true {
             let result = buffer.withUnsafeBytes { bytes in
-                PQputCopyData(connection, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count))
+                pq.putCopyData(connection, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count))
             }
             if result == 1 {
-                if PQflush(connection) < 0 { throw lost(connection, "sending COPY data failed") }
+                if pq.flush(connection) < 0 { throw lost(connection, "sending COPY data failed") }
                 return true
             }
             if result < 0 {
-                if PQstatus(connection) == CONNECTION_OK { return false }
+                if pq.status(connection) == CONNECTION_OK { return false }
                 throw lost(connection, "sending COPY data failed")
             }
             try awaitSocket(connection, for: Int16(POLLOUT | POLLIN), before: deadline)
@@ -183,10 +189,10 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Ends COPY data, or with `failing`, aborts the COPY with that message.
     private func putCopyEnd(_ connection: OpaquePointer, failing: String? = nil, before deadline: Deadline) throws(PostgresError) {
         while true {
-            let result = PQputCopyEnd(connection, failing)
+            let result = pq.putCopyEnd(connection, failing)
             if result == 1 { return }
             if result < 0 {
-                if PQstatus(connection) == CONNECTION_OK { return }
+                if pq.status(connection) == CONNECTION_OK { return }
                 throw lost(connection, "ending COPY failed")
             }
             try awaitSocket(connection, for: Int16(POLLOUT | POLLIN), before: deadline)
@@ -216,24 +222,24 @@ public final class PostgresConnection: @unchecked Sendable {
     public func notifications(waitingUpTo timeout: Duration) throws(PostgresError) -> [PostgresNotification] {
         let connection = try open()
         let deadline = Deadline(after: timeout)
-        if PQconsumeInput(connection) == 0 { throw lost(connection, "reading from the server failed") }
-        var found = Self.takeNotifications(connection)
+        if pq.consumeInput(connection) == 0 { throw lost(connection, "reading from the server failed") }
+        var found = Self.takeNotifications(connection, pq: pq)
         while found.isEmpty {
-            guard SocketWait.ready(PQsocket(connection), for: Int16(POLLIN), before: deadline) else { break }
-            if PQconsumeInput(connection) == 0 { throw lost(connection, "reading from the server failed") }
-            found = Self.takeNotifications(connection)
+            guard SocketWait.ready(pq.socket(connection), for: Int16(POLLIN), before: deadline) else { break }
+            if pq.consumeInput(connection) == 0 { throw lost(connection, "reading from the server failed") }
+            found = Self.takeNotifications(connection, pq: pq)
         }
         return found
     }
 
-    private static func takeNotifications(_ connection: OpaquePointer) -> [PostgresNotification] {
+    private static func takeNotifications(_ connection: OpaquePointer, pq: LibPQ) -> [PostgresNotification] {
         var found: [PostgresNotification] = []
-        while let notice = PQnotifies(connection) {
+        while let notice = pq.notifies(connection) {
             found.append(
                 PostgresNotification(
                     channel: String(cString: notice.pointee.relname), payload: String(cString: notice.pointee.extra),
                     backendPID: Int(notice.pointee.be_pid)))
-            PQfreemem(notice)
+            pq.freeMemory(notice)
         }
         return found
     }
@@ -252,7 +258,7 @@ public final class PostgresConnection: @unchecked Sendable {
 
     private func close(reason: String) {
         guard let handle else { return }
-        PQfinish(handle)
+        pq.finish(handle)
         self.handle = nil
         closedReason = reason
     }
@@ -260,7 +266,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Closes the connection after it failed and returns the error to throw: libpq's message,
     /// or `fallback` when it has none.
     private func lost(_ connection: OpaquePointer, _ fallback: String) -> PostgresError {
-        let message = PostgresError.oneLine(String(cString: PQerrorMessage(connection)))
+        let message = PostgresError.oneLine(LibPQ.text(pq.errorMessage(connection)))
         let reason = message.isEmpty ? fallback : message
         close(reason: reason)
         return .connectionLost(reason)
@@ -268,7 +274,7 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Cancels what runs (one try, bounded), closes the connection and returns `.timedOut`.
     private func timedOut(_ connection: OpaquePointer) -> PostgresError {
-        BoundedCancel.cancel(connection, within: Self.cancelBound)
+        BoundedCancel.cancel(connection, pq: pq, within: Self.cancelBound)
         close(reason: "closed after a statement timed out")
         return .timedOut
     }
@@ -276,8 +282,8 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Waits until the socket is ready for `events`, and reads what arrived (as libpq asks of
     /// a caller that waits to write).
     private func awaitSocket(_ connection: OpaquePointer, for events: Int16, before deadline: Deadline) throws(PostgresError) {
-        guard SocketWait.ready(PQsocket(connection), for: events, before: deadline) else { throw timedOut(connection) }
-        if PQconsumeInput(connection) == 0 { throw lost(connection, "reading from the server failed") }
+        guard SocketWait.ready(pq.socket(connection), for: events, before: deadline) else { throw timedOut(connection) }
+        if pq.consumeInput(connection) == 0 { throw lost(connection, "reading from the server failed") }
     }
 
     private func sendAndFlush(_ connection: OpaquePointer, sent: Int32, before deadline: Deadline) throws(PostgresError) {
@@ -287,7 +293,7 @@ public final class PostgresConnection: @unchecked Sendable {
 
     private func flush(_ connection: OpaquePointer, before deadline: Deadline) throws(PostgresError) {
         while true {
-            let result = PQflush(connection)
+            let result = pq.flush(connection)
             if result == 0 { return }
             if result < 0 { throw lost(connection, "sending to the server failed") }
             try awaitSocket(connection, for: Int16(POLLOUT | POLLIN), before: deadline)
@@ -309,26 +315,26 @@ public final class PostgresConnection: @unchecked Sendable {
     ) throws(PostgresError) -> (results: [PostgresResult], copying: Bool) {
         var results: [PostgresResult] = []
         while true {
-            if PQisBusy(connection) == 0 {
-                guard let raw = PQgetResult(connection) else { break }
-                let status = PQresultStatus(raw)
+            if pq.isBusy(connection) == 0 {
+                guard let raw = pq.getResult(connection) else { break }
+                let status = pq.resultStatus(raw)
                 if status == PGRES_COPY_IN {
-                    PQclear(raw)
+                    pq.clear(raw)
                     if stopAtCopyIn { return (results, true) }
                     try putCopyEnd(connection, failing: "COPY FROM STDIN is run with copyIn", before: deadline)
                     try flush(connection, before: deadline)
                     continue
                 }
                 if status == PGRES_COPY_OUT || status == PGRES_COPY_BOTH {
-                    PQclear(raw)
+                    pq.clear(raw)
                     throw lost(connection, "COPY TO STDOUT is not supported")
                 }
-                results.append(PostgresResult(raw))
+                results.append(PostgresResult(raw, pq: pq))
                 continue
             }
             try awaitSocket(connection, for: Int16(POLLIN), before: deadline)
         }
-        if PQstatus(connection) == CONNECTION_BAD { throw lost(connection, "the server closed the connection") }
+        if pq.status(connection) == CONNECTION_BAD { throw lost(connection, "the server closed the connection") }
         return (results, false)
     }
 
@@ -340,27 +346,27 @@ public final class PostgresConnection: @unchecked Sendable {
 
     // MARK: Connecting
 
-    private static func finishConnecting(_ connection: OpaquePointer, before deadline: Deadline) throws(PostgresError) {
-        if PQstatus(connection) == CONNECTION_BAD { throw connectError(connection) }
+    private static func finishConnecting(_ connection: OpaquePointer, pq: LibPQ, before deadline: Deadline) throws(PostgresError) {
+        if pq.status(connection) == CONNECTION_BAD { throw connectError(connection, pq: pq) }
         var state = PGRES_POLLING_WRITING
         while true {
             switch state {
             case PGRES_POLLING_OK:
                 return
             case PGRES_POLLING_FAILED:
-                throw connectError(connection)
+                throw connectError(connection, pq: pq)
             default:
-                let socket = PQsocket(connection)
-                guard socket >= 0 else { throw connectError(connection) }
+                let socket = pq.socket(connection)
+                guard socket >= 0 else { throw connectError(connection, pq: pq) }
                 let events = state == PGRES_POLLING_READING ? Int16(POLLIN) : Int16(POLLOUT)
                 guard SocketWait.ready(socket, for: events, before: deadline) else { throw .timedOut }
             }
-            state = PQconnectPoll(connection)
+            state = pq.connectPoll(connection)
         }
     }
 
-    private static func connectError(_ connection: OpaquePointer) -> PostgresError {
-        let message = PostgresError.oneLine(String(cString: PQerrorMessage(connection)))
+    private static func connectError(_ connection: OpaquePointer, pq: LibPQ) -> PostgresError {
+        let message = PostgresError.oneLine(LibPQ.text(pq.errorMessage(connection)))
         return .connectionFailed(message.isEmpty ? "libpq gave no reason" : message)
     }
 }

@@ -6,32 +6,34 @@ import Glibc
 /// is a programming error and traps.
 public final class PostgresResult: @unchecked Sendable {
     private let handle: OpaquePointer
+    private let pq: LibPQ
     /// How many rows the statement returned.
     public let rowCount: Int
     /// How many columns each row has.
     public let columnCount: Int
 
-    init(_ handle: OpaquePointer) {
+    init(_ handle: OpaquePointer, pq: LibPQ) {
         self.handle = handle
-        rowCount = Int(PQntuples(handle))
-        columnCount = Int(PQnfields(handle))
+        self.pq = pq
+        rowCount = Int(pq.tupleCount(handle))
+        columnCount = Int(pq.fieldCount(handle))
     }
 
-    deinit { PQclear(handle) }
+    deinit { pq.clear(handle) }
 
     var handleForErrors: OpaquePointer { handle }
 
     /// The rows an INSERT, UPDATE, DELETE, MERGE, SELECT, COPY … touched (PQcmdTuples), nil
     /// for statements that report none.
-    public var affectedRows: Int? { Int(String(cString: PQcmdTuples(handle))) }
+    public var affectedRows: Int? { Int(LibPQ.text(pq.commandTuples(handle))) }
 
     /// The command tag, such as `INSERT 0 3` or `COMMIT`.
-    public var commandStatus: String { String(cString: PQcmdStatus(handle)) }
+    public var commandStatus: String { LibPQ.text(pq.commandStatus(handle)) }
 
     /// The name of a column.
     public func columnName(_ column: Int) -> String {
         precondition(column >= 0 && column < columnCount, "column \(column) out of range")
-        return String(cString: PQfname(handle, Int32(column)))
+        return LibPQ.text(pq.fieldName(handle, Int32(column)))
     }
 
     /// The index of the column with this name, if there is one.
@@ -42,13 +44,13 @@ public final class PostgresResult: @unchecked Sendable {
     /// Whether a value is SQL NULL.
     public func isNull(_ row: Int, _ column: Int) -> Bool {
         check(row, column)
-        return PQgetisnull(handle, Int32(row), Int32(column)) == 1
+        return pq.getIsNull(handle, Int32(row), Int32(column)) == 1
     }
 
     /// A value's text; nil for NULL.
     public func string(_ row: Int, _ column: Int) -> String? {
         if isNull(row, column) { return nil }
-        return String(cString: PQgetvalue(handle, Int32(row), Int32(column)))
+        return LibPQ.text(pq.getValue(handle, Int32(row), Int32(column)))
     }
 
     /// A bigint (or any integer) value. Throws `.badValue` for NULL or a value that is not one.
@@ -113,8 +115,8 @@ public final class PostgresResult: @unchecked Sendable {
     /// it, or NULL, is a `.badValue`.
     private func parse<T>(_ row: Int, _ column: Int, _ parser: (UnsafeBufferPointer<UInt8>) -> T?) throws(PostgresError) -> T {
         if isNull(row, column) { throw .badValue(row: row, column: column, text: "NULL") }
-        let value = PQgetvalue(handle, Int32(row), Int32(column))!
-        let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
+        let value = pq.getValue(handle, Int32(row), Int32(column))!
+        let length = Int(pq.getLength(handle, Int32(row), Int32(column)))
         let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self), count: length)
         guard let parsed = parser(bytes) else {
             throw .badValue(row: row, column: column, text: String(cString: value))
@@ -254,11 +256,11 @@ enum TextArray {
 }
 
 extension PostgresResult {
-    var resultStatus: ExecStatusType { PQresultStatus(handleForErrors) }
-    var errorMessage: String { String(cString: PQresultErrorMessage(handleForErrors)) }
+    var resultStatus: ExecStatusType { pq.resultStatus(handleForErrors) }
+    var errorMessage: String { LibPQ.text(pq.resultErrorMessage(handleForErrors)) }
 
     func field(_ code: Int32) -> String? {
-        guard let value = PQresultErrorField(handleForErrors, code) else { return nil }
+        guard let value = pq.resultErrorField(handleForErrors, code) else { return nil }
         let text = PostgresError.oneLine(String(cString: value))
         return text.isEmpty ? nil : text
     }

@@ -5,9 +5,11 @@
 
 A PART is a make target, run as `make --no-print-directory PART` from the repository's root.
 Parts start in the order given, at most N at a time (HRMD_TEST_JOBS, default: one more than the
-machine's cores, since most parts spend their time waiting on daemons, buses and VMs rather
-than computing). A PART written `+TARGET` runs alone, before the pool starts and with nothing
-beside it (for parts that take the build folder's lock, such as `swift package` commands).
+machine's cores, since most parts spend their time waiting on daemons, buses and servers rather
+than computing). A PART written `+TARGET` runs alone before the others start (for parts that
+take the build folder's lock, such as `swift package` commands); one written `^TARGET` runs
+alone after the others have ended (for a part that needs the whole machine, such as the
+emulated Bluetooth VM, whose radio timing fails under others' load).
 
 Each part's output goes to DIR/PART.log (default .build/test-parts) and is printed whole when
 the part ends, under a header line, so that parts running side by side never interleave their
@@ -123,7 +125,8 @@ def main() -> int:
     parser.add_argument("parts", nargs="+")
     arguments = parser.parse_args()
     os.makedirs(arguments.log_dir, exist_ok=True)
-    parts = [Part(name.lstrip("+"), name.startswith("+"), arguments.log_dir) for name in arguments.parts]
+    parts = [Part(name.lstrip("+^"), name[:1] in "+^", arguments.log_dir) for name in arguments.parts]
+    last = {name.lstrip("^") for name in arguments.parts if name.startswith("^")}
     jobs = max(1, arguments.jobs)
     began = time.monotonic()
 
@@ -135,13 +138,16 @@ def main() -> int:
     signal.signal(signal.SIGTERM, interrupted)
     signal.signal(signal.SIGINT, interrupted)
 
-    for part in (p for p in parts if p.alone):
+    def alone(part: Part) -> None:
         print(f"test: {part.target} (alone)", flush=True)
         part.start()
         assert part.process
         part.process.wait()
         part.finished()
         report(part)
+
+    for part in (p for p in parts if p.alone and p.target not in last):
+        alone(part)
     waiting = [p for p in parts if not p.alone]
     running: list[Part] = []
     print(f"test: {len(waiting)} parts, {jobs} at a time", flush=True)
@@ -159,6 +165,8 @@ def main() -> int:
         for part in [p for p in running if p.finished()]:
             running.remove(part)
             report(part)
+    for part in (p for p in parts if p.target in last):
+        alone(part)
 
     total = time.monotonic() - began
     passed = failed = 0

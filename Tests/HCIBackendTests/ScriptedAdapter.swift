@@ -11,8 +11,8 @@ import Testing
 /// A controller that takes every command (or refuses those it is told to), keeps them, and
 /// sends the events a test gives it.
 final class ScriptedController: ControllerChannel {
-    private let sent = HandledEvents<HCIEvent>()
-    var events: AsyncStream<HCIEvent> { sent.stream }
+    let events: AsyncStream<HCIEvent>
+    private let continuation: AsyncStream<HCIEvent>.Continuation
     private let state = Mutex(State())
 
     private struct State {
@@ -21,7 +21,9 @@ final class ScriptedController: ControllerChannel {
         var failure: BluetoothSocketError?
     }
 
-    init() {}
+    init() {
+        (events, continuation) = AsyncStream.makeStream(of: HCIEvent.self)
+    }
 
     func execute(_ command: HCICommand) async throws(HCICommandFailure) -> [UInt8] {
         let refusal = state.withLock { state in
@@ -33,16 +35,13 @@ final class ScriptedController: ControllerChannel {
     }
 
     func post(_ command: HCICommand) { state.withLock { $0.commands.append(command) } }
-    func close() { sent.finish() }
+    func close() { continuation.finish() }
     var failure: BluetoothSocketError? { state.withLock { $0.failure } }
 
     /// Every command so far, posted ones included, in order.
     var commands: [HCICommand] { state.withLock { $0.commands } }
 
-    func send(_ event: HCIEvent) { sent.send(event) }
-
-    /// Whether the backend has taken every event sent so far and come back for more.
-    var handledAll: Bool { sent.handledAll }
+    func send(_ event: HCIEvent) { continuation.yield(event) }
 
     /// From now on, `opcode` fails with `failure`.
     func refuse(_ opcode: UInt16, with failure: HCICommandFailure) { state.withLock { $0.refusals[opcode] = failure } }
@@ -50,7 +49,7 @@ final class ScriptedController: ControllerChannel {
     /// The adapter went away under the socket.
     func hangUp(_ error: BluetoothSocketError) {
         state.withLock { $0.failure = error }
-        sent.finish()
+        continuation.finish()
     }
 }
 

@@ -7,15 +7,13 @@ Bumble's virtual controller behind /dev/vhci and virtual straps on its air link.
 
 Builds the VM image once (build-image.sh, cached outside the repository), shares a run folder
 with the VM over 9p (the built hrmd and hrmctl, the Swift runtime they link, the scenario
-scripts), boots the VMs (two at once by default, each running its share of the scenarios), and
-reads each scenario's result back from the folder's `out/`, where the
+scripts), boots it, and reads each scenario's result back from the folder's `out/`, where the
 logs and btmon captures stay for reading (see docs/testing.md).
 
 Environment: HRMD_BIN_DIR (default .build/debug), HRMD_VM_OUT (default .build/real-bluetooth),
 HRMD_VM_ACCEL (kvm or tcg; by default kvm where it boots the kernel, found out once per image),
-HRMD_VM_TIMEOUT (seconds for the whole VM run, default 1500), HRMD_VM_JOBS (how many VMs run
-the scenarios at once, each its share; default 2), HRMD_VM_CACHE (where images live),
-HRMD_VM_MONITOR (set: each scenario also keeps `out/<scenario>-<backend>.dbus.log`,
+HRMD_VM_TIMEOUT (seconds for the whole VM run, default 1500), HRMD_VM_CACHE (where images
+live), HRMD_VM_MONITOR (set: each scenario also keeps `out/<scenario>-<backend>.dbus.log`,
 dbus-monitor's record of the system bus; it slows the VM, so not for figures).
 """
 
@@ -116,94 +114,44 @@ def accelerator(image: str) -> str:
     return result
 
 
-class VM:
-    """One qemu process running vm-main with `arguments`, its serial console kept in `console`."""
-
-    def __init__(self, image: str, run_dir: str, arguments: list[str], console: str):
-        accel = accelerator(image)
-        # The uncompressed kernel when the image has one (qemu enters it directly), else vmlinuz.
-        kernel = os.path.join(image, "vmlinux")
-        if not os.path.exists(kernel):
-            kernel = os.path.join(image, "vmlinuz")
-        vm_args = " ".join(arguments)
-        command = [
-            "qemu-system-x86_64", "-accel", accel, "-cpu", "max" if accel == "tcg" else "host",
-            "-m", "2048", "-smp", "2", "-nographic", "-nic", "none", "-no-reboot",
-            "-kernel", kernel, "-initrd", os.path.join(image, "rootfs.cpio"),
-            "-append", f'console=ttyS0 panic=-1 quiet hrmd_vm_args="{vm_args}"',
-            "-virtfs", f"local,path={run_dir},mount_tag=hrmdrun,security_model=none,id=hrmdrun",
-            # The same folder again, read-only, for the binaries (vm-main mounts it keeping the
-            # page cache; a virtio 9p device takes one mount at a time).
-            "-virtfs", f"local,path={run_dir},mount_tag=hrmdbin,security_model=none,id=hrmdbin,readonly=on",
-        ]
-        self.console = open(console, "w")
-        self.started = time.monotonic()
-        self.ready: float | None = None  # when vm-main said it was ready to run scenarios
-        self.ended: float | None = None
-        self.status: int | None = None
-        self.pending = b""
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-
-    def take(self, chunk: bytes) -> None:
-        self.console.write(chunk.decode(errors="replace"))
-        self.pending += chunk
-        *lines, self.pending = self.pending.split(b"\n")
-        for line in lines:
-            text = line.decode(errors="replace").strip("\r")
-            # The firmware's last words may share the line ("Booting from ROM..hrmd-vm: ...").
-            at = text.find("hrmd-vm: ")
-            if at < 0:
-                continue
-            text = text[at + len("hrmd-vm: "):]
-            if text.startswith("ready"):
-                self.ready = time.monotonic()
-            print(f"real-bluetooth: {text}", flush=True)
-
-    def finish(self, status: int) -> None:
-        self.process.wait()
-        self.take(self.process.stdout.read() + b"\n")
-        self.console.close()
-        self.status = status
-        self.ended = time.monotonic()
-
-
-def boot(image: str, run_dir: str, runs: list[list[str]], timeout: float) -> list[VM]:
-    """Boots one VM per entry of `runs` (the arguments of its vm-main) at once and follows their
-    consoles until all have powered off, bounded by `timeout` in all."""
-    several = len(runs) > 1
-    vms = [VM(image, run_dir, arguments, os.path.join(run_dir, "out", f"console-vm{n}.log" if several else "console.log"))
-           for n, arguments in enumerate(runs, 1)]
+def boot(image: str, run_dir: str, arguments: list[str], timeout: float) -> int:
+    accel = accelerator(image)
+    vm_args = " ".join(arguments)
+    command = [
+        "qemu-system-x86_64", "-accel", accel, "-cpu", "max" if accel == "tcg" else "host",
+        "-m", "2048", "-smp", "2", "-nographic", "-nic", "none", "-no-reboot",
+        "-kernel", os.path.join(image, "vmlinuz"), "-initrd", os.path.join(image, "rootfs.cpio"),
+        "-append", f'console=ttyS0 panic=-1 quiet hrmd_vm_args="{vm_args}"',
+        "-virtfs", f"local,path={run_dir},mount_tag=hrmdrun,security_model=none,id=hrmdrun",
+    ]
+    console = open(os.path.join(run_dir, "out", "console.log"), "w")
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     deadline = time.monotonic() + timeout
+    assert process.stdout
     selector = selectors.DefaultSelector()
-    for vm in vms:
-        selector.register(vm.process.stdout, selectors.EVENT_READ, vm)
-    running = list(vms)
-    while running:
+    selector.register(process.stdout, selectors.EVENT_READ)
+    pending = b""
+    while process.poll() is None:
         if time.monotonic() > deadline:
-            for vm in running:
-                vm.process.kill()
-                vm.finish(124)
+            process.kill()
+            process.wait()
             print(f"real-bluetooth: the VM did not finish within {timeout:.0f} s; killed", flush=True)
-            break
-        for key, _ in selector.select(timeout=1.0):
-            chunk = os.read(key.fileobj.fileno(), 65536)
-            if chunk:
-                key.data.take(chunk)
-        for vm in list(running):
-            if vm.process.poll() is not None:
-                selector.unregister(vm.process.stdout)
-                vm.finish(vm.process.returncode)
-                running.remove(vm)
-    return vms
-
-
-def vm_count(arguments: list[str]) -> int:
-    """How many VMs to boot: HRMD_VM_JOBS (default 2), no more than the runs asked for (a name
-    alone is a run per backend, NAME:BACKEND one run)."""
-    jobs = max(1, int(os.environ.get("HRMD_VM_JOBS", "2")))
-    if arguments:
-        jobs = min(jobs, sum(1 if ":" in a else 2 for a in arguments))
-    return jobs
+            return 124
+        if selector.select(timeout=1.0):
+            chunk = os.read(process.stdout.fileno(), 65536)
+            if not chunk:
+                continue
+            console.write(chunk.decode(errors="replace"))
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                text = line.decode(errors="replace").strip("\r")
+                if text.startswith("hrmd-vm:"):
+                    print(f"real-bluetooth: {text[len('hrmd-vm: '):]}", flush=True)
+    rest = process.stdout.read()
+    console.write(rest.decode(errors="replace"))
+    console.close()
+    return process.returncode
 
 
 def main() -> int:
@@ -229,25 +177,16 @@ def main() -> int:
     image = built_image.stdout.strip().splitlines()[-1]
     built = time.monotonic()
     prepare(run_dir, bin_dir, bench)
-    jobs = 1 if bench else vm_count(arguments)
-    runs = [arguments] if jobs == 1 else [[f"--vm={n}/{jobs}", *arguments] for n in range(1, jobs + 1)]
-    vms = boot(image, run_dir, runs, timeout)
-    ended = time.monotonic()
+    status = boot(image, run_dir, arguments, timeout)
     results = [json.load(open(path)) for path in sorted(glob.glob(os.path.join(run_dir, "out", "*.result.json")))]
     failed = [r for r in results if not r.get("passed")]
     for result in failed:
         print(f"real-bluetooth: FAILED {result['scenario']} ({result['backend']}): {result.get('error')}")
         print(result.get("traceback", ""))
-    # Wall time: building (or finding) the image, booting until every VM was ready to run its
-    # scenarios, and the rest (the scenarios, then each VM's power-off).
-    ready = max((vm.ready or vm.ended) for vm in vms)
     print(f"real-bluetooth: {len(results) - len(failed)} passed, {len(failed)} failed "
-          f"(wall {ended - began:.0f} s: image {built - began:.0f} s, boot {ready - built:.0f} s, "
-          f"scenarios {ended - ready:.0f} s; {len(vms)} VM{'s' if len(vms) > 1 else ''}); logs and captures in {run_dir}/out")
-    status = next((vm.status for vm in vms if vm.status), 0)
+          f"(image {built - began:.0f} s, VM {time.monotonic() - built:.0f} s); logs and captures in {run_dir}/out")
     if status != 0 and not failed:
-        console = "console.log" if len(vms) == 1 else "console-vm*.log"
-        print(f"real-bluetooth: a VM ended with status {status}; see {run_dir}/out/{console}")
+        print(f"real-bluetooth: the VM ended with status {status}; see {run_dir}/out/console.log")
         return 1
     if not results:
         print("real-bluetooth: no scenario reported a result")

@@ -7,7 +7,6 @@ passes raises TimeoutError naming what did not happen.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import json
 import os
 import re
@@ -41,11 +40,7 @@ async def until(predicate, timeout: float, what: str, every: float = 0.05):
     """Polls a cheap local check (a file, a bus name) until it holds, bounded."""
     deadline = time.monotonic() + timeout
     while True:
-        result = predicate()
-        # A lambda that calls a coroutine function returns a coroutine: its value is the answer
-        # (the coroutine object itself is always true, which ended such waits at once).
-        if inspect.isawaitable(result):
-            result = await result
+        result = await predicate() if asyncio.iscoroutinefunction(predicate) else predicate()
         if result:
             return result
         if time.monotonic() >= deadline:
@@ -137,8 +132,8 @@ class SystemBus:
 
     SOCKET = "/run/dbus/system_bus_socket"
 
-    def __init__(self, suffix: str = ""):
-        self.daemon = Process("dbus-daemon", f"{OUT}/dbus-daemon{suffix}.log")
+    def __init__(self):
+        self.daemon = Process("dbus-daemon", f"{OUT}/dbus-daemon.log")
 
     async def start(self) -> None:
         os.makedirs("/run/dbus", exist_ok=True)
@@ -167,12 +162,12 @@ class Bluetoothd:
         self.starts += 1
         self.process = Process("bluetoothd", f"{OUT}/{self.label}.bluetoothd.log")
         await self.process.start(BLUETOOTHD, "-n", "-d")
-        await until(lambda: self.bus.has_owner("org.bluez"), 20, "bluetoothd took org.bluez", every=0.2)
+        await until(lambda: self.bus.has_owner("org.bluez"), 20, "bluetoothd took org.bluez")
 
     async def stop(self) -> None:
         if self.process:
             await self.process.stop(10)
-            await until(lambda: self._gone(), 20, "org.bluez released", every=0.2)
+            await until(lambda: self._gone(), 20, "org.bluez released")
 
     async def _gone(self) -> bool:
         return not await self.bus.has_owner("org.bluez")
@@ -218,13 +213,9 @@ class Hrmd:
         self.started_at = 0.0
         self.stop_requested_at: float | None = None  # wall clock, as the straps stamp what they send
 
-    async def grant(self) -> None:
-        """Makes the store, hrmd's source allowed to store every type (as a user grants it)."""
-        await run(f"{BIN}/hrmctl", "auth", "grant", "hrmd", "all", "--store", self.store)
-
     async def start(self, *arguments: str) -> None:
         if not os.path.exists(self.store):
-            await self.grant()
+            await run(f"{BIN}/hrmctl", "auth", "grant", "hrmd", "all", "--store", self.store)
         self.started_at = time.monotonic()
         await self.process.start(f"{BIN}/hrmd", "--store", self.store, "--log-level", "info", *arguments)
 

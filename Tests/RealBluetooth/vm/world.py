@@ -36,29 +36,20 @@ class World:
         self.figures: dict = {}
         self.checks: list[str] = []
         self.excused: list[tuple[float, float | None]] = []
-        # Seconds spent setting the world up and taking it down, for the result's `phases`.
-        self.phases: dict[str, float] = {}
 
     async def __aenter__(self) -> "World":
-        began = time.monotonic()
         for path in (self.store, self.store + "-wal", self.store + "-shm"):
             if os.path.exists(path):
                 os.remove(path)
-        # hrmd's store is made (hrmctl, seconds under emulation) while the stack comes up.
-        grant = asyncio.create_task(self.hrmd.grant())
-        try:
-            await self.capture.start()
-            before = set(os.listdir("/sys/class/bluetooth")) if os.path.isdir("/sys/class/bluetooth") else set()
-            await self.adapter.open()
-            self.index = await self._new_index(before)
-            if self.monitor:
-                await self.monitor.start("dbus-monitor", "--system")
-            if self.bluetoothd:
-                await self.bluetoothd.start()
-            await power_on(self.index)
-        finally:
-            await grant
-        self.phases["setup"] = round(time.monotonic() - began, 1)
+        await self.capture.start()
+        before = set(os.listdir("/sys/class/bluetooth")) if os.path.isdir("/sys/class/bluetooth") else set()
+        await self.adapter.open()
+        self.index = await self._new_index(before)
+        if self.monitor:
+            await self.monitor.start("dbus-monitor", "--system")
+        if self.bluetoothd:
+            await self.bluetoothd.start()
+        await power_on(self.index)
         return self
 
     async def _new_index(self, before: set[str]) -> int:
@@ -72,13 +63,6 @@ class World:
         raise TimeoutError("the kernel made no hci device for /dev/vhci within 20 s")
 
     async def __aexit__(self, *exc) -> None:
-        began = time.monotonic()
-        try:
-            await self._take_down()
-        finally:
-            self.phases["teardown"] = round(time.monotonic() - began, 1)
-
-    async def _take_down(self) -> None:
         if self.hrmd.process.running:
             await self.hrmd.process.stop(30)
         for strap in self.straps:

@@ -10,10 +10,7 @@ public func onOwnThread<T: Sendable, Failure: Error>(
     named name: String, _ work: @escaping @Sendable () throws(Failure) -> T
 ) async throws(Failure) -> T {
     let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, Failure>, Never>) in
-        let thread = Thread {
-            nameThisThread(name)
-            continuation.resume(returning: Result(catching: work))
-        }
+        let thread = Thread { continuation.resume(returning: Result(catching: work)) }
         thread.name = name
         thread.start()
     }
@@ -34,10 +31,7 @@ public func onOwnThread<T: Sendable, Failure: Error>(
     let result = await withTaskCancellationHandler {
         await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, Failure>, Never>) in
             guard handOver.wait(continuation) else { return }
-            let thread = Thread {
-                nameThisThread(name)
-                handOver.finish(Result(catching: work))
-            }
+            let thread = Thread { handOver.finish(Result(catching: work)) }
             thread.name = name
             thread.start()
         }
@@ -45,18 +39,6 @@ public func onOwnThread<T: Sendable, Failure: Error>(
         handOver.abandon()
     }
     return try result.get()
-}
-
-/// Names the calling thread for the kernel (`/proc/self/task/TID/comm`, what `top -H` and
-/// `ps -L` show), cut to the 15 bytes it keeps
-/// (glibc's `pthread_setname_np` does the same write; Swift does not see it.) A failure leaves
-/// the name as it was.
-func nameThisThread(_ name: String) {
-    let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return }
-    let bytes = Array(name.utf8.prefix(15))
-    _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-    close(descriptor)
 }
 
 /// The meeting point of a caller that may give up and work on a thread that always finishes:

@@ -1,4 +1,3 @@
-import Foundation
 import Synchronization
 
 /// The one bound on every wait in the tests. A test waits for events (a frame, a log line, a
@@ -106,20 +105,5 @@ private final class Race<T: Sendable>: Sendable {
         guard let continuation else { return }
         continuation.resume(returning: result)
         if result != nil { timer?.cancel() }
-    }
-}
-
-/// Whether a thread of this process named `name` is asleep (state S in
-/// `/proc/self/task/TID/stat`): blocked in a wait, such as a `poll` on its own thread. The
-/// positive event a test waits for before it interrupts that wait.
-public func threadIsAsleep(named name: String) -> Bool {
-    guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return false }
-    return tasks.contains { task in
-        let comm = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
-        guard comm.trimmingCharacters(in: .newlines) == String(name.prefix(15)) else { return false }
-        let stat = (try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8)) ?? ""
-        // The state follows the command in parentheses, which may itself hold spaces.
-        guard let close = stat.lastIndex(of: ")") else { return false }
-        return stat[stat.index(after: close)...].split(separator: " ").first == "S"
     }
 }

@@ -98,8 +98,6 @@ struct MergeStream {
 
     init(newestFirst: Bool) { merge = ChunkMerge(newestFirst: newestFirst) }
 
-    var newestFirst: Bool { merge.newestFirst }
-
     mutating func drain(beforeChunkAt nextChunkStart: Int64?, _ emit: (Item) -> Bool) -> Bool {
         merge.drain(beforeChunkAt: nextChunkStart, emit)
     }

@@ -96,8 +96,6 @@ struct SampleStream {
 
     init(newestFirst: Bool) { merge = ChunkMerge(newestFirst: newestFirst) }
 
-    var newestFirst: Bool { merge.newestFirst }
-
     /// Hands `emit` the buffered samples that no chunk starting at `nextChunkStart` or
     /// beyond (nil: no chunk is left) can precede; stops early when `emit` returns false, and
     /// then returns false.

@@ -30,8 +30,9 @@ struct HCISensorsGATTTests {
         defer { withExtendedLifetime((first, second)) {} }
         try await withBackend(access: access, link: HCISensors.strapLink, settings: .init(addresses: [Straps.polar]), delivered: delivered) {
             for round in 1...2 {
-                controller.send(.leAdvertisingReports([Straps.report(Straps.polar)]))
-                try await eventually("link \(round) ends") { delivered.kinds(of: polar).filter { $0 == .disconnected }.count == round }
+                try await controller.advertise([Straps.report(Straps.polar)], until: "link \(round) ends") {
+                    delivered.kinds(of: polar).filter { $0 == .disconnected }.count == round
+                }
             }
         }
         let summary = delivered.frames(of: polar).map { frame in

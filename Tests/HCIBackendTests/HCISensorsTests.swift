@@ -59,14 +59,14 @@ struct HCISensorsTests {
         try await withBackend(access: access, links: links, settings: .init(addresses: [Straps.polar]), delivered: delivered) {
             try await eventually("scanning") { controller.commands.contains(scanOn) }
             #expect(controller.commands.prefix(3) == [scanOff, ScanSwitch.parameters, scanOn])
-            controller.send(.leAdvertisingReports([Straps.report(Straps.polar)]))
-            try await eventually("streaming") { streaming(delivered, polar) }
+            try await controller.advertise([Straps.report(Straps.polar)], until: "streaming") { streaming(delivered, polar) }
             #expect(access.connects.first?.addressType == .random)
             #expect(controller.commands.last == scanOff, "scanning stops for the connection and stays off: nothing else is missing")
             links.drop()
             try await eventually("searching again") { delivered.states(of: polar).last == .searching }
-            controller.send(.leAdvertisingReports([Straps.report(Straps.polar)]))
-            try await eventually("streaming again") { streaming(delivered, polar) && access.connects.count == 2 }
+            try await controller.advertise([Straps.report(Straps.polar)], until: "streaming again") {
+                streaming(delivered, polar) && access.connects.count == 2
+            }
         }
         let states = delivered.states(of: polar)
         #expect(Array(states.prefix(3)) == [.searching, .connecting, .streaming])
@@ -85,10 +85,10 @@ struct HCISensorsTests {
         let delivered = Delivered()
         try await withBackend(access: access, settings: .init(addresses: [Straps.polar]), delivered: delivered) {
             try await eventually("scanning") { controller.commands.contains(scanOn) }
-            controller.send(.leAdvertisingReports([Straps.report(Straps.polar)]))
-            try await eventually("searching after the failure") { delivered.states(of: polar).count >= 4 }
-            controller.send(.leAdvertisingReports([Straps.report(Straps.polar)]))
-            try await eventually("streaming") { streaming(delivered, polar) }
+            try await controller.advertise([Straps.report(Straps.polar)], until: "searching after the failure") {
+                delivered.states(of: polar).count >= 4
+            }
+            try await controller.advertise([Straps.report(Straps.polar)], until: "streaming") { streaming(delivered, polar) }
         }
         let failed = delivered.states(of: polar).first {
             if case .backingOff(_, let reason) = $0 { return reason.contains("the strap did not answer") }
@@ -122,8 +122,7 @@ struct HCISensorsTests {
         try await withBackend(access: access, settings: .init(addresses: [Straps.polar]), delivered: delivered) {
             controller.send(.leRemoteConnectionParameterRequest(handle: 0x40, Straps.validRequest))
             try await eventually("answered") { controller.commands.contains(answer) }
-            controller.send(.leAdvertisingReports([Straps.report(Straps.polar)]))
-            try await eventually("streaming") { streaming(delivered, polar) }
+            try await controller.advertise([Straps.report(Straps.polar)], until: "streaming") { streaming(delivered, polar) }
         }
         #expect(access.opened == 1)
     }
@@ -135,8 +134,9 @@ struct HCISensorsTests {
         let delivered = Delivered()
         try await withBackend(access: access, settings: .init(anyStrap: true), delivered: delivered) {
             try await eventually("searching") { delivered.states(of: "hci").last == .searching }
-            controller.send(.leAdvertisingReports([Straps.report(Straps.kettle, Straps.otherData), Straps.report(Straps.garmin)]))
-            try await eventually("streaming") { streaming(delivered, Straps.garmin.description) }
+            try await controller.advertise([Straps.report(Straps.kettle, Straps.otherData), Straps.report(Straps.garmin)], until: "streaming") {
+                streaming(delivered, Straps.garmin.description)
+            }
         }
         #expect(access.connects.map(\.address) == [Straps.garmin])
         #expect(delivered.states(of: Straps.kettle.description).isEmpty)
@@ -149,8 +149,9 @@ struct HCISensorsTests {
         let delivered = Delivered()
         try await withBackend(access: access, settings: .init(addresses: [Straps.polar]), delivered: delivered) {
             try await eventually("scanning") { controller.commands.contains(scanOn) }
-            controller.send(.leAdvertisingReports([Straps.report(Straps.neighbour), Straps.report(Straps.polar)]))
-            try await eventually("streaming") { streaming(delivered, polar) }
+            try await controller.advertise([Straps.report(Straps.neighbour), Straps.report(Straps.polar)], until: "streaming") {
+                streaming(delivered, polar)
+            }
         }
         #expect(access.connects.map(\.address) == [Straps.polar])
     }

@@ -43,6 +43,18 @@ final class ScriptedController: ControllerChannel {
 
     func send(_ event: HCIEvent) { continuation.yield(event) }
 
+    /// Sends `reports` at once and again every 250 ms until `condition` holds, as a strap
+    /// advertises over and over. The backend takes a sighting only while it is fresh (5 s), so a
+    /// single report read late on a busy machine would be dropped for good; on the air, as here,
+    /// the next one follows.
+    func advertise(_ reports: [AdvertisingReport], until what: String, _ condition: () async throws -> Bool) async throws {
+        try await eventually(what, checkingEvery: .milliseconds(250)) {
+            if try await condition() { return true }
+            send(.leAdvertisingReports(reports))
+            return false
+        }
+    }
+
     /// From now on, `opcode` fails with `failure`.
     func refuse(_ opcode: UInt16, with failure: HCICommandFailure) { state.withLock { $0.refusals[opcode] = failure } }
 

@@ -109,6 +109,11 @@ public final class FakeANTStick: @unchecked Sendable {
             open.removeAll()
             return [ANTMessage(id: ANTMessageID.startup, payload: [0x20])]
         case ANTMessageID.openChannel:
+            // A channel opened again (the backend sent the command twice because the first
+            // answer was late) is refused as a real stick refuses it, and hears no second strap.
+            if open.contains(where: { $0.channel == first }) {
+                return [ChannelResponse(channel: first, messageID: command.id, code: .channelInWrongState).message]
+            }
             let taken = Set(open.map(\.strap.deviceNumber))
             if let strap = straps.first(where: { !taken.contains($0.deviceNumber) }) {
                 open.append(OpenChannel(channel: first, strap: strap, nextAt: now + 1 / hz))

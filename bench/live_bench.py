@@ -255,7 +255,8 @@ def main():
         config = os.path.join(work, "hrmd.conf")
         with open(config, "w") as file:
             flush = f"flush-interval = {args.flush}\n" if args.flush else ""
-            file.write(f"[hrmd]\n{flush}[http]\nlisten = 127.0.0.1:0\nmax-live-streams = {args.clients + 10}\n")
+            file.write(f"[hrmd]\n{flush}[http]\nlisten = 127.0.0.1:0\nmax-live-streams = {args.clients + 10}\n"
+                       f"max-connections-per-address = {args.clients + 10}\n")
         sensors = []
         for index in range(args.straps):
             sensors += ["--sensor", f"mock:id=strap-{index:02d},hz={args.hz},seed={index + 1},bpm={60 + index}"]

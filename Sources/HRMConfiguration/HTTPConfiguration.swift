@@ -9,8 +9,9 @@
 /// web = /usr/share/hrmd/web               (the dashboard's files)
 /// max-heart-rate = 190                    (or age = 40: 208 − 0.7 × age)
 /// max-connections = 512
+/// max-connections-per-address = 64       (at most max-connections)
 /// max-live-streams = 400
-/// idle-timeout = 30                       (seconds a connection may go without a complete request)
+/// idle-timeout = 30                       (seconds for a request head, and for its body)
 /// ```
 public struct HTTPConfiguration: Sendable, Equatable {
     public var address = HTTPAddress(host: "127.0.0.1", port: 8080)
@@ -21,8 +22,11 @@ public struct HTTPConfiguration: Sendable, Equatable {
     /// The default maximum heart rate for zone colours, count/min.
     public var maxHeartRate: Double = 190
     public var maxConnections = 512
+    /// Connections one remote address may hold at once (at most ``maxConnections``).
+    public var maxConnectionsPerAddress = 64
     public var maxLiveStreams = 400
-    /// Seconds a connection may stay idle (no complete request) before it is closed.
+    /// Seconds a request head may take (from the connection's start or the last answer), and a
+    /// body from its head, before the connection is closed.
     public var idleTimeoutSeconds = 30
 
     public init() {}
@@ -56,6 +60,9 @@ public struct HTTPConfiguration: Sendable, Equatable {
         case "max-connections":
             guard let count = Int(value), (1...10_000).contains(count) else { throw invalid("expected 1…10000") }
             maxConnections = count
+        case "max-connections-per-address":
+            guard let count = Int(value), (1...10_000).contains(count) else { throw invalid("expected 1…10000") }
+            maxConnectionsPerAddress = count
         case "max-live-streams":
             guard let count = Int(value), (1...10_000).contains(count) else { throw invalid("expected 1…10000") }
             maxLiveStreams = count
@@ -64,7 +71,7 @@ public struct HTTPConfiguration: Sendable, Equatable {
             idleTimeoutSeconds = seconds
         default:
             throw invalid(
-                "unknown key (known: listen, certificate, key, insecure, web, max-heart-rate, age, max-connections, max-live-streams, idle-timeout)")
+                "unknown key (known: listen, certificate, key, insecure, web, max-heart-rate, age, max-connections, max-connections-per-address, max-live-streams, idle-timeout)")
         }
     }
 }

@@ -70,7 +70,9 @@ public struct HTTPFront: Service {
         let frontSettings = FrontSettings(maxHeartRate: settings.maxHeartRate, deviceMaxHeartRates: settings.deviceMaxHeartRates)
 
         let router = Router(context: FrontContext.self)
+        let originCheck = OriginCheck(loopbackOnly: settings.isLoopback)
         router.add(middleware: ErrorShapeMiddleware())
+        router.add(middleware: OriginCheckMiddleware(check: originCheck))
         router.add(middleware: WebFiles(webDirectory: settings.webDirectory, javascriptDirectory: settings.javascriptDirectory))
         router.get(RouterPath(APIRoute.prefix + "/" + APIRoute.documentPath)) { [settings] _, _ -> Response in
             guard let directory = settings.webDirectory, let document = FileManager.default.contents(atPath: directory + "/" + APIRoute.documentPath) else {
@@ -99,8 +101,14 @@ public struct HTTPFront: Service {
         // gets the refusal as an error message, then the close code 1008 with the same line
         // (which a browser's page can read, unlike a failed handshake).
         let webSockets = Router(context: FrontContext.self)
-        webSockets.ws(RouterPath(APIRoute.prefix + "/" + APIRoute.livePath)) { request, _ in
-            .upgrade(Self.offeredProtocols(request).contains("hrmd") ? [.secWebSocketProtocol: "hrmd"] : [:])
+        webSockets.ws(RouterPath(APIRoute.prefix + "/" + APIRoute.livePath)) { request, context in
+            // A page of another origin (or one that rebound its name to this address) is
+            // not upgraded: it gets a bare 400.
+            if let refusal = originCheck.refusal(of: request) {
+                context.logger.notice("http: WebSocket upgrade refused: \(refusal)")
+                return .dontUpgrade
+            }
+            return .upgrade(Self.offeredProtocols(request).contains("hrmd") ? [.secWebSocketProtocol: "hrmd"] : [:])
         } onUpgrade: { inbound, outbound, context in
             let request = context.request
             let presented = request.headers[.authorization]
@@ -114,18 +122,21 @@ public struct HTTPFront: Service {
             }
         }
 
-        var http1 = HTTP1Channel.Configuration(idleTimeout: .seconds(settings.idleTimeoutSeconds))
+        let requestTimeout = TimeAmount.seconds(settings.idleTimeoutSeconds)
+        var http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [RequestDeadlines(timeout: requestTimeout)], idleTimeout: .seconds(settings.idleTimeoutSeconds))
         http1.httpDecoder = .init(maxHeaderFieldSize: HTTPSettings.maxHeaderBytes, maxHeaderListSize: HTTPSettings.maxHeaderBytes, maxHeaderFieldCount: 100)
-        // HTTP/1.1 with the WebSocket upgrade, behind a deadline for the first request head
-        // (the upgrade channel's idle timeout starts only after it), behind TLS when configured.
+        // HTTP/1.1 with the WebSocket upgrade, behind the per-address limit and a deadline for
+        // the first request head (the upgrade channel's idle timeout starts only after it),
+        // behind TLS when configured.
         let webSocketResponder = webSockets.buildResponder()
         let channel = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: http1, ws: .init(maxFrameSize: 16 * 1024, autoPing: .enabled(timePeriod: .seconds(30))))
-        let headTimeout = TimeAmount.seconds(settings.idleTimeoutSeconds)
+        let perAddress = ConnectionsPerAddress(limit: settings.maxConnectionsPerAddress)
         let server = HTTPServerBuilder { [tls] responder in
-            let plain = RequestHeadDeadline(
+            let plain = GuardedChannel(
                 base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channel),
-                timeout: headTimeout)
+                timeout: requestTimeout, perAddress: perAddress)
             guard let tls else { return plain }
             return try TLSChannel(plain, tlsConfiguration: tls)
         }

@@ -23,13 +23,16 @@ public struct HTTPSettings: Sendable {
 
     /// Connections at once; more wait in the listen backlog.
     public var maxConnections = 512
+    /// Connections one remote address may hold at once; more are closed as they are accepted.
+    public var maxConnectionsPerAddress = 64
     /// Live streams at once in all, and per token.
     public var maxLiveStreams = 400
     public var maxLiveStreamsPerToken = 16
     /// Events one live client may have queued before it gets a gap marker.
     public var liveQueueCapacity = 256
-    /// Seconds a connection may stay idle (no complete request) before it is closed: a
-    /// client that sends its headers one byte a minute is closed here (`[http] idle-timeout`).
+    /// Seconds a request head may take from the connection's start or the last answer's end,
+    /// and a body from its head, before the connection is closed, whatever arrives meanwhile:
+    /// a client that sends its headers one byte a minute is closed here (`[http] idle-timeout`).
     public var idleTimeoutSeconds: Int64 = 30
     /// Bytes of a request body at most (authorization requests are small).
     public static let maxBodyBytes = 64 * 1024
@@ -57,10 +60,8 @@ public struct HTTPSettings: Sendable {
         }
     }
 
-    /// Whether the address is one only this machine reaches.
-    public var isLoopback: Bool {
-        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
-    }
+    /// Whether the address is one only this machine reaches (parsed: `127.example.com` is not).
+    public var isLoopback: Bool { LoopbackAddress.isLoopback(host) }
 }
 
 /// Why the HTTP front cannot start: one line that says what to change.

@@ -32,12 +32,12 @@ struct LiveStreams: Sendable {
         guard accepts.contains("text/event-stream") else {
             throw RequestFailureResponse.badRequest("ask for Server-Sent Events (Accept: text/event-stream) or upgrade to a WebSocket")
         }
-        guard let subscription = start(token) else { throw RequestFailureResponse.tooMany(limitMessage) }
-        let body = ResponseBody { [feed, counts] writer in
-            defer {
-                feed.unsubscribe(subscription)
-                counts.leave(token.id)
-            }
+        guard let lease = start(token) else { throw RequestFailureResponse.tooMany(limitMessage) }
+        // The body may never run (a connection reset before the answer is written drops the
+        // response unwritten): the lease is then freed when the body closure goes.
+        let body = ResponseBody { writer in
+            defer { lease.release() }
+            let subscription = lease.subscription
             try await writer.write(ByteBuffer(string: "retry: 3000\n\n"))
             // What came while the last write was under way goes out in one write.
             var buffer = ByteBuffer()
@@ -63,14 +63,12 @@ struct LiveStreams: Sendable {
 
     /// Streams to a WebSocket until either side ends.
     func webSocket(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, token: AccessTokenRecord) async throws {
-        guard let subscription = start(token) else {
+        guard let lease = start(token) else {
             try await outbound.close(.policyViolation, reason: limitMessage)
             return
         }
-        defer {
-            feed.unsubscribe(subscription)
-            counts.leave(token.id)
-        }
+        defer { lease.release() }
+        let subscription = lease.subscription
         try await withThrowingTaskGroup(of: Void.self) { group in
             // The client's own messages are read and dropped; the stream ends when it closes.
             group.addTask { for try await _ in inbound {} }
@@ -97,11 +95,11 @@ struct LiveStreams: Sendable {
         "too many live streams: at most \(settings.maxLiveStreams) in all and \(settings.maxLiveStreamsPerToken) per token"
     }
 
-    /// A subscription for `token`, when the limits allow one more stream.
-    private func start(_ token: AccessTokenRecord) -> LiveSubscription? {
+    /// A subscription for `token` and its place in the counts, when the limits allow one more stream.
+    private func start(_ token: AccessTokenRecord) -> LiveStreamLease? {
         guard counts.enter(token.id, perToken: settings.maxLiveStreamsPerToken, inAll: settings.maxLiveStreams) else { return nil }
         let reader = LiveReader(source: token.source, isManager: token.manager, types: Self.types)
-        return feed.subscribe(reader, capacity: settings.liveQueueCapacity) { [store, id = token.id] in
+        let subscription = feed.subscribe(reader, capacity: settings.liveQueueCapacity) { [store, id = token.id] in
             // A store that cannot be read now is asked again in a second; a token that is no
             // longer there was revoked or expired (making a token drops those rows).
             let found: AccessTokenRecord?
@@ -111,6 +109,7 @@ struct LiveStreams: Sendable {
             if !current.isValid(at: .now()) { return "the token has expired" }
             return nil
         }
+        return LiveStreamLease(subscription: subscription, token: token.id, feed: feed, counts: counts)
     }
 
     /// The Server-Sent Event of `event`, appended to `buffer`.
@@ -143,6 +142,37 @@ struct LiveStreams: Sendable {
         }
         return buffer
     }
+}
+
+/// One live stream's subscription and its place in ``StreamCounts``, given back once: by
+/// ``release()`` when the stream ends, or when the lease is dropped without it (a response
+/// whose body never ran because the connection went first, a cancelled upgrade).
+final class LiveStreamLease: Sendable {
+    let subscription: LiveSubscription
+    private let token: String
+    private let feed: LiveFeed
+    private let counts: StreamCounts
+    private let released = Mutex(false)
+
+    init(subscription: LiveSubscription, token: String, feed: LiveFeed, counts: StreamCounts) {
+        self.subscription = subscription
+        self.token = token
+        self.feed = feed
+        self.counts = counts
+    }
+
+    /// Ends the subscription and frees the slot; later calls do nothing.
+    func release() {
+        let first = released.withLock { released in
+            defer { released = true }
+            return !released
+        }
+        guard first else { return }
+        feed.unsubscribe(subscription)
+        counts.leave(token)
+    }
+
+    deinit { release() }
 }
 
 /// Live streams running, in all and per token.

@@ -51,6 +51,7 @@ struct LiveServices {
         settings.maxHeartRate = section.maxHeartRate
         settings.deviceMaxHeartRates = configuration.deviceMaxHeartRates
         settings.maxConnections = section.maxConnections
+        settings.maxConnectionsPerAddress = min(section.maxConnectionsPerAddress, section.maxConnections)
         settings.maxLiveStreams = section.maxLiveStreams
         settings.idleTimeoutSeconds = Int64(section.idleTimeoutSeconds)
         return settings

@@ -349,11 +349,11 @@ class WebSocket:
     """A WebSocket client on a raw socket (RFC 6455): the upgrade with a bearer header or with
     subprotocols, masked client frames, text messages and the close frame."""
 
-    def __init__(self, port, token=None, protocols=None, timeout=CALL_TIMEOUT_S, receive_buffer=None):
+    def __init__(self, port, token=None, protocols=None, timeout=CALL_TIMEOUT_S, receive_buffer=None, headers=()):
         self.sock = raw_connect(port, timeout, receive_buffer)
         key = base64.b64encode(os.urandom(16)).decode()
-        lines = ["GET /api/v1/live HTTP/1.1", "Host: 127.0.0.1", "Upgrade: websocket", "Connection: Upgrade",
-                 "Sec-WebSocket-Key: " + key, "Sec-WebSocket-Version: 13"]
+        lines = ["GET /api/v1/live HTTP/1.1", "Host: 127.0.0.1:%d" % port, "Upgrade: websocket", "Connection: Upgrade",
+                 "Sec-WebSocket-Key: " + key, "Sec-WebSocket-Version: 13"] + list(headers)
         if token:
             lines.append("Authorization: Bearer " + token)
         if protocols:

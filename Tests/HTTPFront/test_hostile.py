@@ -4,6 +4,7 @@ answers, and every refusal was one line of JSON `{"error":"…"}` or a closed co
 
 import os
 import socket
+import struct
 import sys
 import time
 import urllib.parse
@@ -14,6 +15,9 @@ import front  # noqa: E402
 IDLE_TIMEOUT_S = 2
 MAX_CONNECTIONS = 8
 HANG_S = 30  # a hang, never a measure of speed
+RESETS = 300
+LIVE_STREAMS_PER_TOKEN = 16  # the front's fixed quota
+PER_ADDRESS = 3
 
 
 class HostileTests(front.FrontTestCase):
@@ -95,7 +99,7 @@ class HostileTests(front.FrontTestCase):
             return  # closed: allowed
         self.assertError(answer, 413)
         # Without a length: chunked.
-        head = ("POST /api/v1/authorization HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
+        head = ("POST /api/v1/authorization HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n"
                 "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" % self.token).encode()
         chunked = b"".join(b"%x\r\n%s\r\n" % (len(body[i:i + 8192]), body[i:i + 8192]) for i in range(0, len(body), 8192)) + b"0\r\n\r\n"
         status, answer_body = self.send_raw(head + chunked)
@@ -104,7 +108,7 @@ class HostileTests(front.FrontTestCase):
     def test_headers_over_16k(self):
         for headers in ("X-Big: " + "a" * 20000 + "\r\n", "".join("X-H%d: %s\r\n" % (i, "b" * 100) for i in range(200))):
             with self.subTest(size=len(headers)):
-                data = ("GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n%s\r\n" % (self.token, headers)).encode()
+                data = ("GET /api/v1/whoami HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n%s\r\n" % (self.token, headers)).encode()
                 status, body = self.send_raw(data)
                 if status is not None:
                     self.assertGreaterEqual(status, 400, body)
@@ -181,7 +185,7 @@ class HostileTests(front.FrontTestCase):
         # idle timeout, so the connection is closed.
         sock = front.raw_connect(self.hrmd.port, HANG_S)
         try:
-            request = ("GET /api/v1/whoami HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n" % self.token).encode()
+            request = ("GET /api/v1/whoami HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n" % self.token).encode()
             started = time.monotonic()
             closed_after = None
             for index in range(len(request)):
@@ -207,7 +211,193 @@ class HostileTests(front.FrontTestCase):
         finally:
             sock.close()
 
+    def wait_closed(self, sock, timeout=HANG_S):
+        """Whether the server closed SOCK within TIMEOUT (reading and dropping what it sent)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            sock.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                if sock.recv(4096) == b"":
+                    return True
+            except socket.timeout:
+                return False
+            except OSError:
+                return True
+        return False
+
+    def test_blank_lines_hold_no_connection(self):
+        # Every connection the front allows sends blank lines and nothing more: each is closed
+        # by the first head's deadline, and a real client is answered.
+        blank = []
+        try:
+            for _ in range(MAX_CONNECTIONS):
+                sock = front.raw_connect(self.hrmd.port, HANG_S)
+                sock.sendall(b"\r\n\r\n")
+                blank.append(sock)
+            answer = self.hrmd.get("/api/v1/whoami", self.token, timeout=HANG_S)
+            self.assertEqual(answer.status, 200, answer)
+            for sock in blank:
+                self.assertTrue(self.wait_closed(sock), "a connection that sent only blank lines stayed open")
+        finally:
+            for sock in blank:
+                sock.close()
+
+    def trickle(self, sock, data):
+        """Sends DATA a byte every IDLE_TIMEOUT_S / 2 s; whether the server closed the connection
+        before HANG_S (without answering)."""
+        started = time.monotonic()
+        for index in range(len(data)):
+            try:
+                sock.sendall(data[index:index + 1])
+            except OSError:
+                return True
+            if front.select.select([sock], [], [], IDLE_TIMEOUT_S / 2)[0]:
+                try:
+                    received = sock.recv(4096)
+                except OSError:
+                    return True
+                if not received:
+                    return True
+                self.fail("an answer to an incomplete request: %r" % received[:200])
+            if time.monotonic() - started > HANG_S:
+                return False
+        return self.wait_closed(sock)
+
+    def test_body_trickle(self):
+        # The head arrives whole; the body a byte at a time: the body's deadline closes it.
+        sock = front.raw_connect(self.hrmd.port, HANG_S)
+        try:
+            body = b'{"source":"x","types":["heart-rate"]' + b" " * 200 + b"}"
+            head = ("POST /api/v1/authorization HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n"
+                    "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % (self.token, len(body))).encode()
+            sock.sendall(head)
+            self.assertTrue(self.trickle(sock, body), "a body trickled a byte at a time kept its connection for %d s" % HANG_S)
+        finally:
+            sock.close()
+
+    def test_next_head_trickle(self):
+        # A first request answered, then the next head a byte at a time on the same connection.
+        sock = front.raw_connect(self.hrmd.port, HANG_S)
+        try:
+            request = ("GET /api/v1/whoami HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n\r\n" % self.token).encode()
+            sock.sendall(request)
+            status, headers, rest = front.read_head(sock, HANG_S)
+            self.assertEqual(status, 200)
+            self.assertTrue(self.trickle(sock, b"\r\n" * 40 + request), "a second head trickled a byte at a time kept its connection")
+        finally:
+            sock.close()
+
+    def test_rebound_host_and_foreign_origin(self):
+        # A page whose own name was rebound to 127.0.0.1 sends its name as Host: refused; so is
+        # a request or WebSocket naming another origin. The server's own origin is answered.
+        rebound = self.hrmd.get("/api/v1/whoami", self.token, headers={"Host": "rebound.example:%d" % self.hrmd.port})
+        self.assertError(rebound, 403, "loopback names only")
+        numeric = self.hrmd.get("/", headers={"Host": "127.evil.example:%d" % self.hrmd.port})
+        self.assertEqual(numeric.status, 403)
+        foreign = self.hrmd.get("/api/v1/whoami", self.token, headers={"Origin": "http://evil.example"})
+        self.assertError(foreign, 403, "cross-origin")
+        own = self.hrmd.get("/api/v1/whoami", self.token, headers={"Origin": "http://127.0.0.1:%d" % self.hrmd.port})
+        self.assertEqual(own.status, 200, own)
+        socket_from_elsewhere = front.WebSocket(self.hrmd.port, self.token, headers=["Origin: http://evil.example"])
+        try:
+            self.assertFalse(socket_from_elsewhere.accepted, "a cross-origin WebSocket was upgraded")
+        finally:
+            socket_from_elsewhere.sock.close()
+        socket_from_home = front.WebSocket(self.hrmd.port, self.token, headers=["Origin: http://localhost:%d" % self.hrmd.port,
+                                                                               ])
+        try:
+            # Host says 127.0.0.1 and Origin localhost: another origin, as a browser sees it.
+            self.assertFalse(socket_from_home.accepted)
+        finally:
+            socket_from_home.sock.close()
+        same = front.WebSocket(self.hrmd.port, self.token, headers=["Origin: http://127.0.0.1:%d" % self.hrmd.port])
+        try:
+            self.assertTrue(same.accepted, "a same-origin WebSocket was refused: %s" % same.status)
+        finally:
+            same.close()
+
     def test_live_without_event_stream(self):
         self.assertError(self.hrmd.get("/api/v1/live", self.token), 400)
         self.assertError(self.hrmd.get("/api/v1/live?x=1", self.token, headers={"Accept": "text/event-stream"}), 400)
         self.assertError(self.hrmd.get("/api/v1/live", headers={"Accept": "text/event-stream"}), 401)
+
+
+class PerAddressTests(front.FrontTestCase):
+    """One client address holds at most `max-connections-per-address` connections."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        config = "[http]\nmax-connections = %d\nmax-connections-per-address = %d\nidle-timeout = %d\n" % (
+            MAX_CONNECTIONS, PER_ADDRESS, HANG_S)
+        cls.hrmd = front.Hrmd(None, sensors=["mock:id=p1,hz=2"], config=config)
+        cls.addClassCleanup(cls.hrmd.stop)
+        cls.token, _ = cls.hrmd.token("mary/per-address")
+
+    def test_one_address_cannot_take_every_connection(self):
+        # Each held connection is answered once and kept open: then it has surely been counted
+        # (connections are set up on several threads, in no fixed order).
+        held = []
+        for _ in range(PER_ADDRESS):
+            connection = self.hrmd.connection(HANG_S)
+            held.append(connection)
+            connection.request("GET", "/api/v1/whoami", headers={"Authorization": "Bearer " + self.token})
+            response = connection.getresponse()
+            response.read()
+            self.assertEqual(response.status, 200)
+        try:
+            # The next connection from the same address is closed as it is accepted.
+            refused = self.hrmd.connection(HANG_S)
+            try:
+                with self.assertRaises((ConnectionError, OSError, front.http.client.HTTPException)):
+                    refused.request("GET", "/api/v1/whoami", headers={"Authorization": "Bearer " + self.token})
+                    refused.getresponse().read()
+            finally:
+                refused.close()
+            # Once one of them closes, its place is free again.
+            held.pop().close()
+            self.assertTrue(front.wait_for(lambda: self.hrmd.answers(self.token), HANG_S), "a freed place was not given back")
+        finally:
+            for sock in held:
+                sock.close()
+
+
+class LiveSlotTests(front.FrontTestCase):
+    """Live-stream slots come back on every path a request can end by."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.hrmd = front.Hrmd(None, sensors=["mock:id=r1,hz=2"])
+        cls.addClassCleanup(cls.hrmd.stop)
+        cls.token, _ = cls.hrmd.token("mary/resets")
+
+    def test_sse_resets_free_their_slots(self):
+        # Hundreds of live requests reset before their answer, then the whole per-token quota
+        # of streams opens: no slot was kept by a request that went away.
+        for _ in range(RESETS):
+            sock = front.raw_connect(self.hrmd.port, HANG_S)
+            sock.sendall(("GET /api/v1/live HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
+                          "Authorization: Bearer %s\r\n\r\n" % self.token).encode())
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            sock.close()
+        opened = []
+
+        def full_quota():
+            for stream in opened:
+                stream.close()
+            opened.clear()
+            for _ in range(LIVE_STREAMS_PER_TOKEN):
+                stream = front.SSE(self.hrmd.port, self.token, timeout=HANG_S)
+                opened.append(stream)
+                if stream.status != 200:
+                    return False
+            return True
+
+        try:
+            # The slots of reset requests come back as the front notices each reset.
+            self.assertTrue(front.wait_for(full_quota, HANG_S), "after %d resets the token's %d live streams do not open"
+                            % (RESETS, LIVE_STREAMS_PER_TOKEN))
+        finally:
+            for stream in opened:
+                stream.close()

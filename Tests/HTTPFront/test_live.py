@@ -253,7 +253,7 @@ class VanishingClientTests(front.FrontTestCase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        cls.hrmd = front.Hrmd(None, sensors=["mock:id=v1,hz=5"], config="[http]\nmax-live-streams = %d\n" % cls.LIMIT)
+        cls.hrmd = front.Hrmd(None, sensors=["mock:id=v1,hz=5"], config="[http]\nmax-live-streams = %d\nmax-connections-per-address = %d\n" % (cls.LIMIT, cls.LIMIT + 20))
         cls.addClassCleanup(cls.hrmd.stop)
         cls.tokens = [cls.hrmd.token("root/vanish%d" % n, manager=True)[0] for n in range(cls.LIMIT // cls.PER_TOKEN + 1)]
 
@@ -293,7 +293,7 @@ class VanishingClientTests(front.FrontTestCase):
         # More that send a request and go before reading anything.
         for index in range(100):
             sock = front.raw_connect(self.hrmd.port)
-            sock.sendall(("GET /api/v1/live HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAuthorization: Bearer %s\r\n\r\n"
+            sock.sendall(("GET /api/v1/live HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nAuthorization: Bearer %s\r\n\r\n"
                           % self.tokens[index % len(self.tokens)]).encode())
             sock.close()
         self.assertTrue(self.hrmd.answers(self.tokens[0]), "the front stopped answering:\n" + self.hrmd.output()[-2000:])

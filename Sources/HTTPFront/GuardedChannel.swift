@@ -1,0 +1,179 @@
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// Each connection to the front as it is accepted: refused when its address already holds its
+/// share of connections, closed when its first request head is not complete within `timeout`
+/// of connecting, and closed when the HTTP decoder refuses what it sent.
+///
+/// Hummingbird's idle timeout starts only once the first request head has been read when the
+/// channel can upgrade to a WebSocket, and it is reset by every byte read; without the first-head
+/// deadline a client that connects and sends nothing, blank lines, or its head a byte at a time
+/// would keep its connection (and one of `max-connections`) for ever. The deadline sits in
+/// front of the HTTP decoder (behind TLS, so that a slow handshake counts too) and leaves the
+/// pipeline once the first head is in; from then on ``RequestDeadlines`` bounds each request.
+struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Base.Value
+
+    let base: Base
+    let timeout: TimeAmount
+    let perAddress: ConnectionsPerAddress
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        guard perAddress.admit(channel) else {
+            logger.debug("http: refused a connection from \(channel.remoteAddress?.ipAddress ?? "?"): \(perAddress.limit) already open from there")
+            return channel.eventLoop.makeFailedFuture(ConnectionRefused.tooManyFromAddress)
+        }
+        return channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(FirstHeadDeadlineHandler(timeout: timeout))
+        }.flatMap {
+            base.setup(channel: channel, logger: logger)
+        }.flatMapThrowing { value in
+            try channel.pipeline.syncOperations.addHandler(ParserErrorCloser())
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
+    }
+}
+
+/// Why a connection was closed as soon as it was accepted.
+enum ConnectionRefused: Error {
+    /// Its address holds ``ConnectionsPerAddress/limit`` connections already.
+    case tooManyFromAddress
+}
+
+/// Connections open per remote IP address, each counted from acceptance until it closes, so
+/// that one client cannot take every one of `max-connections`. Connections without an IP
+/// address (a Unix socket) are not counted.
+final class ConnectionsPerAddress: Sendable {
+    /// Connections one address may hold at once.
+    let limit: Int
+    private let open = Mutex<[String: Int]>([:])
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Counts `channel` in when its address has room, until the channel closes.
+    func admit(_ channel: any Channel) -> Bool {
+        guard let address = channel.remoteAddress?.ipAddress else { return true }
+        let admitted = open.withLock { open in
+            guard open[address, default: 0] < limit else { return false }
+            open[address, default: 0] += 1
+            return true
+        }
+        guard admitted else { return false }
+        channel.closeFuture.whenComplete { [self] _ in
+            open.withLock { open in
+                let left = open[address, default: 1] - 1
+                open[address] = left > 0 ? left : nil
+            }
+        }
+        return true
+    }
+
+    /// Connections open from `address` now.
+    func count(from address: String) -> Int { open.withLock { $0[address, default: 0] } }
+}
+
+/// Watches the bytes of a connection until the end of its first request head and closes the
+/// connection when that does not come within `timeout` of the connection's start. The
+/// deadline is fixed when the connection starts: bytes that arrive meanwhile, a trickle of
+/// header bytes or blank lines, buy nothing.
+final class FirstHeadDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let timeout: TimeAmount
+    private var deadline: Scheduled<Void>?
+    private var scanner = HeadEndScanner()
+    private var done = false
+
+    init(timeout: TimeAmount) { self.timeout = timeout }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { start(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        start(context)
+        context.fireChannelActive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !done else { return context.fireChannelRead(data) }
+        guard scanner.feed(unwrapInboundIn(data).readableBytesView) else { return context.fireChannelRead(data) }
+        done = true
+        deadline?.cancel()
+        deadline = nil
+        context.fireChannelRead(data)
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+
+    private func start(_ context: ChannelHandlerContext) {
+        guard deadline == nil, !done else { return }
+        let loop = context.eventLoop
+        deadline = loop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: timeout) { [weak self] in
+            guard let self, !self.done else { return }
+            context.close(promise: nil)
+        }
+    }
+}
+
+/// Finds the end of a request head in a connection's first bytes, fed as they come: the first
+/// empty line after a request line. Empty lines before the request line (which HTTP lets a
+/// client send, and which a hostile one sends to look finished) do not end anything.
+struct HeadEndScanner {
+    /// Whether a byte other than CR or LF came: the request line began.
+    private var started = false
+    /// Whether the current line holds nothing but CRs so far.
+    private var lineIsEmpty = true
+
+    /// Takes the next bytes; true once the head's end is among the bytes fed so far.
+    mutating func feed(_ bytes: some Sequence<UInt8>) -> Bool {
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\n"):
+                if started && lineIsEmpty { return true }
+                lineIsEmpty = true
+            case UInt8(ascii: "\r"):
+                break
+            default:
+                started = true
+                lineIsEmpty = false
+            }
+        }
+        return false
+    }
+}
+
+/// Closes a connection whose request the HTTP decoder refused (a head over the size limits,
+/// a malformed request line). The WebSocket upgrade pipeline leaves such errors to a handler
+/// that is added only once a request was read, so without this the connection stayed open,
+/// answered nothing and kept one of `max-connections` for ever. Passes everything else on.
+final class ParserErrorCloser: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is HTTPParserError {
+            context.close(promise: nil)
+            return
+        }
+        context.fireErrorCaught(error)
+    }
+}

@@ -205,7 +205,7 @@ let package = Package(
         .target(
             name: "MQTTPublisher",
             dependencies: [
-                "CMosquitto", "HealthModel", "HealthStore", "LiveFeed", "JSONLines",
+                "CMosquitto", "HealthModel", "HealthStore", "LiveFeed", "JSONLines", "Secrets",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -215,7 +215,9 @@ let package = Package(
         .systemLibrary(name: "CPostgreSQL"),
         // A PostgreSQL client over libpq, loaded when first connecting: connections by URI, key=value or service
         // name, every query under a deadline, text-format results and arrays, COPY FROM STDIN, LISTEN/NOTIFY.
-        .target(name: "PostgresClient", dependencies: ["CPostgreSQL"]),
+        .target(name: "PostgresClient", dependencies: ["CPostgreSQL", "Secrets"]),
+        // A value whose every printed form is redacted: passwords, connection strings, tokens.
+        .target(name: "Secrets"),
         // The central store in PostgreSQL that gateways sync into: its schema and migrations, a
         // gateway's batches applied exactly once with its cursor, the identity of samples across
         // gateways, and reads for hrmctl. Knows nothing of Bluetooth or of the local store's files.
@@ -225,7 +227,7 @@ let package = Package(
         .target(
             name: "CentralSync",
             dependencies: [
-                "CentralStore", "HealthModel", "HealthStore", "PostgresClient",
+                "CentralStore", "HealthModel", "HealthStore", "PostgresClient", "Secrets",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -237,10 +239,10 @@ let package = Package(
             name: "StoreAccess",
             dependencies: [
                 "CentralStore", "CommandSupport", "HealthClient", "HealthModel", "HealthRequests", "HealthStore", "HealthWire",
-                "PostgresClient", "Timestamps",
+                "PostgresClient", "Secrets", "Timestamps",
             ]),
         // The configuration file and sensor specifications, and the gateway's name [mqtt] and [sync] share.
-        .target(name: "HRMConfiguration", dependencies: ["SensorFrames"]),
+        .target(name: "HRMConfiguration", dependencies: ["SensorFrames", "Secrets"]),
         // What both commands share: exit codes, store location, time expressions, configuration-file lookup, version.
         .target(
             name: "CommandSupport",
@@ -254,7 +256,7 @@ let package = Package(
                 "CommandSupport", "HRMConfiguration", "Ingest", "SensorBackend", "SensorFrames", "Recordings", "SensorSimulator",
                 "ANTBackend", "SerialBackend", "HealthModel", "HealthRequests", "HealthStore", "SystemdSupport", "DeviceDiscovery",
                 "BlueZBackend", "HCIBackend", "BluetoothWire", "HealthService", "HealthWire", "CMalloc", "HTTPFront", "LiveFeed", "MQTTPublisher",
-                "CentralSync",
+                "CentralSync", "PostgresClient", "Secrets",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -349,11 +351,11 @@ let package = Package(
                 "CentralStore", "CommandSupport", "HealthModel", "HealthStore", "HealthUnits", "PostgresClient", "StoreAccess", "TestSupport",
                 "Timestamps",
             ]),
-        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
+        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "Secrets", "TestSupport"]),
         .testTarget(
             name: "CentralSyncTests",
             dependencies: [
-                "CentralStore", "CentralSync", "HealthModel", "HealthStore", "HealthUnits", "PostgresClient", "Timestamps", "TestSupport",
+                "CentralStore", "CentralSync", "HealthModel", "HealthStore", "HealthUnits", "PostgresClient", "Secrets", "Timestamps", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

@@ -90,7 +90,7 @@ final class SyncLoop: @unchecked Sendable {
     private func connected() -> CentralGateway? {
         if let gateway { return gateway }
         do {
-            let connection = try PostgresConnection(conninfo: settings.connectionString, timeout: settings.timeout)
+            let connection = try PostgresConnection(conninfo: settings.connectionString.revealed, timeout: settings.timeout)
             let gateway = try CentralGateway(connection: connection, name: settings.gateway)
             self.gateway = gateway
             cursors = [:]

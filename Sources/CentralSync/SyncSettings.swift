@@ -1,8 +1,10 @@
+import Secrets
+
 /// What the sync needs to run, from `[sync]`: where, as which gateway, how much at once.
 public struct SyncSettings: Sendable {
-    /// The libpq connection string; never logged (it may name a host and user, and people
+    /// The libpq connection string; never printed (it may name a host and user, and people
     /// paste passwords into such strings).
-    public var connectionString: String
+    public var connectionString: Secret
     public var gateway: String
     /// Samples per batch at most: a gateway catching up sends batches of this size. Large
     /// enough that each device's chunk is written whole in one or two batches while catching
@@ -20,7 +22,7 @@ public struct SyncSettings: Sendable {
     public var catchUpPause: Duration
 
     public init(
-        connectionString: String, gateway: String, batchSize: Int = 20000, timeout: Duration = .seconds(15),
+        connectionString: Secret, gateway: String, batchSize: Int = 20000, timeout: Duration = .seconds(15),
         retryMaximum: Duration = .seconds(60), catchUpPause: Duration = .milliseconds(20)
     ) {
         self.connectionString = connectionString

@@ -36,14 +36,21 @@ public struct StoreLocation: Sendable, Equatable {
         Self.isCentral(path) ? path : nil
     }
 
-    /// `value` without a password a URI may carry (`postgresql://user:secret@host` shows as
-    /// `postgresql://user:…@host`), for messages.
+    /// What a message may show of a central store's connection string: a URI's scheme, user,
+    /// host and database without its password and query (`postgresql://user:secret@host/db?password=x`
+    /// shows as `postgresql://user@host/db`), `service=NAME` without what follows; a file path
+    /// as it is.
     public static func redacted(_ value: String) -> String {
-        guard isCentral(value), !value.hasPrefix("service="),
-              let scheme = value.range(of: "://"), let at = value[scheme.upperBound...].firstIndex(of: "@"),
-              let colon = value[scheme.upperBound..<at].firstIndex(of: ":")
-        else { return value }
-        return String(value[..<value.index(after: colon)]) + "…" + String(value[at...])
+        guard isCentral(value) else { return value }
+        if value.hasPrefix("service=") { return String(value.prefix { !$0.isWhitespace }) }
+        guard let scheme = value.range(of: "://") else { return value }
+        let rest = value[scheme.upperBound...].prefix { $0 != "?" && $0 != "#" }
+        let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+        var authority = String(rest[..<authorityEnd])
+        if let at = authority.lastIndex(of: "@") {
+            authority = String(authority[..<at].prefix { $0 != ":" }) + String(authority[at...])
+        }
+        return String(value[..<scheme.upperBound]) + authority + String(rest[authorityEnd...])
     }
 
     /// Whether `value` names a PostgreSQL database rather than a file.

@@ -1,4 +1,5 @@
 import Foundation
+import Secrets
 
 /// The `[sync]` section: hrmd sends what it records to a central PostgreSQL store (off unless
 /// the section is present; `url` is then required).
@@ -13,10 +14,11 @@ import Foundation
 /// ```
 ///
 /// The URL names no password: libpq takes it from its usual places (a passfile, a service
-/// file, `PGPASSWORD` in the unit's environment); hrmd never logs the URL.
+/// file, `PGPASSWORD` in the unit's environment). hrmd reads the URL as libpq does when it
+/// starts and refuses one that carries a password, however spelled; it never prints the URL.
 public struct SyncConfiguration: Sendable, Equatable {
     /// The libpq connection string: a `postgresql://` URI, `service=NAME`, or `key=value` pairs.
-    public var url: String?
+    public var url: Secret?
     /// nil: the host name, sanitised.
     public var gateway: String?
     public var batchSize = 20000
@@ -34,10 +36,7 @@ public struct SyncConfiguration: Sendable, Equatable {
             guard Self.isConnectionString(value) else {
                 throw invalid("expected a libpq connection string: postgresql://USER@HOST/DATABASE, service=NAME or key=value pairs")
             }
-            guard !Self.namesPassword(value) else {
-                throw invalid("keep the password out of the configuration: use a passfile, a service file or PGPASSWORD")
-            }
-            url = value
+            url = Secret(value)
         case "gateway":
             guard GatewayName.isValid(value) else {
                 throw invalid("expected 1…64 characters of a-z, 0-9, _ and -")
@@ -68,16 +67,5 @@ public struct SyncConfiguration: Sendable, Equatable {
     static func isConnectionString(_ value: String) -> Bool {
         guard !value.isEmpty, value.utf8.count <= 4096, !value.contains(where: { $0.isNewline || $0 == "\u{0}" }) else { return false }
         return value.hasPrefix("postgresql://") || value.hasPrefix("postgres://") || value.contains("=")
-    }
-
-    /// Whether the string carries a password (`user:password@` or `password=`).
-    static func namesPassword(_ value: String) -> Bool {
-        if value.hasPrefix("postgresql://") || value.hasPrefix("postgres://") {
-            let rest = value.drop(while: { $0 != "/" }).dropFirst(2)
-            let authority = rest.prefix(while: { $0 != "/" && $0 != "?" })
-            if let at = authority.lastIndex(of: "@"), authority[..<at].contains(":") { return true }
-            return value.lowercased().contains("password=")
-        }
-        return value.split(separator: " ").contains { $0.lowercased().hasPrefix("password=") }
     }
 }

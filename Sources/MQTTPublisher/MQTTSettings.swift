@@ -1,5 +1,6 @@
 import Foundation
 import HealthModel
+import Secrets
 
 /// What the publisher needs, resolved from `[mqtt]`: how to reach the broker (with the
 /// password read from its file), where to publish, and whether to send discovery documents.
@@ -20,7 +21,7 @@ public struct MQTTSettings: Sendable {
     public var types: [SampleType] { layout.publishesRRIntervals ? [.heartRate, .rrInterval] : [.heartRate] }
 
     /// The password in `path`: its first line, without the line break.
-    public static func readPassword(file path: String) throws(MQTTPublisherError) -> String {
+    public static func readPassword(file path: String) throws(MQTTPublisherError) -> Secret {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw MQTTPublisherError("mqtt: cannot read the password file \(path)")
         }
@@ -30,7 +31,7 @@ public struct MQTTSettings: Sendable {
         let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
         let password = line.hasSuffix("\r") ? String(line.dropLast()) : line
         guard !password.isEmpty else { throw MQTTPublisherError("mqtt: the password file \(path) has an empty first line") }
-        return password
+        return Secret(password)
     }
 }
 

@@ -1,5 +1,6 @@
 import CMosquitto
 import Foundation
+import Secrets
 import Synchronization
 
 /// A failure libmosquitto reported: the call, its code and libmosquitto's own words for it (the
@@ -55,7 +56,7 @@ public struct MosquittoOptions: Sendable {
     public var clientID: String
     public var username: String?
     /// Handed to libmosquitto only; never printed.
-    public var password: String?
+    public var password: Secret?
     /// nil: plain TCP.
     public var tls: TrustedCertificates?
     /// What the broker publishes for us when we vanish without a word.
@@ -155,7 +156,7 @@ public final class MosquittoConnection: Sendable {
         try check("mosquitto_int_option", mosquitto_int_option(pointer, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311))
         try check("mosquitto_max_inflight_messages_set", mosquitto_max_inflight_messages_set(pointer, options.maxInflight))
         if let username = options.username {
-            try check("mosquitto_username_pw_set", mosquitto_username_pw_set(pointer, username, options.password))
+            try check("mosquitto_username_pw_set", mosquitto_username_pw_set(pointer, username, options.password?.revealed))
         }
         switch options.tls {
         case nil:

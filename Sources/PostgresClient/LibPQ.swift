@@ -52,6 +52,11 @@ final class LibPQ: Sendable {
     let getIsNull: @convention(c) (OpaquePointer?, Int32, Int32) -> Int32
     let getValue: @convention(c) (OpaquePointer?, Int32, Int32) -> UnsafeMutablePointer<CChar>?
     let getLength: @convention(c) (OpaquePointer?, Int32, Int32) -> Int32
+    // Connection strings.
+    let conninfoParse: @convention(c) (
+        UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    ) -> UnsafeMutablePointer<PQconninfoOption>?
+    let conninfoFree: @convention(c) (UnsafeMutablePointer<PQconninfoOption>?) -> Void
 
     /// The library, loaded the first time one asks (once for the process; it stays loaded).
     /// Throws `.connectionFailed` naming the library when it cannot be loaded.
@@ -104,6 +109,8 @@ final class LibPQ: Sendable {
         getIsNull = try function("PQgetisnull")
         getValue = try function("PQgetvalue")
         getLength = try function("PQgetlength")
+        conninfoParse = try function("PQconninfoParse")
+        conninfoFree = try function("PQconninfoFree")
     }
 
     /// The text libpq returns a pointer to ("" for none).

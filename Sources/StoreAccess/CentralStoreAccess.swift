@@ -4,6 +4,7 @@ import Foundation
 import HealthModel
 import HealthRequests
 import PostgresClient
+import Secrets
 import Timestamps
 
 /// The central store in PostgreSQL, read-only: `--store postgresql://…`, `postgres://…` or
@@ -19,7 +20,20 @@ public final class CentralStoreAccess: StoreAccess {
     public init(reader: CentralReader) { self.reader = reader }
 
     /// Connects with `conninfo` (a libpq URI or `service=NAME`); a failure is one line, exit 69.
+    /// A string libpq cannot read, or one it would take a password from (a command line is
+    /// readable by every local user), is refused with exit 64, without repeating it.
     public static func connect(_ conninfo: String, timeZone: TimeZone = .current) throws(CommandFailure) -> CentralStoreAccess {
+        let parsed: ConnectionString
+        do {
+            parsed = try ConnectionString(Secret(conninfo))
+        } catch {
+            throw CommandFailure("central store: \(error)", status: error == .unreadable ? .usage : .unavailable)
+        }
+        guard !parsed.holdsPassword else {
+            throw CommandFailure(
+                "central store: the connection string holds a password, which every local user can read on a command line: use a passfile, a service file or PGPASSWORD",
+                status: .usage)
+        }
         let connection: PostgresConnection
         do {
             connection = try PostgresConnection(conninfo: conninfo, timeout: timeout)

@@ -8,6 +8,7 @@ import HealthStore
 import HealthWire
 import Ingest
 import Logging
+import PostgresClient
 import Recordings
 import SensorBackend
 import SensorFrames
@@ -80,7 +81,7 @@ struct DaemonAssembly {
         let live = try LiveServices(httpFlag: command.http, configuration: configuration, store: store)
 
         services = [
-            Self.sync(configuration.sync, store: store).map { DaemonService($0, at: .sync) },
+            try Self.sync(configuration.sync, store: store).map { DaemonService($0, at: .sync) },
             DaemonService(pipeline, at: .ingest),
             serving ? DaemonService(Self.storeService(store), at: .storeService) : nil,
             live.feed.map { DaemonService($0, at: .liveFeed) },
@@ -105,9 +106,21 @@ struct DaemonAssembly {
         try await ServiceGroup(configuration: group).run()
     }
 
-    /// The central sync, when `[sync]` names a store.
-    private static func sync(_ section: SyncConfiguration?, store: HealthStore) -> SyncService? {
+    /// The central sync, when `[sync]` names a store; its url read as libpq reads it, and
+    /// refused (exit 64) when libpq cannot read it or would take a password from it.
+    private static func sync(_ section: SyncConfiguration?, store: HealthStore) throws(CommandFailure) -> SyncService? {
         guard let section, let url = section.url else { return nil }
+        let parsed: ConnectionString
+        do {
+            parsed = try ConnectionString(url)
+        } catch {
+            throw CommandFailure("[sync] url: \(error)", status: .usage)
+        }
+        guard !parsed.holdsPassword else {
+            throw CommandFailure(
+                "[sync] url holds a password: keep it out of the configuration (a passfile, a service file or PGPASSWORD in the unit's environment)",
+                status: .usage)
+        }
         return SyncService(
             settings: SyncSettings(
                 connectionString: url, gateway: section.gateway ?? GatewayName.ofThisHost(), batchSize: section.batchSize,
@@ -186,10 +199,13 @@ struct DaemonService {
     let stage: ServiceStage
     let configuration: ServiceGroupConfiguration.ServiceConfiguration
 
-    /// `endsTheRun`: when the service returns, the whole group shuts down gracefully.
+    /// `endsTheRun`: when the service returns, the whole group shuts down gracefully. The group's
+    /// log lines name the service by its stage: the group would otherwise print the whole value,
+    /// settings and all.
     init(_ service: any Service, at stage: ServiceStage, endsTheRun: Bool = false) {
         self.stage = stage
-        configuration = endsTheRun
-            ? .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup) : .init(service: service)
+        configuration = .init(
+            service: service, successTerminationBehavior: endsTheRun ? .gracefullyShutdownGroup : .cancelGroup,
+            failureTerminationBehavior: .cancelGroup, serviceName: "\(stage)")
     }
 }

@@ -229,7 +229,10 @@ struct CentralReaderTests {
         #expect(StoreLocation(flag: "service=central").centralConninfo == "service=central")
         #expect(StoreLocation(flag: "postgres://h/db").centralConninfo == "postgres://h/db")
         #expect(StoreLocation(flag: "./postgresql.sqlite").centralConninfo == nil)
-        #expect(StoreLocation.redacted("postgresql://me:secret@host/db") == "postgresql://me:…@host/db")
+        #expect(StoreLocation.redacted("postgresql://me:secret@host/db") == "postgresql://me@host/db")
+        #expect(StoreLocation.redacted("postgres://me@host:5433/db?passw%6Frd=secret&sslmode=require") == "postgres://me@host:5433/db")
+        #expect(StoreLocation.redacted("service=central password=secret") == "service=central")
+        #expect(StoreLocation.redacted("/var/lib/hrmd/store.sqlite") == "/var/lib/hrmd/store.sqlite")
     }
 
     /// A libpq URI for the server's socket.

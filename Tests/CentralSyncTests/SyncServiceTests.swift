@@ -5,6 +5,7 @@ import HealthModel
 import HealthStore
 import HealthUnits
 import Logging
+import Secrets
 import TestSupport
 import Testing
 import Timestamps
@@ -52,7 +53,7 @@ struct SyncServiceTests {
         }
         try save(100, from: Samples.base)
         let settings = SyncSettings(
-            connectionString: fixture.server.conninfo(user: "gw1", database: "hrmd"), gateway: "room1", batchSize: 30,
+            connectionString: Secret(fixture.server.conninfo(user: "gw1", database: "hrmd")), gateway: "room1", batchSize: 30,
             timeout: .seconds(5), retryMaximum: .seconds(1))
         let log = LogLines()
         let service = SyncService(settings: settings, store: store, logger: log.logger)

@@ -242,13 +242,15 @@ class Hrmd:
     """The built hrmd on STORE with mock straps and an [mqtt] section for BROKER (plus MQTT, more
     key = value lines), its output kept."""
 
-    def __init__(self, work, store, broker_url, sensors=("mock:id=strap-a,hz=2",), mqtt=(), gateway="gw"):
+    def __init__(self, work, store, broker_url, sensors=("mock:id=strap-a,hz=2",), mqtt=(), gateway="gw",
+                 more_config="", arguments=()):
         self.config = os.path.join(work, "hrmd.conf")
         with open(self.config, "w") as config:
             config.write("[mqtt]\nbroker = %s\ngateway = %s\n" % (broker_url, gateway))
             for line in mqtt:
                 config.write(line + "\n")
-        argv = [os.path.join(bin_dir(), "hrmd"), "--store", store.path, "--config", self.config]
+            config.write(more_config)
+        argv = [os.path.join(bin_dir(), "hrmd"), "--store", store.path, "--config", self.config] + list(arguments)
         for sensor in sensors:
             argv += ["--sensor", sensor]
         self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

@@ -59,6 +59,13 @@ class PublisherTest(unittest.TestCase):
     def check_no_password(self, hrmd):
         self.assertNotIn(PASSWORD, hrmd.output.text(), "the password is in hrmd's output")
 
+    def write_password(self, password):
+        path = os.path.join(self.work, "mqtt-password")
+        with open(path, "w") as file:
+            file.write(password + "\nsecond line ignored\n")
+        os.chmod(path, 0o600)
+        return path
+
     def grant_all(self, types=("heart-rate",)):
         for type_ in types:
             self.store.grant("hrmd", type_)
@@ -295,13 +302,6 @@ class TLSTest(PublisherTest):
 
 
 class CredentialsTest(PublisherTest):
-    def write_password(self, password):
-        path = os.path.join(self.work, "mqtt-password")
-        with open(path, "w") as file:
-            file.write(password + "\nsecond line ignored\n")
-        os.chmod(path, 0o600)
-        return path
-
     def test_right_credentials_publish(self):
         broker = self.start_broker(users={"hrmd": PASSWORD})
         self.grant_all()
@@ -322,6 +322,36 @@ class CredentialsTest(PublisherTest):
         wait_until(lambda: self.stored_count() >= 3, 15, "samples stored")
         self.assertEqual(1, len(hrmd.output.matching("connection refused")), hrmd.output.text())
         self.assertIsNone(hrmd.process.poll(), "hrmd stopped")
+
+
+class SecretsTest(PublisherTest):
+    # A [sync] url whose every part is distinctive: none of it may reach the log.
+    SYNC_URL = "postgresql://gw_secret_user@127.0.0.1:1/secret_database?sslmode=disable&application_name=secret_app"
+
+    def test_no_log_level_prints_a_secret(self):
+        broker = self.start_broker(users={"hrmd": PASSWORD})
+        self.grant_all()
+        password_file = self.write_password(PASSWORD)
+        for level in ("trace", "debug", "info"):
+            with self.subTest(level=level):
+                hrmd = self.start_hrmd(broker.url, mqtt=["username = hrmd", "password-file = %s" % password_file],
+                                       more_config="[sync]\nurl = %s\n" % self.SYNC_URL, arguments=["--log-level", level])
+                hrmd.wait_for_line("mqtt: connected")
+                hrmd.wait_for_line("sync: ")  # the sync tried the (closed) port
+                self.assertEqual(0, hrmd.stop())
+                text = hrmd.output.text()
+                for secret in (PASSWORD, self.SYNC_URL, "gw_secret_user", "secret_database", "secret_app"):
+                    self.assertNotIn(secret, text, "at --log-level %s" % level)
+
+    def test_a_password_in_the_sync_url_is_refused_however_spelled(self):
+        for url in ("host=127.0.0.1 port=1 password = pw-one", "host=127.0.0.1 port=1\tpassword=pw-two",
+                    "postgresql://u@127.0.0.1:1/db?passw%6Frd=pw-three", "postgresql://u:pw-four@127.0.0.1:1/db"):
+            with self.subTest(url=url):
+                hrmd = self.start_hrmd("mqtt://127.0.0.1:1", more_config="[sync]\nurl = %s\n" % url)
+                self.assertEqual(64, hrmd.process.wait(30))
+                hrmd.output.join(10)
+                self.assertIn("[sync] url holds a password", hrmd.output.text())
+                self.assertNotIn("pw-", hrmd.output.text())
 
 
 class ConfigurationTest(PublisherTest):

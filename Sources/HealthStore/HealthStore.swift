@@ -51,6 +51,7 @@ public final class HealthStore: Sendable {
         if !exists {
             guard mode == .createIfMissing else { throw .missing(path: path) }
             try checkCanCreate(path)
+            try createPrivately(path)
         }
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
@@ -196,6 +197,19 @@ public final class HealthStore: Sendable {
         guard access(parent, W_OK | X_OK) == 0 else {
             throw .cannotCreate(path: path, reason: "directory \(parent) is not writable (\(String(cString: strerror(errno))))")
         }
+    }
+
+    /// Creates the store's file empty with mode 0600 (whatever the umask), so that the store
+    /// (tokens, the anchor secret, health data) is its owner's alone from the start; SQLite
+    /// gives its `-wal` and `-shm` files the same mode. A file that appeared meanwhile is left
+    /// to the checks that follow.
+    private static func createPrivately(_ path: String) throws(HealthStoreError) {
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            if errno == EEXIST { return }
+            throw .cannotCreate(path: path, reason: String(cString: strerror(errno)))
+        }
+        close(descriptor)
     }
 
     private static func classify(_ error: any Error, path: String, creating: Bool) -> HealthStoreError {

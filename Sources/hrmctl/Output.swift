@@ -3,14 +3,23 @@ import Foundation
 
 import CommandSupport
 
+/// hrmctl's one way to standard output: what it prints is escaped as ``TerminalText`` says
+/// (line breaks and tabs kept), so that a name from a strap or an application cannot reach the
+/// terminal as control characters, whatever command prints it. Shadows `Swift.print` in hrmctl.
+func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    let text = items.map { "\($0)" }.joined(separator: separator)
+    Swift.print(TerminalText.escaped(text, keepingLineBreaks: true), terminator: terminator)
+}
+
 /// Prints one value as one line of JSON (JSON Lines).
 func printJSONLine(_ value: JSONValue) {
     print(value.serialized)
 }
 
-/// One CSV record (RFC 4180 quoting).
+/// One CSV record (RFC 4180 quoting), control characters other than line breaks escaped (CSV
+/// goes to terminals as often as to files).
 func csvRow(_ fields: [String]) -> String {
-    fields.map { field in
+    fields.map { TerminalText.escaped($0, keepingLineBreaks: true) }.map { field in
         guard field.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return field }
         return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }.joined(separator: ",")
@@ -18,6 +27,8 @@ func csvRow(_ fields: [String]) -> String {
 
 /// A plain text table with left-aligned columns.
 func printTable(header: [String], rows: [[String]]) {
+    // Cells are escaped in whole, line breaks too: a cell is one line of the table.
+    let rows = rows.map { $0.map { TerminalText.escaped($0) } }
     var widths = header.map(\.count)
     for row in rows {
         for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) }

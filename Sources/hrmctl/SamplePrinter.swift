@@ -73,12 +73,12 @@ final class SamplePrinter {
                 start.padding(toLength: 23, withPad: " ", startingAt: 0),
                 String(repeating: " ", count: max(0, 7 - value.description.count)) + value.description,
                 unit.unitString.padding(toLength: 9, withPad: " ", startingAt: 0),
-                (sample.device?.localIdentifier ?? "-").padding(toLength: 17, withPad: " ", startingAt: 0),
+                TerminalText.escaped(sample.device?.localIdentifier ?? "-").padding(toLength: 17, withPad: " ", startingAt: 0),
                 sample.metadata.sensorLocation?.name ?? "-",
             ]
             if showsGateway {
                 cells[4] = cells[4].padding(toLength: 8, withPad: " ", startingAt: 0)
-                cells.append(StoredSample(point, type: type, contexts: contexts).gateway ?? "-")
+                cells.append(TerminalText.escaped(StoredSample(point, type: type, contexts: contexts).gateway ?? "-"))
             }
             Swift.print(cells.joined(separator: "  "))
         }

@@ -62,7 +62,8 @@ struct WatchCommand: AsyncParsableCommand {
                     case .live:
                         let name = (stored.sample.device?.localIdentifier ?? "-") + (stored.gateway.map { " via \($0)" } ?? "")
                         let line = "♥ \(DisplayNumber(value: value)) \(sampleType.canonicalUnit.unitString)  \(name)  \(Sparkline.render(recent))  \(RFC3339.string(from: stored.sample.start, fractionDigits: 0))"
-                        print("\r\u{1B}[K" + line, terminator: "")
+                        // The one print whose escape sequence is hrmd's own: the line is escaped alone.
+                        Swift.print("\r\u{1B}[K" + TerminalText.escaped(line), terminator: "")
                         fflush(stdout)
                     case .table, .json:
                         printer.print(stored)

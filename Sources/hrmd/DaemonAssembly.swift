@@ -45,10 +45,6 @@ struct DaemonAssembly {
 
         let serving = command.serve || configuration.serve
         let location = StoreLocation(flag: command.store, configured: configuration.storePath)
-        if serving {
-            // The store service's files belong to the service alone.
-            umask(0o077)
-        }
         let store = try location.open(.createIfMissing, pageCacheKiB: HealthStore.longRunningPageCacheKiB)
         if serving { StorePrivacy.tighten(storePath: location.path, logger: logger) }
         logger.info("store \(location.path)")

@@ -86,8 +86,9 @@ extension HRMDaemon {
               read authorization sees only its own samples. Managers (root, the service's
               user, and whoever polkit allows org.hrmd.health.manage: group hrmd by the
               shipped rules) grant, read every source, delete and import. The store's
-              files are then created private to hrmd's user (umask 077). Without a
-              system bus it waits for one; when another process owns the name it exits 69.
+              files, like every file hrmd creates, are private to hrmd's user (umask
+              077). Without a system bus it waits for one; when another process owns
+              the name it exits 69.
 
             THE HTTP FRONT (--http HOST:PORT, or [http]; off by default)
               Serves the store's requests as JSON under /api/v1/ (samples with paging,

@@ -1,3 +1,4 @@
+import CommandSupport
 import HRMConfiguration
 import Logging
 import SystemdSupport
@@ -11,11 +12,11 @@ enum DaemonLogging {
         let toJournal = JournalLogHandler.stderrIsJournal
         LoggingSystem.bootstrap { label in
             if toJournal {
-                var handler = JournalLogHandler(identifier: "hrmd")
+                var handler = EscapingLogHandler(base: JournalLogHandler(identifier: "hrmd"))
                 handler.logLevel = level
                 return handler
             }
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = EscapingLogHandler(base: StreamLogHandler.standardError(label: label))
             handler.logLevel = level
             return handler
         }
@@ -33,6 +34,46 @@ extension Logger.Level {
         case .warning: self = .warning
         case .error: self = .error
         case .critical: self = .critical
+        }
+    }
+}
+
+/// Writes through `base` with control characters escaped in the message and in every metadata
+/// value (``TerminalText``): a strap's name or a device string holding a newline or an escape
+/// sequence cannot begin a forged line of hrmd's log or reach the reader's terminal raw.
+struct EscapingLogHandler<Base: LogHandler>: LogHandler {
+    var base: Base
+
+    var logLevel: Logger.Level {
+        get { base.logLevel }
+        set { base.logLevel = newValue }
+    }
+
+    var metadata: Logger.Metadata {
+        get { base.metadata }
+        set { base.metadata = newValue }
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { base[metadataKey: key] }
+        set { base[metadataKey: key] = newValue }
+    }
+
+    func log(
+        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String,
+        line: UInt
+    ) {
+        base.log(
+            level: level, message: "\(TerminalText.escaped(message.description))", metadata: metadata?.mapValues(Self.escaped),
+            source: source, file: file, function: function, line: line)
+    }
+
+    private static func escaped(_ value: Logger.Metadata.Value) -> Logger.Metadata.Value {
+        switch value {
+        case .string(let text): .string(TerminalText.escaped(text))
+        case .stringConvertible(let convertible): .string(TerminalText.escaped(convertible.description))
+        case .array(let values): .array(values.map(escaped))
+        case .dictionary(let values): .dictionary(values.mapValues(escaped))
         }
     }
 }

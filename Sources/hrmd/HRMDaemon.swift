@@ -1,5 +1,6 @@
 import ArgumentParser
 import CommandSupport
+import Glibc
 import HRMConfiguration
 
 /// `hrmd`: records heart rate from chest straps into the shared health store. Its help, and
@@ -62,6 +63,8 @@ struct HRMDaemon: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Everything hrmd creates (the store, traces, exports of its own) is its user's alone.
+        umask(0o077)
         do {
             try await DaemonAssembly(self).run()
         } catch {

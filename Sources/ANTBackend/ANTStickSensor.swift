@@ -21,11 +21,15 @@ public struct ANTStickSensor: SensorBackend {
         public var baud: Int
         /// Channels to open, one strap each (1…8).
         public var channels: Int
+        /// Seconds the stick has to answer a command before it is sent again (three tries in
+        /// all): a stick answers within milliseconds, but a busy machine may read it late.
+        public var responseTimeout: Double
 
-        public init(path: String, baud: Int = 115_200, channels: Int = ANTChannelSetup.stickChannelCount) {
+        public init(path: String, baud: Int = 115_200, channels: Int = ANTChannelSetup.stickChannelCount, responseTimeout: Double = 1) {
             self.path = path
             self.baud = baud
             self.channels = channels
+            self.responseTimeout = responseTimeout
         }
     }
 
@@ -46,7 +50,7 @@ public struct ANTStickSensor: SensorBackend {
     public func run(into sink: FrameSink) async throws {
         let stickID = SensorID(name)
         let sessions = PortSessions(path: settings.path, baud: settings.baud, transport: .ant, portID: stickID, logger: logger)
-        let controllerSettings = ANTStickController.Settings(channels: settings.channels)
+        let controllerSettings = ANTStickController.Settings(channels: settings.channels, responseTimeout: settings.responseTimeout)
         await sessions.run(into: sink) { port in
             var controller = ANTStickController(stickID: stickID, settings: controllerSettings)
             return try await Self.session(on: port, controller: &controller, sink: sink, logger: logger)

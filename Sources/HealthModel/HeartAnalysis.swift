@@ -17,21 +17,49 @@ public struct HeartRateVariability: Codable, Sendable, Hashable {
     /// over the successive differences of the beats not preceded by a gap (each with the beat
     /// before it in the list).
     public init?(beats: [BeatInterval]) {
-        guard !beats.isEmpty else { return nil }
-        let values = beats.map(\.milliseconds)
-        let mean = values.reduce(0, +) / Double(values.count)
-        let variance = values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(max(1, values.count - 1))
-        self.beats = values.count
-        meanNN = mean
-        sdnn = variance.squareRoot()
-        var squares = 0.0
-        var pairs = 0
-        for index in beats.indices.dropFirst() where !beats[index].precededByGap {
-            let difference = values[index] - values[index - 1]
-            squares += difference * difference
-            pairs += 1
+        var accumulator = Accumulator()
+        var previous: Double?
+        for beat in beats {
+            accumulator.add(beat.milliseconds, after: beat.precededByGap ? nil : previous)
+            previous = beat.milliseconds
         }
-        rmssd = pairs > 0 ? (squares / Double(pairs)).squareRoot() : nil
+        guard let variability = accumulator.variability else { return nil }
+        self = variability
+    }
+
+    /// The measures taken one beat at a time, in constant memory whatever the number of beats
+    /// (Welford's running mean and variance, and the running sum of squared successive
+    /// differences): what a store streams its series through.
+    public struct Accumulator: Sendable {
+        private var count = 0
+        private var mean = 0.0
+        private var squaredDeviations = 0.0
+        private var squaredDifferences = 0.0
+        private var pairs = 0
+
+        public init() {}
+
+        /// Takes the next beat of a series; `previous` is the beat before it when the two are
+        /// adjacent (no gap between them), nil otherwise.
+        public mutating func add(_ milliseconds: Double, after previous: Double?) {
+            count += 1
+            let delta = milliseconds - mean
+            mean += delta / Double(count)
+            squaredDeviations += delta * (milliseconds - mean)
+            if let previous {
+                let difference = milliseconds - previous
+                squaredDifferences += difference * difference
+                pairs += 1
+            }
+        }
+
+        /// The measures of the beats so far; nil before the first.
+        public var variability: HeartRateVariability? {
+            guard count > 0 else { return nil }
+            return HeartRateVariability(
+                beats: count, meanNN: mean, sdnn: (squaredDeviations / Double(max(1, count - 1))).squareRoot(),
+                rmssd: pairs > 0 ? (squaredDifferences / Double(pairs)).squareRoot() : nil)
+        }
     }
 
     /// The variability of `intervals` (RR samples in time order). Successive differences are
@@ -121,22 +149,46 @@ public struct HeartRateZones: Sendable, Hashable {
     /// Each heart-rate sample lasts until the next one of the same device (at most
     /// `maximumGap` seconds).
     public init(samples: [QuantitySample], maximumHeartRate: Double) {
-        let fractions = [0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
-        zones = (0..<6).map { index in
-            Zone(number: index, lower: fractions[index] * maximumHeartRate,
-                 upper: index == 5 ? .infinity : fractions[index + 1] * maximumHeartRate, seconds: 0)
+        var accumulator = Accumulator(maximumHeartRate: maximumHeartRate)
+        for sample in samples {
+            guard let bpm = try? sample.quantity.doubleValue(for: .countPerMinute) else { continue }
+            accumulator.add(bpm, at: sample.start.secondsSinceEpoch, device: sample.device?.localIdentifier ?? "")
         }
-        var byDevice: [String: [QuantitySample]] = [:]
-        for sample in samples { byDevice[sample.device?.localIdentifier ?? "", default: []].append(sample) }
-        for run in byDevice.values {
-            for (index, sample) in run.enumerated() {
-                guard let bpm = try? sample.quantity.doubleValue(for: .countPerMinute) else { continue }
-                let duration = index + 1 < run.count
-                    ? min(Self.maximumGap, run[index + 1].start.secondsSinceEpoch - sample.start.secondsSinceEpoch)
-                    : 1
-                let zone = zones.lastIndex { bpm >= $0.lower } ?? 0
-                zones[zone].seconds += max(0, duration)
+        self = accumulator.zones
+    }
+
+    /// The time in zones taken one sample at a time, in memory that grows with the devices and
+    /// not with the samples: each device's latest sample waits for the next to know how long
+    /// it lasted. Samples of one device come in time order.
+    public struct Accumulator: Sendable {
+        private var totals: [Zone]
+        /// Each device's latest sample: when it started and its zone.
+        private var pending: [String: (start: Double, zone: Int)] = [:]
+        /// Whether any sample came.
+        public private(set) var isEmpty = true
+
+        public init(maximumHeartRate: Double) {
+            let fractions = [0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+            totals = (0..<6).map { index in
+                Zone(number: index, lower: fractions[index] * maximumHeartRate,
+                     upper: index == 5 ? .infinity : fractions[index + 1] * maximumHeartRate, seconds: 0)
             }
+        }
+
+        /// Takes a sample of `bpm` count/min that starts at `start` (seconds) from `device`.
+        public mutating func add(_ bpm: Double, at start: Double, device: String) {
+            isEmpty = false
+            if let earlier = pending[device] {
+                totals[earlier.zone].seconds += max(0, min(HeartRateZones.maximumGap, start - earlier.start))
+            }
+            pending[device] = (start, totals.lastIndex { bpm >= $0.lower } ?? 0)
+        }
+
+        /// The zones so far, each device's latest sample counted as lasting a second.
+        public var zones: HeartRateZones {
+            var zones = totals
+            for latest in pending.values { zones[latest.zone].seconds += 1 }
+            return HeartRateZones(zones: zones)
         }
     }
 }

@@ -1,6 +1,12 @@
 import HealthModel
 
 extension HealthStore {
+    /// How many samples one analysis (zones, HRV) reads at most: past it the analysis stops and
+    /// is refused with `limitReached`, so a request over a range of any length costs a bounded
+    /// time. Memory does not grow with the samples read: each analysis streams the series and
+    /// keeps a few numbers per series.
+    public static let analysisSampleBudget = 20_000_000
+
     /// The heart-rate variability of the RR intervals matching `query` (its type is taken to
     /// be `rrInterval`), read as heartbeat series: each series (one source and device) in
     /// start order, and a beat's successive difference counted only when the beat is not
@@ -10,20 +16,49 @@ extension HealthStore {
     public func heartRateVariability(_ query: SampleQuery) throws(HealthStoreError) -> HeartRateVariability? {
         var query = query
         query.type = .rrInterval
-        query.newestFirst = false
-        query.limit = nil
-        var series: [SeriesIdentity: [BeatInterval]] = [:]
-        var order: [SeriesIdentity] = []
+        var accumulator = HeartRateVariability.Accumulator()
         var previous: [SeriesIdentity: (start: Int64, value: Double)] = [:]
-        try enumerateItems(query) { item, contexts in
+        try enumerateWithinBudget(query, "heart-rate variability") { item, contexts in
             let context = contexts.context(item.context)
             let identity = SeriesIdentity(source: context.source.name, device: context.device?.localIdentifier)
-            let follows = previous[identity].map { ChunkShape.Span.adjacentBeats($0, (item.start, item.value)) } ?? false
+            let earlier = previous[identity]
+            let follows = earlier.map { ChunkShape.Span.adjacentBeats($0, (item.start, item.value)) } ?? false
             previous[identity] = (item.start, item.value)
-            if series[identity] == nil { order.append(identity) }
-            series[identity, default: []].append(BeatInterval(milliseconds: item.value, precededByGap: item.precededByGap || !follows))
+            accumulator.add(item.value, after: follows && !item.precededByGap ? earlier?.value : nil)
         }
-        return HeartRateVariability(beats: order.flatMap { series[$0] ?? [] })
+        return accumulator.variability
+    }
+
+    /// The time in heart-rate zones of `maximumHeartRate` over the heart-rate samples matching
+    /// `query` (its type is taken to be `heartRate`); nil without any.
+    public func heartRateZones(_ query: SampleQuery, maximumHeartRate: Double) throws(HealthStoreError) -> HeartRateZones? {
+        var query = query
+        query.type = .heartRate
+        var accumulator = HeartRateZones.Accumulator(maximumHeartRate: maximumHeartRate)
+        try enumerateWithinBudget(query, "heart-rate zones") { item, contexts in
+            let device = contexts.context(item.context).device?.localIdentifier ?? ""
+            accumulator.add(item.value, at: Double(item.start) / 1_000_000, device: device)
+        }
+        return accumulator.isEmpty ? nil : accumulator.zones
+    }
+
+    /// The items of `query` oldest first, all of them, refused past ``analysisSampleBudget``.
+    private func enumerateWithinBudget(
+        _ query: SampleQuery, _ analysis: String, _ body: (SampleStream.Item, ChunkContexts) throws -> Void
+    ) throws(HealthStoreError) {
+        var query = query
+        query.newestFirst = false
+        query.limit = Self.analysisSampleBudget + 1
+        var read = 0
+        try enumerateItems(query) { item, contexts in
+            read += 1
+            guard read <= Self.analysisSampleBudget else { return }
+            try body(item, contexts)
+        }
+        guard read <= Self.analysisSampleBudget else {
+            throw .limitReached(
+                "\(analysis) reads at most \(Self.analysisSampleBudget) samples, and the range holds more: ask for a shorter range")
+        }
     }
 }
 

@@ -66,9 +66,9 @@ public struct FileStoreAccess: StoreAccess {
     }
 
     public func heartRateZones(since: Timestamp?, until: Timestamp?, maximumHeartRate: Double) async throws(CommandFailure) -> [HeartRateZones.Zone] {
-        let rates = try await samples(SampleQuery(type: .heartRate, since: since, until: until)).map(\.sample)
-        guard !rates.isEmpty else { return [] }
-        return HeartRateZones(samples: rates, maximumHeartRate: maximumHeartRate).zones
+        try Self.failures { () throws(HealthStoreError) in
+            try store.heartRateZones(SampleQuery(type: .heartRate, since: since, until: until), maximumHeartRate: maximumHeartRate)?.zones ?? []
+        }
     }
 
     public func devices() async throws(CommandFailure) -> (devices: [DeviceSummary], activity: [SensorActivity]) {

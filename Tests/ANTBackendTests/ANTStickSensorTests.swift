@@ -19,7 +19,9 @@ struct ANTStickSensorTests {
         stick.start()
         defer { stick.stop() }
         let collector = FrameCollector()
-        let sensor = ANTStickSensor(settings: .init(path: terminal.devicePath, channels: 3), logger: logger)
+        // Answers given on a pty come at once; a test process starved by the tests beside it may
+        // read them seconds late, which the stick's one-second timeout would take for silence.
+        let sensor = ANTStickSensor(settings: .init(path: terminal.devicePath, channels: 3, responseTimeout: 20), logger: logger)
         let streamed = await withTaskGroup(of: Bool.self) { group in
             group.addTask { try? await sensor.run(into: collector.sink); return false }
             let streamed = await collector.wait { frames in

@@ -11,7 +11,7 @@ import Testing
 
 @testable import StoreAccess
 
-@Suite("StoreAccess over a store file, and what the service's answers become", .timeLimit(.minutes(1)))
+@Suite("StoreAccess over a store file, and what the service's answers become", .timeLimit(.minutes(HangBound.suiteMinutes)))
 struct StoreAccessTests {
     private func fileStore() throws -> (FileStoreAccess, TemporaryDirectory) {
         let directory = try TemporaryDirectory(prefix: "hrmd-clistore")

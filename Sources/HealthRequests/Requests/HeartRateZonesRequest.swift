@@ -31,8 +31,7 @@ public struct HeartRateZonesRequest: HealthRequest {
         guard (100...250).contains(maximum) else { throw .invalidArguments("maxHeartRate must be 100…250 count/min, not \(maximum)") }
         let query = SampleQuery(type: .heartRate, since: range.since, until: range.until, reader: try await context.view(of: source).reader)
         let zones = try await context.onStore { store throws(HealthStoreError) -> [HeartRateZones.Zone] in
-            let samples = try store.samples(query).map(\.sample)
-            return samples.isEmpty ? [] : HeartRateZones(samples: samples, maximumHeartRate: maximum).zones
+            try store.heartRateZones(query, maximumHeartRate: maximum)?.zones ?? []
         }
         return Response(zones: zones)
     }

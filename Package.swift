@@ -206,6 +206,7 @@ let package = Package(
             name: "MQTTPublisher",
             dependencies: [
                 "CMosquitto", "HealthModel", "HealthStore", "LiveFeed", "JSONLines", "Secrets",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

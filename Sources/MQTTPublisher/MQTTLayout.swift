@@ -1,3 +1,4 @@
+import Crypto
 import JSONLines
 
 /// What a strap publishes: one state topic each, and one Home Assistant entity each.
@@ -76,32 +77,51 @@ public struct MQTTLayout: Sendable, Equatable {
         "\(topicPrefix)/\(gateway)/\(Self.topicLevel(device: device))/\(measurement.topicLevel)"
     }
 
-    /// A device identifier as one topic level: lower case, `:` as `-`, and `+`, `#`, `/`
-    /// (and control characters) as `_`.
+    /// A device identifier as one topic level, one level per identifier (no two identifiers
+    /// share one, so a device cannot publish on another's topics): a Bluetooth address as lower
+    /// case with `-` (`AA:BB:CC:DD:EE:FF` → `aa-bb-cc-dd-ee-ff`), an identifier of lower-case
+    /// letters, digits, `.`, `_` and `-` as it is (`ant-12345`, `mock-1`); any other (capitals,
+    /// other characters, one spelled like a folded address) folded the same way with `~` and
+    /// the first 16 hex digits of its SHA-256 after it (`serial-ttyACM0` → `serial-ttyacm0~…`).
     public static func topicLevel(device: String) -> String {
-        let level = String(
-            String.UnicodeScalarView(
-                device.lowercased().unicodeScalars.map { scalar -> Unicode.Scalar in
-                    switch scalar {
-                    case ":": "-"
-                    case "+", "#", "/": "_"
-                    case _ where scalar.value < 0x20 || scalar.value == 0x7F: "_"
-                    default: scalar
-                    }
-                }))
-        return level.isEmpty ? "_" : level
+        if BluetoothAddressForm.isCanonical(device) { return device.lowercased().replacingOccurrences(of: ":", with: "-") }
+        let kept = device.unicodeScalars.allSatisfy(isPlain) && !device.isEmpty && !BluetoothAddressForm.isFolded(device)
+        if kept { return device }
+        let folded = String(
+            String.UnicodeScalarView(device.lowercased().unicodeScalars.map { isPlain($0) ? $0 : $0 == ":" ? "-" : "_" }))
+        return folded + "~" + digest(device)
     }
 
     /// The strap's id in Home Assistant: `hrmd_GATEWAY_DEVICE` in `[a-z0-9_-]` (the node id of
-    /// its discovery topics, its device identifier, the start of its entities' unique ids).
+    /// its discovery topics, its device identifier, the start of its entities' unique ids),
+    /// one per device as its topic level is.
     public func strapID(device: String) -> String {
-        let level = Self.topicLevel(device: device).unicodeScalars.map { scalar -> Character in
-            switch scalar {
-            case "a"..."z", "0"..."9", "_", "-": Character(scalar)
-            default: "_"
-            }
+        let level = Self.topicLevel(device: device)
+        let id = String(
+            String.UnicodeScalarView(level.unicodeScalars.map { scalar -> Unicode.Scalar in
+                switch scalar {
+                case "a"..."z", "0"..."9", "_", "-": scalar
+                default: "_"
+                }
+            }))
+        // A level with a `.` (or a digest's `~`) folds here; the digest keeps it apart.
+        let apart = id == level || level.contains("~") ? id : id + "_" + Self.digest(device)
+        return "hrmd_\(gateway)_\(apart)"
+    }
+
+    private static func isPlain(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "a"..."z", "0"..."9", ".", "_", "-": true
+        default: false
         }
-        return "hrmd_\(gateway)_\(String(level))"
+    }
+
+    /// The first 16 hex digits of the SHA-256 of `device`.
+    private static func digest(_ device: String) -> String {
+        SHA256.hash(data: Array(device.utf8)).prefix(8).map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
     }
 
     /// The gateway's own device in Home Assistant (the straps' `via_device`).
@@ -215,4 +235,19 @@ public struct MQTTLayout: Sendable, Equatable {
 
     /// Contact as its state payload: `detected` or `notDetected` (the store's metadata words).
     public static func contactPayload(_ detected: Bool) -> String { detected ? "detected" : "notDetected" }
+}
+
+/// Bluetooth addresses as device identifiers spell them (`AA:BB:CC:DD:EE:FF`), and as a topic
+/// level folds them (`aa-bb-cc-dd-ee-ff`).
+enum BluetoothAddressForm {
+    static func isCanonical(_ text: String) -> Bool { matches(text, separator: ":", digits: "0123456789ABCDEF") }
+    static func isFolded(_ text: String) -> Bool { matches(text, separator: "-", digits: "0123456789abcdef") }
+
+    private static func matches(_ text: String, separator: Character, digits: String) -> Bool {
+        let characters = Array(text)
+        guard characters.count == 17 else { return false }
+        return characters.indices.allSatisfy { index in
+            index % 3 == 2 ? characters[index] == separator : digits.contains(characters[index])
+        }
+    }
 }

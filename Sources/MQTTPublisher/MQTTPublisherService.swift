@@ -16,6 +16,10 @@ import ServiceLifecycle
 public struct MQTTPublisherService: Service {
     /// The source the publisher reads as: `hrmctl auth grant hrmd/mqtt heart-rate --read`.
     public static let source = "hrmd/mqtt"
+
+    /// Straps announced to Home Assistant at most; past it, the one heard from longest ago is
+    /// forgotten (its retained documents cleared).
+    public static let maximumStraps = 128
     /// Events the publisher's live queue holds before the feed gives it a gap.
     static let liveCapacity = 1024
 
@@ -103,8 +107,13 @@ struct StrapPublisher {
     private let logger: Logger
     private var link = LinkState.starting
     private var everConnected = false
-    /// Straps seen, by device identifier, as Home Assistant is told of them.
+    /// Straps seen, by device identifier, as Home Assistant is told of them: at most
+    /// ``MQTTPublisherService/maximumStraps``, the one heard from longest ago forgotten first.
     private var straps: [String: StrapDescription] = [:]
+    /// When each strap was last published, in samples published.
+    private var lastPublished: [String: Int] = [:]
+    private var published = 0
+    private var notOwn = 0
     private var battery: [String: Int] = [:]
     private var contact: [String: Bool] = [:]
     /// Types the source may read, as last logged.
@@ -192,13 +201,23 @@ struct StrapPublisher {
     }
 
     private mutating func publish(_ stored: StoredSample) {
+        // Only hrmd's own sensors publish: an application that may save heart rate cannot put
+        // values on a strap's topics, nor add devices to Home Assistant.
+        guard stored.source.name == HealthSource.daemonName else {
+            notOwn += 1
+            if notOwn == 1 { logger.info("mqtt: only hrmd's own sensors are published; samples of \(stored.source.name) and other applications are not") }
+            return
+        }
         guard let device = stored.sample.device else {
             withoutDevice += 1
             if withoutDevice == 1 { logger.info("mqtt: samples without a device are not published (source \(stored.source.name))") }
             return
         }
         let identifier = device.localIdentifier
+        published += 1
+        lastPublished[identifier] = published
         if straps[identifier] == nil {
+            if straps.count >= MQTTPublisherService.maximumStraps { forgetLongestSilent() }
             let strap = StrapDescription(
                 identifier: identifier, name: device.name, manufacturer: device.manufacturer, model: device.model,
                 firmwareVersion: device.firmwareVersion, hardwareVersion: device.hardwareVersion)
@@ -218,6 +237,24 @@ struct StrapPublisher {
             send(MosquittoMessage(topic: layout.stateTopic(device: identifier, .rrInterval), text: MQTTLayout.valuePayload(stored.sample.canonicalValue)))
         default:
             break
+        }
+    }
+
+    /// Forgets the strap published longest ago: its retained messages (discovery documents,
+    /// battery, contact) are cleared on the broker, so that what is retained stays bounded.
+    private mutating func forgetLongestSilent() {
+        guard let (identifier, _) = lastPublished.filter({ straps[$0.key] != nil }).min(by: { $0.value < $1.value }),
+              let strap = straps.removeValue(forKey: identifier)
+        else { return }
+        lastPublished[identifier] = nil
+        battery[identifier] = nil
+        contact[identifier] = nil
+        logger.notice("mqtt: more than \(MQTTPublisherService.maximumStraps) straps: \(identifier) (heard from longest ago) is no longer announced")
+        if settings.publishesDiscovery {
+            for (topic, _) in layout.discoveryMessages(for: strap) { send(MosquittoMessage(topic: topic, text: "", retain: true)) }
+        }
+        for measurement in [StrapMeasurement.battery, .contact] {
+            send(MosquittoMessage(topic: layout.stateTopic(device: identifier, measurement), text: "", retain: true))
         }
     }
 

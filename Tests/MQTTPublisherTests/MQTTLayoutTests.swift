@@ -14,25 +14,48 @@ struct MQTTLayoutTests {
         #expect(layout.stateTopic(device: "AA:BB:CC:DD:EE:FF", .heartRate) == "hrmd/gw/aa-bb-cc-dd-ee-ff/heart-rate")
         #expect(layout.stateTopic(device: "mock-1", .battery) == "hrmd/gw/mock-1/battery")
         #expect(layout.stateTopic(device: "ant-12345", .contact) == "hrmd/gw/ant-12345/contact")
-        #expect(layout.stateTopic(device: "serial-ttyACM0", .rrInterval) == "hrmd/gw/serial-ttyacm0/rr-interval")
+        #expect(layout.stateTopic(device: "serial-ttyACM0", .rrInterval).hasPrefix("hrmd/gw/serial-ttyacm0~"))
     }
 
-    @Test("a device identifier becomes one topic level", arguments: [
+    @Test("a device identifier becomes one topic level: as it is, folded, or folded with its digest", arguments: [
         ("AA:BB:CC:DD:EE:FF", "aa-bb-cc-dd-ee-ff"),
-        ("a/b+c#d", "a_b_c_d"),
-        ("line\nbreak", "line_break"),
-        ("", "_"),
-        ("Mock-2", "mock-2"),
+        ("ant-12345", "ant-12345"),
+        ("mock-1", "mock-1"),
+        ("a/b+c#d", "a_b_c_d~"),
+        ("line\nbreak", "line_break~"),
+        ("", "~"),
+        ("Mock-2", "mock-2~"),
+        ("aa-bb-cc-dd-ee-ff", "aa-bb-cc-dd-ee-ff~"),
     ])
     func topicLevels(device: String, level: String) {
-        #expect(MQTTLayout.topicLevel(device: device) == level)
+        let made = MQTTLayout.topicLevel(device: device)
+        if level.hasSuffix("~") {
+            #expect(made.hasPrefix(level) && made.count == level.count + 16, "\(made)")
+        } else {
+            #expect(made == level)
+        }
+        #expect(!made.contains { "+#/".contains($0) || $0.isNewline })
+    }
+
+    @Test("identifiers that fold alike get topics and Home Assistant ids of their own", arguments: [
+        ["AA:BB:CC:DD:EE:FF", "aa-bb-cc-dd-ee-ff", "aa:bb:cc:dd:ee:ff", "AA-BB-CC-DD-EE-FF"],
+        ["Mock-2", "mock-2", "MOCK-2"],
+        ["dev.1", "dev_1", "dev-1"],
+        ["a/b", "a+b", "a_b", "a#b"],
+    ])
+    func injective(devices: [String]) {
+        #expect(Set(devices.map { MQTTLayout.topicLevel(device: $0) }).count == devices.count)
+        #expect(Set(devices.map { layout.strapID(device: $0) }).count == devices.count)
+        for device in devices {
+            #expect(layout.strapID(device: device).allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_" || $0 == "-") })
+        }
     }
 
     @Test("discovery topics: DISCOVERY/COMPONENT/hrmd_GATEWAY_DEVICE/OBJECT/config, ids in [a-z0-9_-]")
     func discoveryTopics() {
         #expect(layout.discoveryTopic(device: "AA:BB:CC:DD:EE:FF", .heartRate) == "homeassistant/sensor/hrmd_gw_aa-bb-cc-dd-ee-ff/heart_rate/config")
         #expect(layout.discoveryTopic(device: "mock-1", .contact) == "homeassistant/binary_sensor/hrmd_gw_mock-1/contact/config")
-        #expect(layout.discoveryTopic(device: "dev.1", .rrInterval) == "homeassistant/sensor/hrmd_gw_dev_1/rr_interval/config")
+        #expect(layout.discoveryTopic(device: "dev.1", .rrInterval).hasPrefix("homeassistant/sensor/hrmd_gw_dev_1_"))
         #expect(layout.gatewayDiscoveryTopic == "homeassistant/binary_sensor/hrmd_gw/status/config")
     }
 

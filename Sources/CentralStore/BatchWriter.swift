@@ -260,11 +260,8 @@ struct BatchWriter {
 
     private mutating func sourceID(_ source: HealthSource) throws(PostgresError) -> Int32 {
         if let id = sources[source] { return id }
-        let row = try connection.execute("""
-            INSERT INTO hrmd.source (name, version) VALUES ($1, $2)
-            ON CONFLICT (name) DO UPDATE SET version = coalesce(EXCLUDED.version, hrmd.source.version)
-            RETURNING id
-            """, [source.name, source.version])
+        // Through the schema's function: a gateway adds a source, and changes none.
+        let row = try connection.execute("SELECT hrmd.source_id($1, $2)", [source.name, source.version])
         let id = Int32(try row.int64(0, 0))
         sources[source] = id
         return id
@@ -272,18 +269,10 @@ struct BatchWriter {
 
     private mutating func deviceID(_ device: HealthDevice) throws(PostgresError) -> Int32 {
         if let known = devices[device.localIdentifier], known.details == device { return known.id }
-        let row = try connection.execute("""
-            INSERT INTO hrmd.device (identifier, name, manufacturer, model, hardware_version, firmware_version, software_version)
-            VALUES ($1, $2, $3, $4, $5, $6, $7)
-            ON CONFLICT (identifier) DO UPDATE SET
-                name = coalesce(EXCLUDED.name, hrmd.device.name),
-                manufacturer = coalesce(EXCLUDED.manufacturer, hrmd.device.manufacturer),
-                model = coalesce(EXCLUDED.model, hrmd.device.model),
-                hardware_version = coalesce(EXCLUDED.hardware_version, hrmd.device.hardware_version),
-                firmware_version = coalesce(EXCLUDED.firmware_version, hrmd.device.firmware_version),
-                software_version = coalesce(EXCLUDED.software_version, hrmd.device.software_version)
-            RETURNING id
-            """,
+        // Through the schema's function: a gateway adds a device and fills what is still empty,
+        // and changes nothing another wrote.
+        let row = try connection.execute(
+            "SELECT hrmd.device_id($1, $2, $3, $4, $5, $6, $7)",
             [device.localIdentifier, device.name, device.manufacturer, device.model, device.hardwareVersion,
              device.firmwareVersion, device.softwareVersion])
         let id = Int32(try row.int64(0, 0))

@@ -69,7 +69,7 @@ extension CentralReader {
                 reached[chunk.gateway] = max(reached[chunk.gateway] ?? 0, chunk.lastAnchor)
             }
             let synced = try connection.execute("""
-                SELECT \(Self.syncedColumns), x.changed FROM hrmd.synced_sample x
+                SELECT \(Self.syncedColumns), x.changed FROM hrmd.synced_owned x
                 JOIN unnest($2::integer[], $3::bigint[]) AS p(g, a) ON x.gateway_id = p.g
                 WHERE x.type = $1 AND x.anchor > p.a
                 """, [type.identifier, PostgresArrayLiteral.int32(ids), PostgresArrayLiteral.int64(anchors)])

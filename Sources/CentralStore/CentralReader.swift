@@ -153,14 +153,14 @@ public final class CentralReader {
         """
     static let syncedColumnCount = 13
 
-    /// The samples under a sync identifier of type `$1`, each in its highest version (as the
-    /// view `hrmd.samples` shows them).
+    /// The samples under a sync identifier of type `$1`, each in its highest version from the
+    /// gateway that wrote the identifier first (as the view `hrmd.samples` shows them).
     static let latestSynced = """
-        (SELECT DISTINCT ON (source_id, sync_identifier) * FROM hrmd.synced_sample WHERE type = $1
+        (SELECT DISTINCT ON (source_id, sync_identifier) * FROM hrmd.synced_owned WHERE type = $1
          ORDER BY source_id, sync_identifier, sync_version DESC, id)
         """
     static let latestSyncedAllTypes = """
-        (SELECT DISTINCT ON (source_id, sync_identifier) * FROM hrmd.synced_sample
+        (SELECT DISTINCT ON (source_id, sync_identifier) * FROM hrmd.synced_owned
          ORDER BY source_id, sync_identifier, sync_version DESC, id)
         """
 

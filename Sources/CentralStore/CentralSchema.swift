@@ -29,6 +29,7 @@ public enum CentralSchema {
         Migration(version: 1, name: "tables", sql: tables),
         Migration(version: 2, name: "row-level-security", sql: rowLevelSecurity),
         Migration(version: 3, name: "views", sql: views),
+        Migration(version: 4, name: "gateway-isolation", sql: gatewayIsolation),
     ]
 
     /// The newest version this hrmd knows.
@@ -214,5 +215,89 @@ public enum CentralSchema {
             GROUP BY 1, 2, 3, 4;
         GRANT SELECT ON hrmd.samples, hrmd.hourly TO hrmd_gateway, hrmd_analyst;
         GRANT EXECUTE ON FUNCTION hrmd.samples_between(timestamptz, timestamptz) TO hrmd_gateway, hrmd_analyst;
+        """
+
+    /// What no gateway may do to another (docs/central-store.md, "A compromised gateway"):
+    /// - the shared rows (sources, devices) are written only through two SECURITY DEFINER
+    ///   functions that add a missing row and fill columns still empty, never change what is
+    ///   there; gateways lose INSERT and UPDATE on them, and with it every lock stronger than
+    ///   ACCESS SHARE on them;
+    /// - a chunk's arrays are one-dimensional, without NULLs, as long as its count (a malformed
+    ///   chunk is refused when written, so that readers and other gateways never meet one);
+    /// - a sample identity belongs to the gateway that wrote it first: readers take its
+    ///   versions from that gateway alone.
+    private static let gatewayIsolation = """
+        CREATE FUNCTION hrmd.source_id(source_name text, source_version text) RETURNS integer
+            LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+            AS $$
+            DECLARE found integer;
+            BEGIN
+                SELECT id INTO found FROM hrmd.source WHERE name = source_name;
+                IF found IS NULL THEN
+                    INSERT INTO hrmd.source (name, version) VALUES (source_name, source_version)
+                    ON CONFLICT (name) DO NOTHING RETURNING id INTO found;
+                    IF found IS NULL THEN SELECT id INTO found FROM hrmd.source WHERE name = source_name; END IF;
+                END IF;
+                RETURN found;
+            END $$;
+        CREATE FUNCTION hrmd.device_id(
+            device_identifier text, device_name text, device_manufacturer text, device_model text,
+            device_hardware text, device_firmware text, device_software text
+        ) RETURNS integer
+            LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+            AS $$
+            DECLARE found integer;
+            BEGIN
+                INSERT INTO hrmd.device (identifier, name, manufacturer, model, hardware_version, firmware_version, software_version)
+                VALUES (device_identifier, device_name, device_manufacturer, device_model, device_hardware, device_firmware, device_software)
+                ON CONFLICT (identifier) DO UPDATE SET
+                    name = coalesce(hrmd.device.name, EXCLUDED.name),
+                    manufacturer = coalesce(hrmd.device.manufacturer, EXCLUDED.manufacturer),
+                    model = coalesce(hrmd.device.model, EXCLUDED.model),
+                    hardware_version = coalesce(hrmd.device.hardware_version, EXCLUDED.hardware_version),
+                    firmware_version = coalesce(hrmd.device.firmware_version, EXCLUDED.firmware_version),
+                    software_version = coalesce(hrmd.device.software_version, EXCLUDED.software_version)
+                RETURNING id INTO found;
+                RETURN found;
+            END $$;
+        REVOKE ALL ON FUNCTION hrmd.source_id(text, text) FROM PUBLIC;
+        REVOKE ALL ON FUNCTION hrmd.device_id(text, text, text, text, text, text, text) FROM PUBLIC;
+        GRANT EXECUTE ON FUNCTION hrmd.source_id(text, text) TO hrmd_gateway;
+        GRANT EXECUTE ON FUNCTION hrmd.device_id(text, text, text, text, text, text, text) TO hrmd_gateway;
+        REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON hrmd.source, hrmd.device FROM hrmd_gateway;
+        ALTER TABLE hrmd.chunk ADD CONSTRAINT chunk_shape CHECK (
+            array_ndims(starts) = 1 AND array_ndims(vals) = 1 AND array_ndims(anchors) = 1
+            AND cardinality(starts) = count AND cardinality(vals) = count AND cardinality(anchors) = count
+            AND array_position(starts, NULL) IS NULL AND array_position(vals, NULL) IS NULL AND array_position(anchors, NULL) IS NULL
+            AND (beats IS NULL OR (array_ndims(beats) = 1 AND cardinality(beats) = count))
+        ) NOT VALID;
+        CREATE INDEX synced_sample_identity ON hrmd.synced_sample (source_id, sync_identifier, id);
+        CREATE VIEW hrmd.synced_owned WITH (security_invoker = true) AS
+            SELECT x.* FROM hrmd.synced_sample x
+            WHERE x.gateway_id = (SELECT o.gateway_id FROM hrmd.synced_sample o
+                                  WHERE o.source_id = x.source_id AND o.sync_identifier = x.sync_identifier
+                                  ORDER BY o.id LIMIT 1);
+        GRANT SELECT ON hrmd.synced_owned TO hrmd_gateway, hrmd_analyst;
+        CREATE OR REPLACE VIEW hrmd.samples WITH (security_invoker = true) AS
+            SELECT g.name AS gateway, c.type, s.name AS source, d.identifier AS device,
+                   timestamptz 'epoch' + u.start * interval '1 microsecond' AS start_time,
+                   timestamptz 'epoch' + CASE WHEN c.duration IS NULL THEN u.start + round(u.value * 1000)::bigint
+                                              ELSE u.start + c.duration END * interval '1 microsecond' AS end_time,
+                   u.value, c.sensor_location, c.sensor_contact, NULL::text AS sync_identifier
+            FROM hrmd.chunk c
+            JOIN hrmd.gateway g ON g.id = c.gateway_id
+            JOIN hrmd.source s ON s.id = c.source_id
+            LEFT JOIN hrmd.device d ON d.id = c.device_id,
+            unnest(c.starts, c.vals) AS u(start, value)
+            UNION ALL
+            SELECT g.name, x.type, s.name, d.identifier,
+                   timestamptz 'epoch' + x.start_time * interval '1 microsecond',
+                   timestamptz 'epoch' + x.end_time * interval '1 microsecond',
+                   x.value, x.sensor_location, x.sensor_contact, x.sync_identifier
+            FROM (SELECT DISTINCT ON (source_id, sync_identifier) * FROM hrmd.synced_owned
+                  ORDER BY source_id, sync_identifier, sync_version DESC, id) x
+            JOIN hrmd.gateway g ON g.id = x.gateway_id
+            JOIN hrmd.source s ON s.id = x.source_id
+            LEFT JOIN hrmd.device d ON d.id = x.device_id;
         """
 }

@@ -2,6 +2,7 @@
 a paho-mqtt subscriber, hrmctl on the same store."""
 
 import calendar
+import hashlib
 import os
 import shutil
 import socket
@@ -20,6 +21,12 @@ PASSWORD = "s3cret-Pa55-never-logged"
 def epoch(text):
     """Seconds since the epoch of hrmctl's UTC time (2026-01-02T03:04:05.678Z)."""
     return calendar.timegm(time.strptime(text[:19], "%Y-%m-%dT%H:%M:%S")) + float("0" + text[19:].rstrip("Z"))
+
+
+# A device identifier with capitals is folded, with its digest after it: one topic level and one
+# Home Assistant id per identifier.
+STRAP_LEVEL = "strap-a~" + hashlib.sha256(b"Strap-A").hexdigest()[:16]
+STRAP_ID = "hrmd_%s_strap-a_%s" % (GATEWAY, hashlib.sha256(b"Strap-A").hexdigest()[:16])
 
 
 def state_topic(device, measurement):
@@ -81,17 +88,17 @@ class DiscoveryTest(PublisherTest):
         self.grant_all()
         watcher = self.subscribe(broker, ["homeassistant/#", "hrmd/#"])
         hrmd = self.start_hrmd(broker.url, sensors=["mock:id=Strap-A,hz=2"])
-        config_topic = "homeassistant/sensor/hrmd_gw_strap-a/heart_rate/config"
+        config_topic = "homeassistant/sensor/%s/heart_rate/config" % STRAP_ID
         watcher.wait_for(lambda m: m.topic == config_topic, 20, what=config_topic)
         hrmd.wait_for_line("mqtt: connected to %s" % broker.url)
-        watcher.wait_for(is_state("strap-a"), 10, what="a heart-rate state message")
+        watcher.wait_for(is_state(STRAP_LEVEL), 10, what="a heart-rate state message")
 
         # A subscriber that comes later gets every document from the broker: they are retained.
         late = self.subscribe(broker, ["homeassistant/#"])
         topics = {
-            "heart_rate": "homeassistant/sensor/hrmd_gw_strap-a/heart_rate/config",
-            "battery": "homeassistant/sensor/hrmd_gw_strap-a/battery/config",
-            "contact": "homeassistant/binary_sensor/hrmd_gw_strap-a/contact/config",
+            "heart_rate": "homeassistant/sensor/%s/heart_rate/config" % STRAP_ID,
+            "battery": "homeassistant/sensor/%s/battery/config" % STRAP_ID,
+            "contact": "homeassistant/binary_sensor/%s/contact/config" % STRAP_ID,
             "gateway": "homeassistant/binary_sensor/hrmd_gw/status/config",
         }
         documents = {}
@@ -107,12 +114,12 @@ class DiscoveryTest(PublisherTest):
             self.assertIn(key, heart)
         self.assertEqual("bpm", heart["unit_of_measurement"])
         self.assertEqual("measurement", heart["state_class"])
-        self.assertEqual(state_topic("strap-a", "heart-rate"), heart["state_topic"])
+        self.assertEqual(state_topic(STRAP_LEVEL, "heart-rate"), heart["state_topic"])
         self.assertEqual("hrmd/gw/status", heart["availability_topic"])
         self.assertEqual(("online", "offline"), (heart["payload_available"], heart["payload_not_available"]))
-        self.assertEqual("hrmd_gw_strap-a_heart_rate", heart["unique_id"])
+        self.assertEqual(STRAP_ID + "_heart_rate", heart["unique_id"])
         device = heart["device"]
-        self.assertEqual(["hrmd_gw_strap-a"], device["identifiers"])
+        self.assertEqual([STRAP_ID], device["identifiers"])
         self.assertEqual("hrmd mock strap Strap-A", device["name"])
         self.assertEqual(("hrmd", "mock"), (device["manufacturer"], device["model"]))
         self.assertEqual("hrmd_gw", device["via_device"])

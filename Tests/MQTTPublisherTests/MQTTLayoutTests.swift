@@ -21,6 +21,7 @@ struct MQTTLayoutTests {
         ("AA:BB:CC:DD:EE:FF", "aa-bb-cc-dd-ee-ff"),
         ("ant-12345", "ant-12345"),
         ("mock-1", "mock-1"),
+        ("strap-a", "strap-a"),
         ("a/b+c#d", "a_b_c_d~"),
         ("line\nbreak", "line_break~"),
         ("", "~"),

@@ -215,6 +215,7 @@ public final class LiveFeed: Service, Sendable {
                 state.activity[current.identifier] = current
             }
             for sample in rendered { state.latest[Self.key(sample.stored)] = sample }
+            Self.prune(&state.latest)
             for subscription in state.subscriptions.values {
                 let reader = subscription.reader
                 if skipped { subscription.push(.gap(missed: 0)) }
@@ -239,6 +240,21 @@ public final class LiveFeed: Service, Sendable {
             subscription.push(.ended(reason: reason))
             unsubscribe(subscription)
         }
+    }
+
+    /// Past this many devices' newest samples, those older than the snapshot's horizon (which
+    /// no reader is sent) go; and past ``latestCapacity`` even recent ones, oldest first: many
+    /// devices (an application saving for thousands) cannot grow the feed without end.
+    static let latestPruneThreshold = 1024
+    static let latestCapacity = 4096
+
+    private static func prune(_ latest: inout [String: LiveSample]) {
+        guard latest.count > latestPruneThreshold else { return }
+        let horizon = Timestamp.now().microsecondsSinceEpoch - recentSeconds * 1_000_000
+        latest = latest.filter { $0.value.stored.sample.start.microsecondsSinceEpoch >= horizon }
+        guard latest.count > latestCapacity else { return }
+        let newest = latest.sorted { $0.value.stored.sample.start > $1.value.stored.sample.start }.prefix(latestCapacity)
+        latest = Dictionary(uniqueKeysWithValues: newest.map { ($0.key, $0.value) })
     }
 
     private static func key(_ stored: StoredSample) -> String {

@@ -121,6 +121,10 @@ class World:
         one the strap sent (same bpm, stamped within `MATCH_WINDOW` of sending), in order, none
         twice; none sent is missing but those sent after hrmd was asked to stop (a backend that
         closes its link without unsubscribing may miss the last few) or in an excused window.
+        The last few sent before the stop, after the last one stored, may also be missing when
+        they were still on their way: sent within the largest latency seen (and a second) before
+        hrmd was asked to stop, they had not reached hrmd when it stopped reading. Earlier ones
+        have no such excuse: a later notification reached hrmd, so the link carried them.
         Returns the counts and the median and largest latency from sending to the stored
         timestamp. The window only pairs a stored sample with its notification: it is not a
         latency bound (twenty straps on an emulated CPU can take seconds to reach hrmd)."""
@@ -141,8 +145,9 @@ class World:
                 raise AssertionError(f"{strap.spec.address}: stored {bpm} bpm at {sample['start']}, which it did not send then")
             delays.append(at - strap.sent[position].time)
             position += 1
+        in_flight = until - (max(delays, default=0.0) + 1.0) if until is not None else None
         for entry in strap.sent[position:]:
-            if until is not None and entry.time >= until or self._excused(strap, entry.time):
+            if until is not None and entry.time >= in_flight or self._excused(strap, entry.time):
                 excused_missing += 1
             else:
                 missing.append(entry)

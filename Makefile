@@ -114,7 +114,7 @@ build: deps
 ## test: set up, build and run every test (unit, store, pipeline, end to end) and the check-* targets,
 ## HRMD_TEST_JOBS of them at a time (default: cores + 1); prints each part's output whole as it ends,
 ## then the time and tests of each part (Tests/parts.py; logs in .build/test-parts)
-TEST_PARTS := +swift-test check-fuzz check-central check-http check-service-bus check-web check-mqtt \
+TEST_PARTS := +swift-test +swift-test-hci check-fuzz check-central check-http check-service-bus check-web check-mqtt \
 	check-service check-rules check-fake-bluez check-captures check-docs check-order ^check-bluetooth
 test:
 	/usr/bin/python3 Tests/parts.py +deps +build-tests +check-package +check-module-map $(TEST_PARTS)
@@ -123,9 +123,16 @@ test:
 build-tests: deps
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
 
-## swift-test: the Swift Testing suites of the debug build (at most 25 min; make build-tests first)
+## swift-test: the Swift Testing suites of the debug build (at most 25 min; make build-tests first), but
+## the hci backend's scripted-adapter suites, which swift-test-hci runs by themselves
+HCI_SUITES := HCIBackendTests\.HCISensors
 swift-test:
-	timeout --kill-after=30 1500 $(SWIFT) test --skip-build
+	timeout --kill-after=30 1500 $(SWIFT) test --skip-build --skip '$(HCI_SUITES)'
+
+## swift-test-hci: the hci backend's scripted-adapter suites alone. Run beside the whole suite, one of
+## their links now and then never ends (docs/testing.md, "Known problems"); alone they pass.
+swift-test-hci:
+	timeout --kill-after=30 600 $(SWIFT) test --skip-build --filter '$(HCI_SUITES)'
 
 ## check-package: the manifest's shape: the client library's few modules, no Sources/ target on test code, no unsafe flags
 check-package:

@@ -70,13 +70,27 @@ def same_samples(live: list[dict], other: list[dict], tolerance: float) -> dict:
                 raise AssertionError(f"sample {number}: {key} {a.get(key)!r} live, {b.get(key)!r} replayed ({a['start']})")
         if (a.get("device") or {}).get("identifier") != (b.get("device") or {}).get("identifier"):
             raise AssertionError(f"sample {number}: device {a.get('device')} live, {b.get('device')} replayed")
-        if a.get("metadata") != b.get("metadata"):
+        if a.get("metadata") != b.get("metadata") and not location_not_yet_read(a, b, other[:number]):
             raise AssertionError(f"sample {number}: metadata {a.get('metadata')} live, {b.get('metadata')} replayed")
         difference = abs(stamp(a["start"]) - stamp(b["start"]))
         if difference > tolerance:
             raise AssertionError(f"sample {number}: {a['value']} at {a['start']} live, at {b['start']} replayed")
         largest = max(largest, difference)
     return {"samples": len(live), "largest_time_difference_ms": round(1000 * largest, 1)}
+
+
+def location_not_yet_read(live: dict, replayed: dict, replayed_before: list[dict]) -> bool:
+    """Whether `replayed` differs from `live` only by lacking the body sensor location, before
+    any earlier replayed sample of its device had one: the capture may show the strap's first
+    notification ahead of the location's read response (hrmd, through bluetoothd, may know the
+    location first), and a replay can place only what came before."""
+    a, b = dict(live.get("metadata") or {}), dict(replayed.get("metadata") or {})
+    if "sensorLocation" not in a or "sensorLocation" in b:
+        return False
+    a.pop("sensorLocation")
+    device = (replayed.get("device") or {}).get("identifier")
+    earlier = [s for s in replayed_before if (s.get("device") or {}).get("identifier") == device]
+    return a == b and not any("sensorLocation" in (s.get("metadata") or {}) for s in earlier)
 
 
 def flatten(by_device: dict[str, list[dict]]) -> list[dict]:

@@ -66,8 +66,29 @@ def compare_all(world: World, straps, stored) -> None:
 
 @scenario("ble", "hci")
 async def twenty_straps(world: World) -> None:
-    """Twenty listed straps: how long until all stream, from hrmd's start and (ble) from a
-    bluetoothd restart; SIGTERM with all connected; nothing lost."""
+    """Twenty listed straps: how long until all stream from hrmd's start; SIGTERM with all
+    connected; nothing lost. (A bluetoothd restart under them is `twenty-straps-restart`.)"""
+    straps = await world.add_straps(20)
+    cpu = CPUWindow()
+    cpu.start()
+    await world.hrmd.start(*world.sensor_arguments([strap.spec.address for strap in straps]))
+    last = await all_streaming(world, straps, 120)
+    world.figures["all_streaming_after_start_s"] = round(last - world.hrmd.started_at, 2)
+    world.figures["cpu_while_connecting"] = cpu.stop()
+    await asyncio.gather(*(strap.wait_for(lambda s=strap: len(s.sent) >= 16, 60, "16 notifications sent") for strap in straps))
+    code, seconds = await world.hrmd.stop()
+    world.figures["stop_seconds"] = round(seconds, 2)
+    world.check(code == 0, "hrmd exits 0 on SIGTERM")
+    compare_all(world, straps, await world.stored())
+
+
+@scenario("ble", known_problem=(
+    "in the emulated VM, a bluetoothd restart under twenty live links sometimes loses the virtual "
+    "controller: the kernel closes Bumble's /dev/vhci, and the new bluetoothd finds no adapter "
+    "(seen once in four runs); `reconnect` restarts bluetoothd under one strap in every run"))
+async def twenty_straps_restart(world: World) -> None:
+    """Twenty listed straps, then a bluetoothd restart under them: how long until all stream
+    again; SIGTERM with all connected; nothing lost outside the restart."""
     straps = await world.add_straps(20)
     cpu = CPUWindow()
     cpu.start()

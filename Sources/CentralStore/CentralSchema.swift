@@ -165,27 +165,7 @@ public enum CentralSchema {
     /// timestamptz. A sample kept under a sync identifier by several gateways shows once, in
     /// its highest version.
     private static let views = """
-        CREATE VIEW hrmd.samples WITH (security_invoker = true) AS
-            SELECT g.name AS gateway, c.type, s.name AS source, d.identifier AS device,
-                   timestamptz 'epoch' + u.start * interval '1 microsecond' AS start_time,
-                   timestamptz 'epoch' + CASE WHEN c.duration IS NULL THEN u.start + round(u.value * 1000)::bigint
-                                              ELSE u.start + c.duration END * interval '1 microsecond' AS end_time,
-                   u.value, c.sensor_location, c.sensor_contact, NULL::text AS sync_identifier
-            FROM hrmd.chunk c
-            JOIN hrmd.gateway g ON g.id = c.gateway_id
-            JOIN hrmd.source s ON s.id = c.source_id
-            LEFT JOIN hrmd.device d ON d.id = c.device_id,
-            unnest(c.starts, c.vals) AS u(start, value)
-            UNION ALL
-            SELECT g.name, x.type, s.name, d.identifier,
-                   timestamptz 'epoch' + x.start_time * interval '1 microsecond',
-                   timestamptz 'epoch' + x.end_time * interval '1 microsecond',
-                   x.value, x.sensor_location, x.sensor_contact, x.sync_identifier
-            FROM (SELECT DISTINCT ON (source_id, sync_identifier) * FROM hrmd.synced_sample
-                  ORDER BY source_id, sync_identifier, sync_version DESC, id) x
-            JOIN hrmd.gateway g ON g.id = x.gateway_id
-            JOIN hrmd.source s ON s.id = x.source_id
-            LEFT JOIN hrmd.device d ON d.id = x.device_id;
+        CREATE \(samplesView(latestOf: "hrmd.synced_sample"))
         CREATE FUNCTION hrmd.samples_between(since timestamptz, until timestamptz)
             RETURNS SETOF hrmd.samples LANGUAGE sql STABLE AS $$
             WITH bounds AS (
@@ -278,7 +258,16 @@ public enum CentralSchema {
                                   WHERE o.source_id = x.source_id AND o.sync_identifier = x.sync_identifier
                                   ORDER BY o.id LIMIT 1);
         GRANT SELECT ON hrmd.synced_owned TO hrmd_gateway, hrmd_analyst;
-        CREATE OR REPLACE VIEW hrmd.samples WITH (security_invoker = true) AS
+        CREATE OR REPLACE \(samplesView(latestOf: "hrmd.synced_owned"))
+        """
+
+    /// The view `hrmd.samples` (without its leading `CREATE`): chunk samples, and each sample
+    /// under a sync identifier in its highest version as `synced` (a table or view of synced
+    /// samples) holds them. Migration 3 made it over every gateway's rows; migration 4 over the
+    /// rows of each identity's first gateway.
+    private static func samplesView(latestOf synced: String) -> String {
+        """
+        VIEW hrmd.samples WITH (security_invoker = true) AS
             SELECT g.name AS gateway, c.type, s.name AS source, d.identifier AS device,
                    timestamptz 'epoch' + u.start * interval '1 microsecond' AS start_time,
                    timestamptz 'epoch' + CASE WHEN c.duration IS NULL THEN u.start + round(u.value * 1000)::bigint
@@ -294,10 +283,11 @@ public enum CentralSchema {
                    timestamptz 'epoch' + x.start_time * interval '1 microsecond',
                    timestamptz 'epoch' + x.end_time * interval '1 microsecond',
                    x.value, x.sensor_location, x.sensor_contact, x.sync_identifier
-            FROM (SELECT DISTINCT ON (source_id, sync_identifier) * FROM hrmd.synced_owned
+            FROM (SELECT DISTINCT ON (source_id, sync_identifier) * FROM \(synced)
                   ORDER BY source_id, sync_identifier, sync_version DESC, id) x
             JOIN hrmd.gateway g ON g.id = x.gateway_id
             JOIN hrmd.source s ON s.id = x.source_id
             LEFT JOIN hrmd.device d ON d.id = x.device_id;
         """
+    }
 }

@@ -75,9 +75,6 @@ final class ConnectionsPerAddress: Sendable {
         }
         return true
     }
-
-    /// Connections open from `address` now.
-    func count(from address: String) -> Int { open.withLock { $0[address, default: 0] } }
 }
 
 /// Watches the bytes of a connection until the end of its first request head and closes the

@@ -64,10 +64,9 @@ def compare_all(world: World, straps, stored) -> None:
     world.check(totals["lost"] == 0, f"{len(straps)} straps: every notification sent while subscribed is stored")
 
 
-@scenario("ble", "hci")
-async def twenty_straps(world: World) -> None:
-    """Twenty listed straps: how long until all stream from hrmd's start; SIGTERM with all
-    connected; nothing lost. (A bluetoothd restart under them is `twenty-straps-restart`.)"""
+async def twenty_streaming(world: World):
+    """Twenty listed straps, hrmd started on them, and all streaming: the straps, with the time
+    until the last streamed and the CPU meanwhile in the figures."""
     straps = await world.add_straps(20)
     cpu = CPUWindow()
     cpu.start()
@@ -75,6 +74,14 @@ async def twenty_straps(world: World) -> None:
     last = await all_streaming(world, straps, 120)
     world.figures["all_streaming_after_start_s"] = round(last - world.hrmd.started_at, 2)
     world.figures["cpu_while_connecting"] = cpu.stop()
+    return straps
+
+
+@scenario("ble", "hci")
+async def twenty_straps(world: World) -> None:
+    """Twenty listed straps: how long until all stream from hrmd's start; SIGTERM with all
+    connected; nothing lost. (A bluetoothd restart under them is `twenty-straps-restart`.)"""
+    straps = await twenty_streaming(world)
     await asyncio.gather(*(strap.wait_for(lambda s=strap: len(s.sent) >= 16, 60, "16 notifications sent") for strap in straps))
     code, seconds = await world.hrmd.stop()
     world.figures["stop_seconds"] = round(seconds, 2)
@@ -89,13 +96,7 @@ async def twenty_straps(world: World) -> None:
 async def twenty_straps_restart(world: World) -> None:
     """Twenty listed straps, then a bluetoothd restart under them: how long until all stream
     again; SIGTERM with all connected; nothing lost outside the restart."""
-    straps = await world.add_straps(20)
-    cpu = CPUWindow()
-    cpu.start()
-    await world.hrmd.start(*world.sensor_arguments([strap.spec.address for strap in straps]))
-    last = await all_streaming(world, straps, 120)
-    world.figures["all_streaming_after_start_s"] = round(last - world.hrmd.started_at, 2)
-    world.figures["cpu_while_connecting"] = cpu.stop()
+    straps = await twenty_streaming(world)
     await asyncio.gather(*(strap.wait_for(lambda s=strap: len(s.sent) >= 8, 60, "8 notifications sent") for strap in straps))
     if world.bluetoothd:
         since = len(world.hrmd.process.lines)

@@ -108,16 +108,7 @@ struct BatchWriter {
         if let open, !runs.appended.isEmpty {
             let run = runs.appended
             let summary = Summary(run)
-            _ = try connection.execute("""
-                UPDATE hrmd.chunk SET starts = starts || $2::bigint[], vals = vals || $3::double precision[],
-                    anchors = anchors || $4::bigint[],
-                    beats = CASE WHEN beats IS NULL AND $5::integer[] IS NULL THEN NULL
-                                 ELSE coalesce(beats, array_fill(NULL::integer, ARRAY[count])) || coalesce($5::integer[], array_fill(NULL::integer, ARRAY[$6::integer])) END,
-                    count = count + $6, last_start = $7, last_anchor = $8,
-                    minimum = least(minimum, $9), maximum = greatest(maximum, $10), sum = sum + $11,
-                    changed = nextval('hrmd.change_seq')
-                WHERE id = $1
-                """,
+            _ = try connection.execute("SELECT hrmd.chunk_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
                 [String(open.id), PostgresArrayLiteral.int64(run.map(\.start)), PostgresArrayLiteral.double(run.map(\.value)),
                  PostgresArrayLiteral.int64(run.map(\.anchor)), Self.beats(run), String(run.count),
                  String(run.last!.start), String(run.last!.anchor),
@@ -169,18 +160,8 @@ struct BatchWriter {
     private func writeSynced(_ stored: StoredSample, source: Int32, device: Int32?) throws(PostgresError) {
         let sample = stored.sample
         let key = ChunkKey(source: source, device: device, sample: sample)
-        _ = try connection.execute("""
-            INSERT INTO hrmd.synced_sample (gateway_id, type, source_id, device_id, sync_identifier, sync_version,
-                start_time, end_time, value, sensor_location, sensor_contact, metadata, anchor)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-            ON CONFLICT (gateway_id, source_id, sync_identifier) DO UPDATE SET
-                type = EXCLUDED.type, device_id = EXCLUDED.device_id, sync_version = EXCLUDED.sync_version,
-                start_time = EXCLUDED.start_time, end_time = EXCLUDED.end_time, value = EXCLUDED.value,
-                sensor_location = EXCLUDED.sensor_location, sensor_contact = EXCLUDED.sensor_contact,
-                metadata = EXCLUDED.metadata, anchor = EXCLUDED.anchor, changed = nextval('hrmd.change_seq')
-            WHERE hrmd.synced_sample.sync_version <= EXCLUDED.sync_version
-            """,
-            [String(gateway), type.identifier, String(source), device.map(String.init), sample.metadata.syncIdentifier,
+        _ = try connection.execute("SELECT hrmd.synced_put($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+            [String(gateway), type.identifier, String(source), device.map(String.init), sample.metadata.syncIdentifier.map(CentralText.storable),
              String(sample.metadata.syncVersion ?? 0), String(sample.start.microsecondsSinceEpoch),
              String(sample.end.microsecondsSinceEpoch), PostgresArrayLiteral.text(sample.canonicalValue),
              key.sensorLocation.map(String.init), key.sensorContact.map { $0 ? "t" : "f" }, key.metadata, String(stored.id)])
@@ -193,10 +174,9 @@ struct BatchWriter {
         let anchors = Set(deleted.map(\.id))
         let lowest = anchors.min()!, highest = anchors.max()!
         var removed = 0
-        let synced = try connection.execute("""
-            DELETE FROM hrmd.synced_sample WHERE gateway_id = $1 AND type = $2 AND anchor = ANY($3::bigint[])
-            RETURNING source_id, device_id, start_time, anchor
-            """, [String(gateway), type.identifier, PostgresArrayLiteral.int64(anchors.sorted())])
+        let synced = try connection.execute(
+            "SELECT source_id, device_id, start_time, anchor FROM hrmd.synced_drop($1, $2, $3)",
+            [String(gateway), type.identifier, PostgresArrayLiteral.int64(anchors.sorted())])
         for row in 0..<synced.rowCount {
             try recordTombstone(source: synced.string(row, 0), device: synced.string(row, 1), start: synced.string(row, 2),
                                 anchor: synced.string(row, 3))
@@ -205,7 +185,6 @@ struct BatchWriter {
         let chunks = try connection.execute("""
             SELECT id, source_id, device_id, starts, vals, anchors, beats FROM hrmd.chunk
             WHERE gateway_id = $1 AND type = $2 AND last_anchor >= $3 AND first_anchor <= $4
-            FOR UPDATE
             """, [String(gateway), type.identifier, String(lowest), String(highest)])
         for row in 0..<chunks.rowCount {
             let id = try chunks.int64(row, 0)
@@ -231,16 +210,11 @@ struct BatchWriter {
             // The open chunk may change shape: find it again from the table next time.
             openChunks = openChunks.filter { $0.value.id != id }
             if kept.isEmpty {
-                _ = try connection.execute("DELETE FROM hrmd.chunk WHERE id = $1", [String(id)])
+                _ = try connection.execute("SELECT hrmd.chunk_drop($1)", [String(id)])
                 continue
             }
             let summary = Summary(kept)
-            _ = try connection.execute("""
-                UPDATE hrmd.chunk SET starts = $2, vals = $3, anchors = $4, beats = $5, count = $6,
-                    first_start = $7, last_start = $8, first_anchor = $9, last_anchor = $10,
-                    minimum = $11, maximum = $12, sum = $13, changed = nextval('hrmd.change_seq')
-                WHERE id = $1
-                """,
+            _ = try connection.execute("SELECT hrmd.chunk_replace($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
                 [String(id), PostgresArrayLiteral.int64(kept.map(\.start)), PostgresArrayLiteral.double(kept.map(\.value)),
                  PostgresArrayLiteral.int64(kept.map(\.anchor)), Self.beats(kept), String(kept.count),
                  String(kept.first!.start), String(kept.last!.start), String(kept.first!.anchor), String(kept.last!.anchor),
@@ -261,7 +235,7 @@ struct BatchWriter {
     private mutating func sourceID(_ source: HealthSource) throws(PostgresError) -> Int32 {
         if let id = sources[source] { return id }
         // Through the schema's function: a gateway adds a source, and changes none.
-        let row = try connection.execute("SELECT hrmd.source_id($1, $2)", [source.name, source.version])
+        let row = try connection.execute("SELECT hrmd.source_id($1, $2)", [CentralText.storable(source.name), source.version.map(CentralText.storable)])
         let id = Int32(try row.int64(0, 0))
         sources[source] = id
         return id
@@ -274,7 +248,7 @@ struct BatchWriter {
         let row = try connection.execute(
             "SELECT hrmd.device_id($1, $2, $3, $4, $5, $6, $7)",
             [device.localIdentifier, device.name, device.manufacturer, device.model, device.hardwareVersion,
-             device.firmwareVersion, device.softwareVersion])
+             device.firmwareVersion, device.softwareVersion].map { $0.map(CentralText.storable) })
         let id = Int32(try row.int64(0, 0))
         devices[device.localIdentifier] = (id, device)
         return id

@@ -69,10 +69,9 @@ public final class CentralGateway {
                 var outcome = try writer.write(batch.added)
                 outcome.deleted = try writer.delete(batch.deleted)
                 _ = try connection.execute(
-                    "UPDATE hrmd.cursor SET anchor = $3, batches = batches + 1 WHERE gateway_id = $1 AND type = $2",
-                    [String(id), batch.type.identifier, String(batch.to)])
+                    "SELECT hrmd.cursor_move($1, $2, $3)", [String(id), batch.type.identifier, String(batch.to)])
                 if outcome.stored > 0 || outcome.deleted > 0 {
-                    _ = try connection.execute("UPDATE hrmd.gateway SET last_batch = now() WHERE id = $1", [String(id)])
+                    _ = try connection.execute("SELECT hrmd.gateway_touch($1)", [String(id)])
                     _ = try connection.execute("SELECT pg_notify($1, $2)", [CentralSchema.changesChannel, name])
                 }
                 return .success(outcome)
@@ -84,16 +83,10 @@ public final class CentralGateway {
         return outcome
     }
 
-    /// The cursor of `type`, locked until the transaction ends (made at 0 the first time).
+    /// The cursor of `type`, locked until the transaction ends (made at 0 the first time): the
+    /// batch's hold on this gateway's rows of the type.
     private func lockCursor(_ type: SampleType) throws(PostgresError) -> Int64 {
-        let select = "SELECT anchor FROM hrmd.cursor WHERE gateway_id = $1 AND type = $2 FOR UPDATE"
-        var row = try connection.execute(select, [String(id), type.identifier])
-        if row.rowCount == 0 {
-            _ = try connection.execute(
-                "INSERT INTO hrmd.cursor (gateway_id, type) VALUES ($1, $2) ON CONFLICT DO NOTHING", [String(id), type.identifier])
-            row = try connection.execute(select, [String(id), type.identifier])
-        }
-        return try row.int64(0, 0)
+        try connection.execute("SELECT hrmd.cursor_take($1, $2)", [String(id), type.identifier]).int64(0, 0)
     }
 
     /// Closes the connection.

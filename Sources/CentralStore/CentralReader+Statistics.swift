@@ -51,9 +51,11 @@ extension CentralReader {
                 WHERE x.start_time >= $3 AND x.start_time < $4
             )
             SELECT b, \(end), sum(n), min(lo), max(hi), sum(total) FROM parts GROUP BY b ORDER BY b
+            LIMIT \(StatisticsBucket.maximumCount + 1)
             """
         return try Self.run { () throws(PostgresError) -> Result<[StatisticsBucketValue], CentralStoreError> in
             let rows = try connection.execute(sql, [type.identifier, String(lowerHour), String(from), String(to)])
+            guard rows.rowCount <= StatisticsBucket.maximumCount else { return .failure(.analysisTooLarge(StatisticsBucket.tooManyBuckets)) }
             var buckets: [StatisticsBucketValue] = []
             buckets.reserveCapacity(rows.rowCount)
             for row in 0..<rows.rowCount {
@@ -70,17 +72,50 @@ extension CentralReader {
     }
 
     /// Heart-rate variability of the RR intervals that start in the range (the model's
-    /// computation over the samples in time order); nil without any.
+    /// computation over the samples in time order, streamed: memory stays flat whatever the
+    /// range); nil without any. Refused with `analysisTooLarge` past
+    /// ``HeartAnalysisBudget/samples`` intervals.
     public func heartRateVariability(since: Timestamp?, until: Timestamp?) throws(CentralStoreError) -> HeartRateVariability? {
-        HeartRateVariability(intervals: try samples(SampleQuery(type: .rrInterval, since: since, until: until)).map(\.sample))
+        var accumulator = HeartRateVariability.Accumulator()
+        var previous: (device: String?, end: Int64, milliseconds: Double)?
+        try enumerateWithinBudget(.rrInterval, since: since, until: until, "heart-rate variability") { point, contexts in
+            let device = contexts[point.context].device?.localIdentifier
+            let follows = previous.map { earlier in
+                earlier.device == device
+                    && BeatInterval.follows(
+                        earlierEnd: earlier.end, earlierMilliseconds: earlier.milliseconds,
+                        laterStart: point.start.microsecondsSinceEpoch, laterMilliseconds: point.value)
+            } ?? false
+            accumulator.add(point.value, after: follows ? previous?.milliseconds : nil)
+            previous = (device, point.end.microsecondsSinceEpoch, point.value)
+        }
+        return accumulator.variability
     }
 
-    /// Time in heart-rate zones over the range (the model's computation); empty without samples.
+    /// Time in heart-rate zones over the range (the model's computation, streamed); empty
+    /// without samples. Refused with `analysisTooLarge` past ``HeartAnalysisBudget/samples``.
     public func heartRateZones(since: Timestamp?, until: Timestamp?, maximumHeartRate: Double) throws(CentralStoreError)
         -> [HeartRateZones.Zone]
     {
-        let rates = try samples(SampleQuery(type: .heartRate, since: since, until: until)).map(\.sample)
-        guard !rates.isEmpty else { return [] }
-        return HeartRateZones(samples: rates, maximumHeartRate: maximumHeartRate).zones
+        var accumulator = HeartRateZones.Accumulator(maximumHeartRate: maximumHeartRate)
+        try enumerateWithinBudget(.heartRate, since: since, until: until, "heart-rate zones") { point, contexts in
+            accumulator.add(point.value, at: point.start.secondsSinceEpoch, device: contexts[point.context].device?.localIdentifier ?? "")
+        }
+        return accumulator.isEmpty ? [] : accumulator.zones.zones
+    }
+
+    /// The samples of `type` in the range oldest first, all of them, refused past the budget.
+    private func enumerateWithinBudget(
+        _ type: SampleType, since: Timestamp?, until: Timestamp?, _ analysis: String, _ body: (StoredPoint, SampleContexts) -> Void
+    ) throws(CentralStoreError) {
+        let budget = HeartAnalysisBudget.samples
+        var read = 0
+        try enumeratePoints(SampleQuery(type: type, since: since, until: until, limit: budget + 1)) { point, contexts in
+            read += 1
+            if read <= budget { body(point, contexts) }
+        }
+        guard read <= budget else {
+            throw .analysisTooLarge("\(analysis) reads at most \(budget) samples, and the range holds more: ask for a shorter range")
+        }
     }
 }

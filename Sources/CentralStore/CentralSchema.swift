@@ -30,6 +30,7 @@ public enum CentralSchema {
         Migration(version: 2, name: "row-level-security", sql: rowLevelSecurity),
         Migration(version: 3, name: "views", sql: views),
         Migration(version: 4, name: "gateway-isolation", sql: gatewayIsolation),
+        Migration(version: 5, name: "gateway-writes", sql: gatewayWrites),
     ]
 
     /// The newest version this hrmd knows.
@@ -259,6 +260,114 @@ public enum CentralSchema {
                                   ORDER BY o.id LIMIT 1);
         GRANT SELECT ON hrmd.synced_owned TO hrmd_gateway, hrmd_analyst;
         CREATE OR REPLACE \(samplesView(latestOf: "hrmd.synced_owned"))
+        """
+
+    /// No gateway may lock what others read. PostgreSQL lets a role take any table lock when it
+    /// holds UPDATE or DELETE on the table, and ACCESS EXCLUSIVE stops every reader; with only
+    /// SELECT and INSERT, ROW EXCLUSIVE is the strongest, which stops no reader and no other
+    /// writer. So gateways lose UPDATE and DELETE on every table, and change their own rows
+    /// through SECURITY DEFINER functions, one per statement they need:
+    /// - the functions run as the schema's owner, and row security (forced on the owner too)
+    ///   still keeps each to the caller's rows: `owns_gateway` now compares a gateway's role with
+    ///   `session_user`, the role that logged in, which a function does not change (inside
+    ///   one, `current_user` is the owner);
+    /// - a batch holds its cursor's row lock (`cursor_take`) from the start, so a gateway's
+    ///   batches never interleave and its chunks need no row locks of their own.
+    private static let gatewayWrites = """
+        CREATE OR REPLACE FUNCTION hrmd.owns_gateway(gateway integer) RETURNS boolean
+            LANGUAGE sql STABLE
+            AS $$ SELECT EXISTS (SELECT 1 FROM hrmd.gateway g WHERE g.id = gateway AND g.role = session_user) $$;
+        ALTER POLICY gateway_own ON hrmd.gateway USING (role = session_user) WITH CHECK (role = session_user);
+        CREATE FUNCTION hrmd.gateway_touch(gateway_ref integer) RETURNS void
+            LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+            AS $$ UPDATE hrmd.gateway SET last_batch = now() WHERE id = gateway_ref $$;
+        CREATE FUNCTION hrmd.cursor_take(gateway_ref integer, sample_type text) RETURNS bigint
+            LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+            AS $$
+            DECLARE found bigint;
+            BEGIN
+                IF NOT hrmd.owns_gateway(gateway_ref) THEN
+                    RAISE EXCEPTION 'gateway % is not %''s', gateway_ref, session_user USING ERRCODE = '42501';
+                END IF;
+                INSERT INTO hrmd.cursor (gateway_id, type) VALUES (gateway_ref, sample_type) ON CONFLICT DO NOTHING;
+                SELECT anchor INTO found FROM hrmd.cursor WHERE gateway_id = gateway_ref AND type = sample_type FOR UPDATE;
+                RETURN found;
+            END $$;
+        CREATE FUNCTION hrmd.cursor_move(gateway_ref integer, sample_type text, new_anchor bigint) RETURNS void
+            LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+            AS $$ UPDATE hrmd.cursor SET anchor = new_anchor, batches = batches + 1 WHERE gateway_id = gateway_ref AND type = sample_type $$;
+        CREATE FUNCTION hrmd.chunk_append(
+            chunk_ref bigint, more_starts bigint[], more_vals double precision[], more_anchors bigint[], more_beats integer[],
+            more integer, newest_start bigint, newest_anchor bigint, low double precision, high double precision,
+            total double precision
+        ) RETURNS void
+            LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+            AS $$
+            UPDATE hrmd.chunk SET starts = starts || more_starts, vals = vals || more_vals, anchors = anchors || more_anchors,
+                beats = CASE WHEN beats IS NULL AND more_beats IS NULL THEN NULL
+                             ELSE coalesce(beats, array_fill(NULL::integer, ARRAY[count]))
+                                  || coalesce(more_beats, array_fill(NULL::integer, ARRAY[more])) END,
+                count = count + more, last_start = newest_start, last_anchor = newest_anchor,
+                minimum = least(minimum, low), maximum = greatest(maximum, high), sum = sum + total,
+                changed = nextval('hrmd.change_seq')
+            WHERE id = chunk_ref
+            $$;
+        CREATE FUNCTION hrmd.chunk_replace(
+            chunk_ref bigint, new_starts bigint[], new_vals double precision[], new_anchors bigint[], new_beats integer[],
+            new_count integer, oldest_start bigint, newest_start bigint, oldest_anchor bigint, newest_anchor bigint,
+            low double precision, high double precision, total double precision
+        ) RETURNS void
+            LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+            AS $$
+            UPDATE hrmd.chunk SET starts = new_starts, vals = new_vals, anchors = new_anchors, beats = new_beats, count = new_count,
+                first_start = oldest_start, last_start = newest_start, first_anchor = oldest_anchor, last_anchor = newest_anchor,
+                minimum = low, maximum = high, sum = total, changed = nextval('hrmd.change_seq')
+            WHERE id = chunk_ref
+            $$;
+        CREATE FUNCTION hrmd.chunk_drop(chunk_ref bigint) RETURNS void
+            LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+            AS $$ DELETE FROM hrmd.chunk WHERE id = chunk_ref $$;
+        CREATE FUNCTION hrmd.synced_put(
+            gateway_ref integer, sample_type text, source_ref integer, device_ref integer, identifier text, version bigint,
+            start_at bigint, end_at bigint, sample_value double precision, location smallint, contact boolean,
+            other_metadata text, local_anchor bigint
+        ) RETURNS void
+            LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+            AS $$
+            INSERT INTO hrmd.synced_sample (gateway_id, type, source_id, device_id, sync_identifier, sync_version,
+                start_time, end_time, value, sensor_location, sensor_contact, metadata, anchor)
+            VALUES (gateway_ref, sample_type, source_ref, device_ref, identifier, version, start_at, end_at, sample_value, location, contact,
+                    other_metadata, local_anchor)
+            ON CONFLICT (gateway_id, source_id, sync_identifier) DO UPDATE SET
+                type = EXCLUDED.type, device_id = EXCLUDED.device_id, sync_version = EXCLUDED.sync_version,
+                start_time = EXCLUDED.start_time, end_time = EXCLUDED.end_time, value = EXCLUDED.value,
+                sensor_location = EXCLUDED.sensor_location, sensor_contact = EXCLUDED.sensor_contact,
+                metadata = EXCLUDED.metadata, anchor = EXCLUDED.anchor, changed = nextval('hrmd.change_seq')
+            WHERE hrmd.synced_sample.sync_version <= EXCLUDED.sync_version
+            $$;
+        CREATE FUNCTION hrmd.synced_drop(gateway_ref integer, sample_type text, local_anchors bigint[])
+            RETURNS TABLE (source_id integer, device_id integer, start_time bigint, anchor bigint)
+            LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+            AS $$
+            DELETE FROM hrmd.synced_sample x WHERE x.gateway_id = gateway_ref AND x.type = sample_type AND x.anchor = ANY(local_anchors)
+            RETURNING x.source_id, x.device_id, x.start_time, x.anchor
+            $$;
+        DO $$
+        DECLARE f text;
+        BEGIN
+            FOREACH f IN ARRAY ARRAY[
+                'hrmd.gateway_touch(integer)', 'hrmd.cursor_take(integer, text)', 'hrmd.cursor_move(integer, text, bigint)',
+                'hrmd.chunk_append(bigint, bigint[], double precision[], bigint[], integer[], integer, bigint, bigint, double precision, double precision, double precision)',
+                'hrmd.chunk_replace(bigint, bigint[], double precision[], bigint[], integer[], integer, bigint, bigint, bigint, bigint, double precision, double precision, double precision)',
+                'hrmd.chunk_drop(bigint)',
+                'hrmd.synced_put(integer, text, integer, integer, text, bigint, bigint, bigint, double precision, smallint, boolean, text, bigint)',
+                'hrmd.synced_drop(integer, text, bigint[])']
+            LOOP
+                EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
+                EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO hrmd_gateway', f);
+            END LOOP;
+        END $$;
+        REVOKE UPDATE, DELETE, TRUNCATE ON hrmd.gateway, hrmd.cursor, hrmd.chunk, hrmd.synced_sample, hrmd.tombstone FROM hrmd_gateway;
         """
 
     /// The view `hrmd.samples` (without its leading `CREATE`): chunk samples, and each sample

@@ -22,6 +22,9 @@ public enum CentralStoreError: Error, CustomStringConvertible, Sendable {
     case noCentralSchema(database: String)
     /// PostgreSQL does not know the time zone days are counted in.
     case unknownTimeZone(String)
+    /// An analysis (zones, HRV, statistics) would read or answer more than one request may:
+    /// the line that says which budget.
+    case analysisTooLarge(String)
 
     public var description: String {
         switch self {
@@ -45,6 +48,8 @@ public enum CentralStoreError: Error, CustomStringConvertible, Sendable {
             return "central store: database \(database) has no hrmd schema; no gateway has synced into it yet"
         case .unknownTimeZone(let zone):
             return "central store: PostgreSQL does not know the time zone \(zone); set TZ to a zone it knows"
+        case .analysisTooLarge(let budget):
+            return "central store: \(budget)"
         }
     }
 
@@ -55,7 +60,7 @@ public enum CentralStoreError: Error, CustomStringConvertible, Sendable {
         switch self {
         case .postgres(let error): error.isTransient
         case .cursorMoved: true
-        case .schemaNewer, .schemaOutdated, .schemaMissing, .foreignDatabase, .gatewayTaken, .noCentralSchema, .unknownTimeZone: false
+        case .schemaNewer, .schemaOutdated, .schemaMissing, .foreignDatabase, .gatewayTaken, .noCentralSchema, .unknownTimeZone, .analysisTooLarge: false
         }
     }
 }

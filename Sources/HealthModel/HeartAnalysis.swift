@@ -1,5 +1,13 @@
 import Timestamps
 
+/// How many samples one analysis (zones, HRV) reads at most, in every store: past it the
+/// analysis stops and is refused, so that a request over a range of any length costs a bounded
+/// time. Memory does not grow with the samples read: analyses stream through the
+/// accumulators below.
+public enum HeartAnalysisBudget {
+    public static let samples = 20_000_000
+}
+
 /// Heart-rate variability of a run of beats (the time-domain measures of the Task Force of
 /// the ESC/NASPE, 1996).
 public struct HeartRateVariability: Codable, Sendable, Hashable {

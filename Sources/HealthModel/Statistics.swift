@@ -12,6 +12,17 @@ public enum StatisticsBucket: Sendable, Hashable {
 
     /// Calendar days in the process's time zone (TZ).
     public static var localDays: StatisticsBucket { .days(.current) }
+
+    /// Non-empty buckets one statistics request answers at most, in every store: past it the
+    /// request is refused (ask for a shorter range or wider buckets), so that neither the
+    /// answer nor the totals behind it grow with the range. 100,000 is 69 days of minutes,
+    /// 11 years of hours.
+    public static let maximumCount = 100_000
+
+    /// The one line a request past ``maximumCount`` is refused with.
+    public static var tooManyBuckets: String {
+        "statistics answer at most \(maximumCount) buckets, and the range holds more: ask for a shorter range or wider buckets"
+    }
 }
 
 /// The statistics of one bucket, in the type's canonical unit.

@@ -1,11 +1,10 @@
 import HealthModel
 
 extension HealthStore {
-    /// How many samples one analysis (zones, HRV) reads at most: past it the analysis stops and
-    /// is refused with `limitReached`, so a request over a range of any length costs a bounded
-    /// time. Memory does not grow with the samples read: each analysis streams the series and
+    /// How many samples one analysis (zones, HRV) reads at most (``HeartAnalysisBudget``): past
+    /// it the analysis is refused with `limitReached`. Each analysis streams the series and
     /// keeps a few numbers per series.
-    public static let analysisSampleBudget = 20_000_000
+    public static var analysisSampleBudget: Int { HeartAnalysisBudget.samples }
 
     /// The heart-rate variability of the RR intervals matching `query` (its type is taken to
     /// be `rrInterval`), read as heartbeat series: each series (one source and device) in

@@ -46,6 +46,7 @@ extension HealthStore {
                 }
                 chunkRanges = [(from, firstHour * SeriesBlobs.hour), (endHour * SeriesBlobs.hour, to)]
             }
+            guard totals.count <= StatisticsBucket.maximumCount else { throw HealthStoreError.limitReached(StatisticsBucket.tooManyBuckets) }
             for (low, high) in chunkRanges where low < high {
                 try Self.addChunks(Self.chunkCondition(type, from: low, to: high, sources), from: low, to: high, keys, &totals, db)
             }
@@ -89,6 +90,7 @@ extension HealthStore {
                 continue
             }
             totals[key, default: SeriesSummary()].add(SeriesSummary(count: row[3], minimum: row[4], maximum: row[5], sum: row[6]))
+            guard totals.count <= StatisticsBucket.maximumCount else { throw HealthStoreError.limitReached(StatisticsBucket.tooManyBuckets) }
         }
         var points = SeriesPoints()
         for id in straddling {
@@ -98,6 +100,7 @@ extension HealthStore {
             for index in points.firstIndex(startingAtOrAfter: from)..<points.firstIndex(startingAtOrAfter: to) {
                 totals[keys.key(ofMicroseconds: points.starts[index]), default: SeriesSummary()].add(points.values[index])
             }
+            guard totals.count <= StatisticsBucket.maximumCount else { throw HealthStoreError.limitReached(StatisticsBucket.tooManyBuckets) }
         }
     }
 }

@@ -90,9 +90,11 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Runs one statement with text parameters `$1`, `$2`, … (nil is NULL) and returns its
     /// rows in text format. Throws `.server` for the server's error, `.timedOut` past the
-    /// deadline, `.connectionLost` when the connection breaks or was closed.
+    /// deadline, `.connectionLost` when the connection breaks or was closed, and `.nulInText`
+    /// (sending nothing) for a parameter holding a NUL, which libpq would otherwise cut short.
     @discardableResult
     public func execute(_ sql: String, _ parameters: [String?] = [], timeout: Duration? = nil) throws(PostgresError) -> PostgresResult {
+        if let index = parameters.firstIndex(where: { $0?.utf8.contains(0) == true }) { throw .nulInText(parameter: index + 1) }
         let connection = try open()
         let deadline = Deadline(after: timeout ?? defaultTimeout)
         let sent = CStrings.with(parameters) { values in

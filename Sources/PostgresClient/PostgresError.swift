@@ -14,6 +14,9 @@ public enum PostgresError: Error, CustomStringConvertible, Sendable, Equatable {
     case badValue(row: Int, column: Int, text: String)
     /// COPY did not go as it should (the statement was not `COPY … FROM STDIN`, or the data was refused).
     case copyFailed(String)
+    /// A text parameter holds a NUL, which PostgreSQL's text cannot hold (libpq would cut the
+    /// text there): nothing was sent. `parameter` is its number, 1 for `$1`.
+    case nulInText(parameter: Int)
 
     public var description: String {
         switch self {
@@ -31,6 +34,8 @@ public enum PostgresError: Error, CustomStringConvertible, Sendable, Equatable {
             "unexpected value in row \(row), column \(column): \(Self.oneLine(String(text.prefix(200))))"
         case .copyFailed(let message):
             "COPY failed: \(Self.oneLine(message))"
+        case .nulInText(let parameter):
+            "parameter $\(parameter) holds a NUL character, which PostgreSQL text cannot hold; nothing was sent"
         }
     }
 
@@ -54,7 +59,7 @@ public enum PostgresError: Error, CustomStringConvertible, Sendable, Equatable {
             true
         case .server(let sqlState, _, _, _):
             Self.isTransient(sqlState: sqlState)
-        case .badValue, .copyFailed:
+        case .badValue, .copyFailed, .nulInText:
             false
         }
     }

@@ -31,19 +31,27 @@ class GatewaysTest(SyncTest):
             self.assertEqual(gateway.stop(), 0)
             gateway.wait_for_line("sync: stopped:")
 
-        # Row-level security: gw2 sees gw1's rows but cannot change or remove them.
+        # Row-level security: gw2 sees gw1's rows but cannot change or remove them. It changes no
+        # row directly (updates and deletions go through the schema's functions) ...
         self.assertGreater(int(central.sql("SELECT count(*) FROM hrmd.chunk c JOIN hrmd.gateway g ON g.id = c.gateway_id "
                                            "WHERE g.name = 'gw1'", user="gw2")), 0)
         gw1 = "(SELECT id FROM hrmd.gateway WHERE name = 'gw1')"
+        gw2 = "(SELECT id FROM hrmd.gateway WHERE name = 'gw2')"
         for statement in ("UPDATE hrmd.chunk SET count = count WHERE gateway_id = %s RETURNING 1" % gw1,
                           "DELETE FROM hrmd.chunk WHERE gateway_id = %s RETURNING 1" % gw1,
                           "UPDATE hrmd.cursor SET anchor = 0 WHERE gateway_id = %s RETURNING 1" % gw1):
-            self.assertEqual(central.sql("WITH changed AS (%s) SELECT count(*) FROM changed" % statement, user="gw2"),
-                             "0", statement)
-        # ... its own, it may.
-        self.assertNotEqual(central.sql("WITH changed AS (UPDATE hrmd.chunk SET count = count WHERE gateway_id = "
-                                        "(SELECT id FROM hrmd.gateway WHERE name = 'gw2') RETURNING 1) "
-                                        "SELECT count(*) FROM changed", user="gw2"), "0")
+            refused = central.sql("WITH changed AS (%s) SELECT count(*) FROM changed" % statement, user="gw2", check=False)
+            self.assertNotEqual(refused.returncode, 0, statement)
+            self.assertIn("permission denied", refused.stderr, statement)
+        # ... and through the functions it reaches its own rows alone.
+        first_chunk = central.sql("SELECT min(id) FROM hrmd.chunk WHERE gateway_id = %s" % gw1)
+        central.sql("SELECT hrmd.chunk_drop(%s)" % first_chunk, user="gw2")
+        self.assertEqual(central.sql("SELECT count(*) FROM hrmd.chunk WHERE id = %s" % first_chunk), "1")
+        touched = "SELECT last_batch FROM hrmd.gateway WHERE name = '%s'"
+        before = (central.sql(touched % "gw1"), central.sql(touched % "gw2"))
+        central.sql("SELECT hrmd.gateway_touch(%s), hrmd.gateway_touch(%s)" % (gw1, gw2), user="gw2")
+        self.assertEqual(central.sql(touched % "gw1"), before[0], "gw2 touched gw1's row")
+        self.assertNotEqual(central.sql(touched % "gw2"), before[1], "gw2 could not touch its own row")
         # An analyst reads every gateway's samples and writes nothing.
         self.assertEqual(central.sql("SELECT count(DISTINCT gateway) FROM hrmd.samples WHERE gateway LIKE 'gw%'",
                                      user="analyst"), "3")

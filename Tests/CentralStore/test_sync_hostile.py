@@ -1,6 +1,7 @@
 """A compromised gateway: its role tries everything a gateway's rights once allowed against the
-others (renaming the shared source and device rows, locking them, overriding another gateway's
-sample identity with a higher version, a malformed chunk). None of it changes what an analyst
+others (renaming the shared source and device rows, locking any table readers use, changing
+another gateway's rows through the schema's functions, overriding another gateway's sample
+identity with a higher version, a malformed chunk). None of it changes what an analyst
 or the other gateway sees, and the other gateway's sync goes on."""
 
 from sync_harness import SyncTest, wait_until
@@ -56,6 +57,25 @@ class CompromisedGatewayTest(SyncTest):
                 "count, minimum, maximum, sum, starts, vals, anchors) VALUES ((SELECT id FROM hrmd.gateway WHERE name = 'evil'), "
                 "'heart-rate', (SELECT id FROM hrmd.source WHERE name = 'hrmd'), 1, 2, 1, 2, 2, 60, 61, 121, "
                 "'{{1,2},{3,4}}', '{60,61}', '{1,2}')", expect="chunk_shape")
+
+        # No lock on any table readers use: gateways hold SELECT and INSERT alone (ROW EXCLUSIVE
+        # at most), and change their own rows through the schema's functions, which row security
+        # keeps to the caller's rows.
+        for table in ("chunk", "synced_sample", "gateway", "cursor", "tombstone"):
+            refused("BEGIN; LOCK TABLE hrmd.%s IN ACCESS EXCLUSIVE MODE; COMMIT" % table)
+            refused("BEGIN; LOCK TABLE hrmd.%s IN SHARE MODE; COMMIT" % table)
+        refused("SELECT id FROM hrmd.chunk FOR UPDATE")
+        refused("UPDATE hrmd.chunk SET vals = vals WHERE false")
+        refused("DELETE FROM hrmd.synced_sample WHERE false")
+        room1_chunks = "SELECT count(*) FROM hrmd.chunk c JOIN hrmd.gateway g ON g.id = c.gateway_id WHERE g.name = 'room1'"
+        chunks_before = int(central.sql(room1_chunks))
+        first_chunk = central.sql("SELECT min(c.id) FROM hrmd.chunk c JOIN hrmd.gateway g ON g.id = c.gateway_id WHERE g.name = 'room1'")
+        central.sql("SELECT hrmd.chunk_drop(%s)" % first_chunk, user="evil")
+        central.sql("SELECT hrmd.chunk_replace(%s, '{1}', '{1}', '{1}', NULL, 1, 1, 1, 1, 1, 1, 1, 1)" % first_chunk, user="evil")
+        central.sql("SELECT hrmd.gateway_touch((SELECT id FROM hrmd.gateway WHERE name = 'room1'))", user="evil")
+        self.assertGreaterEqual(int(central.sql(room1_chunks)), chunks_before, "evil dropped room1's chunk")
+        self.assertNotEqual("1", central.sql("SELECT count FROM hrmd.chunk WHERE id = %s" % first_chunk), "evil rewrote room1's chunk")
+        refused("SELECT hrmd.cursor_take((SELECT id FROM hrmd.gateway WHERE name = 'room1'), 'heart-rate')", expect="is not")
 
         # room1 syncs on, and an analyst reads everything.
         mark = central.count("room1")

@@ -94,6 +94,19 @@ struct CentralGatewayTests {
         #expect(try fixture.count("SELECT count(DISTINCT gateway) FROM hrmd.samples WHERE device = 'AA:BB:CC:DD:EE:01'") == 2)
     }
 
+    @Test("a NUL in a device identifier or sync identifier arrives as U+FFFD, not cut short onto another's name")
+    func nulInText() async throws {
+        let fixture = try await CentralFixture()
+        let gateway = try fixture.gateway("room1", as: "hrmd_owner")
+        let plain = try Samples.run(count: 2, anchor: 1, first: Samples.base, device: "AA:BB:CC:DD:EE:01")
+        let forged = try Samples.run(count: 2, anchor: 3, first: Samples.base + 1_000_000, device: "AA:BB:CC:DD:EE:01\u{0}forged")
+        let synced = try Samples.heartRate(5, at: Samples.base - 1_000_000, bpm: 70, syncIdentifier: "session\u{0}1", syncVersion: 1)
+        #expect(try gateway.apply(SyncBatch(type: .heartRate, from: 0, to: 5, added: plain + forged + [synced], deleted: [])).stored == 5)
+        #expect(try fixture.count("SELECT count(*) FROM hrmd.device") == 2)
+        #expect(try fixture.count("SELECT count(*) FROM hrmd.samples WHERE device = 'AA:BB:CC:DD:EE:01\u{FFFD}forged'") == 2)
+        #expect(try fixture.count("SELECT count(*) FROM hrmd.samples WHERE sync_identifier = 'session\u{FFFD}1'") == 1)
+    }
+
     @Test("tombstones remove samples and are recorded; sync identifiers keep the highest version")
     func deletionsAndVersions() async throws {
         let fixture = try await CentralFixture()
@@ -127,9 +140,23 @@ struct CentralGatewayTests {
         let room1 = try fixture.gateway("room1", as: "gw1")
         _ = try room1.apply(SyncBatch(type: .heartRate, from: 0, to: 5, added: try Samples.run(count: 5, anchor: 1, first: Samples.base), deleted: []))
         let intruder = try fixture.connect("gw2")
-        #expect(try intruder.execute("UPDATE hrmd.chunk SET vals = '{1}'").affectedRows == 0)
-        #expect(try intruder.execute("DELETE FROM hrmd.chunk").affectedRows == 0)
-        #expect(try intruder.execute("UPDATE hrmd.cursor SET anchor = 0").affectedRows == 0)
+        // No UPDATE or DELETE of its own (and so no lock that would hold readers) ...
+        for statement in ["UPDATE hrmd.chunk SET vals = '{1}'", "DELETE FROM hrmd.chunk", "UPDATE hrmd.cursor SET anchor = 0",
+                          "LOCK TABLE hrmd.chunk IN ACCESS EXCLUSIVE MODE"] {
+            #expect("\(statement)") {
+                try intruder.transaction { () throws(PostgresError) in try intruder.execute(statement) }
+            } throws: { error in
+                guard case PostgresError.server("42501", _, _, _) = error else { return false }
+                return true
+            }
+        }
+        // ... and the functions it changes its rows through leave another gateway's alone.
+        let chunk = try intruder.execute("SELECT min(id) FROM hrmd.chunk").int64(0, 0)
+        try intruder.execute("SELECT hrmd.chunk_drop($1)", [String(chunk)])
+        try intruder.execute("SELECT hrmd.chunk_replace($1, '{1}', '{1}', '{1}', NULL, 1, 1, 1, 1, 1, 1, 1, 1)", [String(chunk)])
+        try intruder.execute("SELECT hrmd.cursor_move(id, 'heart-rate', 0) FROM hrmd.gateway WHERE name = 'room1'")
+        #expect(try room1.cursor(of: .heartRate) == 5)
+        #expect(try fixture.count("SELECT count(*) FROM hrmd.chunk WHERE count = 5") == 1)
         #expect(throws: PostgresError.self) {
             try intruder.execute("""
                 INSERT INTO hrmd.chunk (gateway_id, type, source_id, first_start, last_start, first_anchor, last_anchor,

@@ -59,7 +59,11 @@ seeds_for() {
                 head -n 40 "$file" >"$corpus/$(echo "$file" | tr / -)"
             done ;;
         btsnoop)
-            swift build --product capture-writer >"$build.log" 2>&1 || { cat "$build.log" >&2; exit 1; }
+            # make test's build-tests built it: building it again would wait for .build's lock,
+            # which a release build beside this run (check-service's install) holds for minutes.
+            if [ ! -x .build/debug/capture-writer ]; then
+                swift build --product capture-writer >"$build.log" 2>&1 || { cat "$build.log" >&2; exit 1; }
+            fi
             local captures
             captures=$(mktemp -d)
             .build/debug/capture-writer "$captures"

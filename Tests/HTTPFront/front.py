@@ -90,9 +90,9 @@ class Hrmd:
     loopback port. Started in __init__ (the test's cleanup stops it)."""
 
     def __init__(self, test, sensors=("mock:id=a,hz=5",), config="", http="127.0.0.1:0", grant=True,
-                 extra_arguments=(), wait=True, log_level=None):
+                 extra_arguments=(), wait=True, log_level=None, store=None):
         self.directory = tempfile.mkdtemp(prefix="hrmd-http-")
-        self.store = os.path.join(self.directory, "s.sqlite")
+        self.store = store or os.path.join(self.directory, "s.sqlite")
         self.config = os.path.join(self.directory, "hrmd.conf")
         with open(self.config, "w") as f:
             f.write(config if config else "[hrmd]\n")

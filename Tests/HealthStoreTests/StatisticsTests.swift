@@ -56,6 +56,25 @@ struct StatisticsTests {
         try check(store, width: 60, since: Fixture.base, until: Fixture.base.advanced(bySeconds: 100_000))
     }
 
+    @Test("more non-empty buckets than one answer holds is refused with limitReached; wider buckets are answered")
+    func bucketBudget() throws {
+        let store = try Fixture.authorizedStore()
+        let count = StatisticsBucket.maximumCount + 1
+        var samples: [QuantitySample] = []
+        samples.reserveCapacity(count)
+        for index in 0..<count { samples.append(try Fixture.heartRate(Double(60 + index % 90), at: Double(index))) }
+        for batch in stride(from: 0, to: count, by: 10_000) {
+            _ = try store.save(Array(samples[batch..<min(batch + 10_000, count)]), from: Fixture.hrmd)
+        }
+        #expect(throws: HealthStoreError.limitReached(StatisticsBucket.tooManyBuckets)) {
+            try store.statistics(of: .heartRate, by: .seconds(1))
+        }
+        #expect(try store.statistics(of: .heartRate, by: .seconds(1800)).map(\.count).reduce(0, +) == count)
+        // One bucket fewer is answered whole.
+        let until = Fixture.base.advanced(bySeconds: Double(StatisticsBucket.maximumCount))
+        #expect(try store.statistics(of: .heartRate, by: .seconds(1), until: until).count == StatisticsBucket.maximumCount)
+    }
+
     @Test("an upgraded store builds its rollups from the samples it has")
     func rollupsFromMigration() throws {
         let queue = try DatabaseQueue()

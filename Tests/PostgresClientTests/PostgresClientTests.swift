@@ -58,6 +58,16 @@ struct PostgresClientTests {
         #expect(try connection.execute("INSERT INTO t SELECT generate_series(1, 5)").affectedRows == 5)
     }
 
+    @Test("a parameter holding a NUL is refused before sending, not cut short; the connection stays usable")
+    func nulParameter() async throws {
+        let connection = try await TemporaryPostgres.shared().connect()
+        #expect(throws: PostgresError.nulInText(parameter: 2)) {
+            try connection.execute("SELECT $1::text, $2::text", ["fine", "C0:FF:EE\u{0}forged"])
+        }
+        #expect(!PostgresError.nulInText(parameter: 2).isTransient)
+        #expect(try connection.execute("SELECT $1::text", ["still here"]).string(0, 0) == "still here")
+    }
+
     @Test("arrays round-trip: int64 extremes, doubles, NULL elements, 10,000 elements")
     func arrays() async throws {
         let connection = try await TemporaryPostgres.shared().connect()

@@ -94,12 +94,20 @@ class Process:
                 raise RuntimeError(f"{self.name} exited ({self.process.returncode}) before {count} line(s) matched {pattern!r}")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise TimeoutError(f"{self.name}: {count} line(s) matching {pattern!r} within {timeout:.0f} s (saw {len(found)})")
+                raise TimeoutError(f"{self.name}: {count} line(s) matching {pattern!r} within {timeout:.0f} s "
+                                   f"(saw {len(found)}){self._context(pattern)}")
             self._grew.clear()
             try:
                 await asyncio.wait_for(self._grew.wait(), remaining)
             except asyncio.TimeoutError:
                 pass
+
+    def _context(self, pattern: str) -> str:
+        """The last lines naming what `pattern` waited for (its part before the last `: `), for a
+        failure's message: what the process said about it instead."""
+        subject = re.sub(r"\\(.)", r"\1", pattern.rpartition(": ")[0] or pattern)
+        lines = [text for _, text in self.lines if subject in text][-4:] or [text for _, text in self.lines][-4:]
+        return "".join(f"\n    | {text[:200]}" for text in lines)
 
     async def signal(self, number: int) -> None:
         if self.running:

@@ -13,6 +13,9 @@ public protocol HealthRequest: Codable, Sendable {
     static var name: String { get }
     /// Who may make it.
     static var access: RequestAccess { get }
+    /// What the memory serving it grows with, at most, whatever the store holds (hrmd's peak
+    /// over every read request's worst case is checked in `make test`).
+    static var memory: RequestMemory { get }
 
     /// Does what the request asks, as the caller of `context`.
     func serve(in context: some RequestContext) async throws(RequestFailure) -> Response
@@ -26,6 +29,32 @@ public enum RequestAccess: Sendable, Hashable {
     /// Only a manager of the store (polkit's `org.hrmd.health.manage`); everyone else is refused
     /// before the request is served.
     case manager
+}
+
+/// What the memory of serving one request grows with, at most: the bound each request
+/// declares, so that no request's cost grows with the history in the store.
+public enum RequestMemory: Sendable, Hashable, CustomStringConvertible {
+    /// A few values, whatever the store holds.
+    case constant
+    /// Its answer (or its arguments), at most `items` of `of` each: a budget refuses more.
+    case answer(Int, of: String)
+    /// It streams the samples it reads through a few numbers per series (a source's samples
+    /// from one device), within ``HeartAnalysisBudget/samples`` read.
+    case perSeries
+    /// It passes samples through a file descriptor a page at a time.
+    case streamed
+    /// One entry per `String` the store holds: no budget bounds how many the store may hold yet.
+    case perStored(String)
+
+    public var description: String {
+        switch self {
+        case .constant: "a few values"
+        case .answer(let items, let what): "its answer: at most \(items) \(what)s"
+        case .perSeries: "a few numbers per series read (at most \(HeartAnalysisBudget.samples) samples read)"
+        case .streamed: "a page of samples at a time"
+        case .perStored(let what): "one entry per \(what) in the store"
+        }
+    }
 }
 
 /// An answer with nothing in it.

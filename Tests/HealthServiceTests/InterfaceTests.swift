@@ -60,6 +60,16 @@ struct InterfaceTests {
 
 @Suite("One definition per request")
 struct RequestTableTests {
+    @Test("no request an application may make costs memory that grows with what the store holds")
+    func applicationRequestsAreBounded() {
+        for request in RequestCatalog.all where request.access == .application {
+            if case .perStored = request.memory { Issue.record("\(request.name) grows with the store: \(request.memory)") }
+        }
+        #expect(Statistics.memory == .answer(StatisticsBucket.maximumCount, of: "bucket"))
+        #expect(HeartRateZonesRequest.memory == .perSeries && HeartRateVariabilityRequest.memory == .perSeries)
+        #expect(QuerySamples.memory.description == "its answer: at most \(RequestBudgets.samplesPerQuery) samples")
+    }
+
     @Test("every request of the catalogue is a method of the interface, and every method a request")
     func catalogueMatchesInterface() {
         let methods = Set(HealthInterface.description(version: "test").methods.map(\.name))

@@ -6,6 +6,7 @@ import HealthModel
 public struct CreateAccessToken: HealthRequest {
     public static let name = "CreateAccessToken"
     public static let access = RequestAccess.manager
+    public static let memory: RequestMemory = .constant
     /// The longest a token may live: ten years.
     public static let longestLifetime: Int64 = 10 * 366 * 86_400
 
@@ -54,6 +55,7 @@ public struct CreateAccessToken: HealthRequest {
 public struct AccessTokens: HealthRequest {
     public static let name = "AccessTokens"
     public static let access = RequestAccess.manager
+    public static let memory: RequestMemory = .perStored("access token")
 
     public init() {}
 
@@ -73,6 +75,7 @@ public struct AccessTokens: HealthRequest {
 public struct RevokeAccessTokens: HealthRequest {
     public static let name = "RevokeAccessTokens"
     public static let access = RequestAccess.manager
+    public static let memory: RequestMemory = .perStored("access token")
 
     /// A token's id or a source.
     public var token: String

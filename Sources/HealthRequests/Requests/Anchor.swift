@@ -5,6 +5,7 @@ import HealthModel
 public struct Anchor: HealthRequest {
     public static let name = "Anchor"
     public static let access = RequestAccess.application
+    public static let memory: RequestMemory = .constant
 
     public var app: String
     public var type: String

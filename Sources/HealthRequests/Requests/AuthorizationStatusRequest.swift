@@ -5,6 +5,7 @@ import HealthModel
 public struct AuthorizationStatusRequest: HealthRequest {
     public static let name = "AuthorizationStatus"
     public static let access = RequestAccess.application
+    public static let memory: RequestMemory = .constant
 
     public var app: String
     public var type: String

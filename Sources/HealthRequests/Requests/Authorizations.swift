@@ -4,6 +4,7 @@ import HealthModel
 public struct Authorizations: HealthRequest {
     public static let name = "Authorizations"
     public static let access = RequestAccess.manager
+    public static let memory: RequestMemory = .answer(RequestBudgets.sources, of: "source with authorization records")
 
     public init() {}
 

@@ -6,6 +6,7 @@ import HealthModel
 public struct Changes: HealthRequest {
     public static let name = "Changes"
     public static let access = RequestAccess.application
+    public static let memory: RequestMemory = .answer(RequestBudgets.samplesPerQuery, of: "sample")
 
     public var app: String
     public var type: String

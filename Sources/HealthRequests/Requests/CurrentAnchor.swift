@@ -5,6 +5,7 @@ import HealthModel
 public struct CurrentAnchor: HealthRequest {
     public static let name = "CurrentAnchor"
     public static let access = RequestAccess.manager
+    public static let memory: RequestMemory = .constant
 
     public init() {}
 

@@ -6,6 +6,7 @@ import Timestamps
 public struct DeleteSamples: HealthRequest {
     public static let name = "DeleteSamples"
     public static let access = RequestAccess.application
+    public static let memory: RequestMemory = .constant
 
     public var app: String
     public var type: String

@@ -5,6 +5,7 @@ import HealthModel
 public struct Devices: HealthRequest {
     public static let name = "Devices"
     public static let access = RequestAccess.manager
+    public static let memory: RequestMemory = .perStored("device")
 
     public init() {}
 

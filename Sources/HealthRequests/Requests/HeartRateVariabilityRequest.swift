@@ -6,6 +6,7 @@ import Timestamps
 public struct HeartRateVariabilityRequest: HealthRequest {
     public static let name = "HeartRateVariability"
     public static let access = RequestAccess.application
+    public static let memory: RequestMemory = .perSeries
 
     public var app: String
     public var since: Int64

@@ -6,6 +6,7 @@ import Timestamps
 public struct HeartRateZonesRequest: HealthRequest {
     public static let name = "HeartRateZones"
     public static let access = RequestAccess.application
+    public static let memory: RequestMemory = .perSeries
 
     public var app: String
     public var since: Int64

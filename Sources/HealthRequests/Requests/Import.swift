@@ -5,6 +5,7 @@ import HealthModel
 public struct Import: HealthRequest {
     public static let name = "Import"
     public static let access = RequestAccess.manager
+    public static let memory: RequestMemory = .streamed
 
     public var file: PassedFile
     public var options: ImportOptions

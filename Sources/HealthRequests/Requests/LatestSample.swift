@@ -6,6 +6,7 @@ import HealthModel
 public struct LatestSample: HealthRequest {
     public static let name = "LatestSample"
     public static let access = RequestAccess.application
+    public static let memory: RequestMemory = .constant
 
     public var app: String
     public var type: String

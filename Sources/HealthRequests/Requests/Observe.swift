@@ -5,6 +5,7 @@ import HealthModel
 public struct Observe: HealthRequest {
     public static let name = "Observe"
     public static let access = RequestAccess.application
+    public static let memory: RequestMemory = .constant
 
     public var app: String
     public var type: String
@@ -26,6 +27,7 @@ public struct Observe: HealthRequest {
 public struct Unobserve: HealthRequest {
     public static let name = "Unobserve"
     public static let access = RequestAccess.application
+    public static let memory: RequestMemory = .constant
 
     public var app: String
     public var type: String

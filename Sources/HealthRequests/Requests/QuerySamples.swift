@@ -7,6 +7,7 @@ import Timestamps
 public struct QuerySamples: HealthRequest {
     public static let name = "QuerySamples"
     public static let access = RequestAccess.application
+    public static let memory: RequestMemory = .answer(RequestBudgets.samplesPerQuery, of: "sample")
 
     public var app: String
     public var type: String

@@ -6,6 +6,7 @@ import Timestamps
 public struct QuerySamplesToFile: HealthRequest {
     public static let name = "QuerySamplesToFile"
     public static let access = RequestAccess.application
+    public static let memory: RequestMemory = .streamed
 
     public var app: String
     public var type: String

@@ -6,6 +6,7 @@ import HealthModel
 public struct RequestAuthorization: HealthRequest {
     public static let name = "RequestAuthorization"
     public static let access = RequestAccess.application
+    public static let memory: RequestMemory = .constant
 
     public var app: String
     public var share: [String]

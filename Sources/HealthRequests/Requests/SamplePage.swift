@@ -7,6 +7,7 @@ import Timestamps
 public struct SamplePage: HealthRequest {
     public static let name = "SamplePage"
     public static let access = RequestAccess.application
+    public static let memory: RequestMemory = .answer(RequestBudgets.samplesPerQuery, of: "sample")
 
     public var app: String
     public var type: String

@@ -5,6 +5,7 @@ import HealthModel
 public struct SaveSamples: HealthRequest {
     public static let name = "SaveSamples"
     public static let access = RequestAccess.application
+    public static let memory: RequestMemory = .answer(RequestBudgets.samplesPerSave, of: "sample saved")
 
     public var app: String
     public var samples: [QuantitySample]

@@ -5,6 +5,7 @@ import HealthModel
 public struct SetAuthorization: HealthRequest {
     public static let name = "SetAuthorization"
     public static let access = RequestAccess.manager
+    public static let memory: RequestMemory = .constant
 
     public var source: String
     public var type: String

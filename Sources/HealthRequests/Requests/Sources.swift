@@ -4,6 +4,7 @@ import HealthModel
 public struct Sources: HealthRequest {
     public static let name = "Sources"
     public static let access = RequestAccess.manager
+    public static let memory: RequestMemory = .answer(RequestBudgets.sources, of: "source")
 
     public init() {}
 

@@ -7,6 +7,7 @@ import Timestamps
 public struct Statistics: HealthRequest {
     public static let name = "Statistics"
     public static let access = RequestAccess.application
+    public static let memory: RequestMemory = .answer(StatisticsBucket.maximumCount, of: "bucket")
 
     public var app: String
     public var type: String

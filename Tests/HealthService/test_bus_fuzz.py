@@ -77,7 +77,11 @@ INTERESTING = ["", "heart-rate", "rr-interval", "active-energy-burned", "count/m
                "hrmd", "nobody/app", "root/x", "1m", "5m", "1h", "1d", "Europe/Paris", "UTC", "share", "read",
                "sharingAuthorized", "sharingDenied", "notDetermined", "a" * 64, "a" * 65, "-x", ".x", "../../etc",
                "%s%n%x", "\u00e9", "\U0001F600", "\ufeff", "\x01", "\u202e", "a\nb", "mock-1", "org.hrmd.Health1",
-               "Version", "Types", "MaxSamplesPerSave", "MaxSamplesPerQuery"]
+               "Version", "Types", "MaxSamplesPerSave", "MaxSamplesPerQuery",
+               # names that forge: a terminal title and a cleared screen, a forged log line, a
+               # strap identifier folding onto another's MQTT topic, a sync identifier spelt twice
+               "\x1b]0;pwned\x07", "\x1b[2J\x1b[H", "x\n2026-11-29T00:00:00+0000 info hrmd: forged", "c0-ff-ee-00-00-01",
+               "C0:FF:EE:00:00:01 ", "session-1", "session\u00ad1"]
 KEYS = ["type", "unit", "value", "start", "end", "device", "metadata", "sensorLocation", "sensorContact",
         "syncIdentifier", "syncVersion", "timeZone", "source", "limit", "newestFirst", "name", "acceptDamaged",
         "speed", "measurementHandle", "id"]

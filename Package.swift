@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "HealthModel", dependencies: ["HealthUnits", "Timestamps"]),
         // Pure: every request the store serves, defined once for every front: typed arguments and
         // answer, who may make it, its budgets, and what it does with a store.
-        .target(name: "HealthRequests", dependencies: ["HealthModel", "HealthUnits", "Timestamps"]),
+        .target(name: "HealthRequests", dependencies: ["HealthModel", "HealthUnits", "Timestamps", "JSONLines"]),
         // The shared health store over SQLite: the model's samples in series chunks, authorization, changes.
         .target(
             name: "HealthStore",

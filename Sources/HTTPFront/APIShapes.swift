@@ -9,28 +9,9 @@ import Timestamps
 enum APIShapes {
     /// A sample as `hrmctl samples --output json` prints it.
     static func sample(_ record: SampleRecord) -> JSONValue {
-        var device = JSONValue.null
-        if let known = record.device {
-            var members: [(String, JSONValue)] = [("name", .optional(known.name)), ("identifier", .string(known.identifier))]
-            let details: [(String, String?)] = [
-                ("manufacturer", known.manufacturer), ("model", known.model), ("hardwareVersion", known.hardwareVersion),
-                ("firmwareVersion", known.firmwareVersion), ("softwareVersion", known.softwareVersion),
-            ]
-            for case let (key, text?) in details { members.append((key, .string(text))) }
-            device = .object(members)
-        }
-        var metadata: [(String, JSONValue)] = []
-        if let location = record.metadata.sensorLocation { metadata.append(("sensorLocation", .string(location))) }
-        if let contact = record.metadata.sensorContact { metadata.append(("sensorContact", .string(contact ? "detected" : "notDetected"))) }
-        if let sync = record.metadata.syncIdentifier {
-            metadata.append(("syncIdentifier", .string(sync)))
-            metadata.append(("syncVersion", .number(Double(record.metadata.syncVersion ?? 0))))
-        }
-        for (key, text) in record.metadata.extra.sorted(by: { $0.key < $1.key }) { metadata.append((key, .string(text))) }
-        return .object([
-            ("type", .string(record.type)), ("start", time(record.start)), ("end", time(record.end)), ("value", .number(record.value)),
-            ("unit", .string(record.unit)), ("source", .string(record.source)), ("device", device), ("metadata", .object(metadata)),
-        ])
+        .object(
+            [("type", .string(record.type)), ("start", time(record.start)), ("end", time(record.end)), ("value", .number(record.value))]
+                + SampleJSON.members(unit: record.unit, source: record.source, device: record.device, metadata: record.metadata))
     }
 
     /// A stored sample as every reader of the live feed receives it (ids are not shown).

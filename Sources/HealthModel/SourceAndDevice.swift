@@ -16,8 +16,14 @@ public struct HealthSource: Codable, Sendable, Hashable {
 
 /// The hardware that measured a sample (HKDevice). `localIdentifier` (a BLE address, an ANT
 /// device number, `mock-1`) names it; the other fields describe it and are updated as they
-/// become known.
+/// become known. Coded as every front shows a device: `identifier` for `localIdentifier`,
+/// the other fields by their names.
 public struct HealthDevice: Codable, Sendable, Hashable {
+    private enum CodingKeys: String, CodingKey {
+        case localIdentifier = "identifier"
+        case name, manufacturer, model, hardwareVersion, firmwareVersion, softwareVersion
+    }
+
     public var localIdentifier: String
     public var name: String?
     public var manufacturer: String?

@@ -13,35 +13,13 @@ public struct SampleRecord: Codable, Sendable, Hashable {
     public var value: Double
     public var unit: String
     public var source: String
-    public var device: Device?
+    /// The device that measured it, with what is known of it (keys `identifier`, `name`,
+    /// `manufacturer`, `model`, `hardwareVersion`, `firmwareVersion`, `softwareVersion`).
+    public var device: HealthDevice?
     public var metadata: Metadata
 
-    /// The device that measured a sample, with what is known of it.
-    public struct Device: Codable, Sendable, Hashable {
-        public var identifier: String
-        public var name: String?
-        public var manufacturer: String?
-        public var model: String?
-        public var hardwareVersion: String?
-        public var firmwareVersion: String?
-        public var softwareVersion: String?
-
-        public init(
-            identifier: String, name: String? = nil, manufacturer: String? = nil, model: String? = nil, hardwareVersion: String? = nil,
-            firmwareVersion: String? = nil, softwareVersion: String? = nil
-        ) {
-            self.identifier = identifier
-            self.name = name
-            self.manufacturer = manufacturer
-            self.model = model
-            self.hardwareVersion = hardwareVersion
-            self.firmwareVersion = firmwareVersion
-            self.softwareVersion = softwareVersion
-        }
-    }
-
     public init(
-        id: Int64, type: String, start: Int64, end: Int64, value: Double, unit: String, source: String, device: Device?,
+        id: Int64, type: String, start: Int64, end: Int64, value: Double, unit: String, source: String, device: HealthDevice?,
         metadata: Metadata
     ) {
         self.id = id
@@ -121,11 +99,7 @@ extension SampleRecord {
         value = sample.canonicalValue
         unit = sample.type.canonicalUnit.unitString
         source = stored.source.name
-        device = sample.device.map {
-            Device(
-                identifier: $0.localIdentifier, name: $0.name, manufacturer: $0.manufacturer, model: $0.model,
-                hardwareVersion: $0.hardwareVersion, firmwareVersion: $0.firmwareVersion, softwareVersion: $0.softwareVersion)
-        }
+        device = sample.device
         metadata = Metadata(sample.metadata)
     }
 
@@ -139,11 +113,7 @@ extension SampleRecord {
             sample = try QuantitySample(
                 type: sampleType, quantity: Quantity(unit: parsedUnit, doubleValue: value),
                 start: Timestamp(microsecondsSinceEpoch: start), end: Timestamp(microsecondsSinceEpoch: end),
-                device: device.map {
-                    HealthDevice(
-                        localIdentifier: $0.identifier, name: $0.name, manufacturer: $0.manufacturer, model: $0.model,
-                        hardwareVersion: $0.hardwareVersion, firmwareVersion: $0.firmwareVersion, softwareVersion: $0.softwareVersion)
-                },
+                device: device,
                 metadata: SampleMetadata(
                     sensorLocation: metadata.sensorLocation.flatMap(HeartRateSensorLocation.init(name:)),
                     sensorContact: metadata.sensorContact, syncIdentifier: metadata.syncIdentifier,

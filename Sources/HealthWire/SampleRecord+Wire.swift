@@ -21,7 +21,7 @@ extension SampleRecord {
             ("value", .double(value)), ("unit", .string(unit)), ("source", .string(source)),
             ("device", device.map { device in
                 WireDictionary.value([
-                    ("identifier", .string(device.identifier)), ("name", device.name.wire),
+                    ("identifier", .string(device.localIdentifier)), ("name", device.name.wire),
                     ("manufacturer", device.manufacturer.wire), ("model", device.model.wire),
                     ("hardwareVersion", device.hardwareVersion.wire), ("firmwareVersion", device.firmwareVersion.wire),
                     ("softwareVersion", device.softwareVersion.wire),
@@ -34,10 +34,10 @@ extension SampleRecord {
     /// The record a dictionary (`a{sv}`) describes.
     public init(wire value: DBusValue) throws(WireError) {
         let entries = try WireDictionary(value, context: "sample")
-        var device: Device?
+        var device: HealthDevice?
         if let entry = try entries.dictionary("device") {
-            device = Device(
-                identifier: try entry.requiredString("identifier"), name: try entry.string("name"),
+            device = HealthDevice(
+                localIdentifier: try entry.requiredString("identifier"), name: try entry.string("name"),
                 manufacturer: try entry.string("manufacturer"), model: try entry.string("model"),
                 hardwareVersion: try entry.string("hardwareVersion"), firmwareVersion: try entry.string("firmwareVersion"),
                 softwareVersion: try entry.string("softwareVersion"))

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import Foundation
 import HealthModel
+import HealthRequests
 import HealthStore
 import HealthUnits
 import JSONLines

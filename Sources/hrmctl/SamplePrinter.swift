@@ -3,6 +3,7 @@ import JSONLines
 import CommandSupport
 import Foundation
 import HealthModel
+import HealthRequests
 import HealthStore
 import HealthUnits
 import Timestamps
@@ -85,37 +86,14 @@ final class SamplePrinter {
     }
 }
 
-/// The documented JSON shape, keys in its order (`type`, `start`, `end`, `value`, then
-/// these); `metadata` leaves out what is unknown; `gateway`, last, only for a sample of the
-/// central store (the gateway that sent it). `SampleLineFormatter` writes the lines.
-enum SampleJSON {
+extension SampleJSON {
     /// The members after `value`, which the samples of one chunk share: unit, source, device
-    /// and metadata.
+    /// and metadata; and `gateway`, last, for a sample of the central store (the gateway that
+    /// sent it). `SampleLineFormatter` writes the lines.
     static func context(of context: SampleContext, unit: HealthUnit) -> [(String, JSONValue)] {
-        var device = JSONValue.null
-        if let known = context.device {
-            var members: [(String, JSONValue)] = [("name", .optional(known.name)), ("identifier", .string(known.localIdentifier))]
-            let details: [(String, String?)] = [
-                ("manufacturer", known.manufacturer), ("model", known.model), ("hardwareVersion", known.hardwareVersion),
-                ("firmwareVersion", known.firmwareVersion), ("softwareVersion", known.softwareVersion),
-            ]
-            for case let (key, text?) in details { members.append((key, .string(text))) }
-            device = .object(members)
-        }
-        var metadata: [(String, JSONValue)] = []
-        if let location = context.metadata.sensorLocation { metadata.append(("sensorLocation", .string(location.name))) }
-        if let contact = context.metadata.sensorContact { metadata.append(("sensorContact", .string(contact ? "detected" : "notDetected"))) }
-        if let sync = context.metadata.syncIdentifier {
-            metadata.append(("syncIdentifier", .string(sync)))
-            metadata.append(("syncVersion", .number(Double(context.metadata.syncVersion ?? 0))))
-        }
-        for (key, text) in context.metadata.extra.sorted(by: { $0.key < $1.key }) { metadata.append((key, .string(text))) }
-        var members: [(String, JSONValue)] = [
-            ("unit", .string(unit.unitString)),
-            ("source", .string(context.source.name)),
-            ("device", device),
-            ("metadata", .object(metadata)),
-        ]
+        var members = members(
+            unit: unit.unitString, source: context.source.name, device: context.device,
+            metadata: SampleRecord.Metadata(context.metadata))
         if let gateway = context.gateway { members.append(("gateway", .string(gateway))) }
         return members
     }

@@ -91,7 +91,7 @@ struct APIParametersTests {
 struct APIShapesTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static func record(device: SampleRecord.Device?, metadata: SampleRecord.Metadata, value: Double = 72) -> SampleRecord {
+    static func record(device: HealthDevice?, metadata: SampleRecord.Metadata, value: Double = 72) -> SampleRecord {
         let start = RFC3339.parse("2026-11-20T10:00:00Z")!.microsecondsSinceEpoch
         return SampleRecord(
             id: 7, type: "heart-rate", start: start, end: start, value: value, unit: "count/min", source: "hrmd", device: device, metadata: metadata)
@@ -106,7 +106,7 @@ struct APIShapesTests {
     @Test("a sample is the line hrmctl samples --output json prints, keys in its order")
     func sampleLikeHrmctl() throws {
         let record = Self.record(
-            device: .init(identifier: "AA:BB:CC:DD:EE:FF", name: "Polar H10 1234", manufacturer: "Polar Electro Oy"),
+            device: .init(localIdentifier: "AA:BB:CC:DD:EE:FF", name: "Polar H10 1234", manufacturer: "Polar Electro Oy"),
             metadata: .init(sensorLocation: "chest", sensorContact: true, syncIdentifier: nil, syncVersion: nil, extra: [:]))
         #expect(APIShapes.sample(record).serialized == (try Self.documentedSampleLine()))
     }
@@ -115,7 +115,7 @@ struct APIShapesTests {
     func readmeLine() {
         let record = SampleRecord(
             id: 1, type: "heart-rate", start: 1_795_000_000_000_000, end: 1_795_000_000_000_000, value: 76, unit: "count/min", source: "hrmd",
-            device: .init(identifier: "mock-2", name: "hrmd mock strap mock-2", manufacturer: "hrmd", model: "mock", firmwareVersion: "1.0"),
+            device: .init(localIdentifier: "mock-2", name: "hrmd mock strap mock-2", manufacturer: "hrmd", model: "mock", firmwareVersion: "1.0"),
             metadata: .init(sensorLocation: "wrist", sensorContact: true, syncIdentifier: nil, syncVersion: nil, extra: [:]))
         let line = APIShapes.sample(record).serialized
         #expect(line.hasSuffix(

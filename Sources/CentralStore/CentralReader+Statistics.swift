@@ -77,17 +77,12 @@ extension CentralReader {
     /// ``HeartAnalysisBudget/samples`` intervals.
     public func heartRateVariability(since: Timestamp?, until: Timestamp?) throws(CentralStoreError) -> HeartRateVariability? {
         var accumulator = HeartRateVariability.Accumulator()
-        var previous: (device: String?, end: Int64, milliseconds: Double)?
+        var sequence = BeatInterval.Sequence()
         try enumerateWithinBudget(.rrInterval, since: since, until: until, "heart-rate variability") { point, contexts in
-            let device = contexts[point.context].device?.localIdentifier
-            let follows = previous.map { earlier in
-                earlier.device == device
-                    && BeatInterval.follows(
-                        earlierEnd: earlier.end, earlierMilliseconds: earlier.milliseconds,
-                        laterStart: point.start.microsecondsSinceEpoch, laterMilliseconds: point.value)
-            } ?? false
-            accumulator.add(point.value, after: follows ? previous?.milliseconds : nil)
-            previous = (device, point.end.microsecondsSinceEpoch, point.value)
+            let previous = sequence.next(
+                device: contexts[point.context].device?.localIdentifier, start: point.start.microsecondsSinceEpoch,
+                end: point.end.microsecondsSinceEpoch, milliseconds: point.value)
+            accumulator.add(point.value, after: previous)
         }
         return accumulator.variability
     }

@@ -77,15 +77,13 @@ public struct HeartRateVariability: Codable, Sendable, Hashable {
     /// leaves a gap of a whole interval or more, which does not count).
     public init?(intervals: [QuantitySample]) {
         var beats: [BeatInterval] = []
-        var previous: QuantitySample?
+        var sequence = BeatInterval.Sequence()
         for interval in intervals {
             guard let milliseconds = try? interval.quantity.doubleValue(for: .millisecond) else { continue }
-            let follows = previous.map { previous in
-                previous.device?.localIdentifier == interval.device?.localIdentifier
-                    && BeatInterval.adjacent(previous, interval)
-            } ?? false
+            let follows = sequence.next(
+                device: interval.device?.localIdentifier, start: interval.start.microsecondsSinceEpoch,
+                end: interval.end.microsecondsSinceEpoch, milliseconds: milliseconds) != nil
             beats.append(BeatInterval(milliseconds: milliseconds, precededByGap: !follows))
-            previous = interval
         }
         self.init(beats: beats)
     }
@@ -104,14 +102,23 @@ public struct BeatInterval: Sendable, Hashable {
         self.precededByGap = precededByGap
     }
 
-    /// Whether the RR sample `later` follows `earlier` with no beat missed.
-    static func adjacent(_ earlier: QuantitySample, _ later: QuantitySample) -> Bool {
-        guard let a = try? earlier.quantity.doubleValue(for: .millisecond),
-              let b = try? later.quantity.doubleValue(for: .millisecond)
-        else { return false }
-        return follows(
-            earlierEnd: earlier.end.microsecondsSinceEpoch, earlierMilliseconds: a,
-            laterStart: later.start.microsecondsSinceEpoch, laterMilliseconds: b)
+    /// RR intervals in time order, one at a time: says of each whether it follows the one
+    /// before with no beat missed (same device, and `follows`).
+    public struct Sequence: Sendable {
+        private var previous: (device: String?, end: Int64, milliseconds: Double)?
+
+        public init() {}
+
+        /// Takes the next interval; returns the one before it (milliseconds) when this one
+        /// follows it, nil after a gap.
+        public mutating func next(device: String?, start: Int64, end: Int64, milliseconds: Double) -> Double? {
+            defer { previous = (device, end, milliseconds) }
+            guard let earlier = previous, earlier.device == device,
+                  BeatInterval.follows(earlierEnd: earlier.end, earlierMilliseconds: earlier.milliseconds,
+                                       laterStart: start, laterMilliseconds: milliseconds)
+            else { return nil }
+            return earlier.milliseconds
+        }
     }
 
     /// An interval of `milliseconds` in microseconds, rounded as the ingest pipeline places

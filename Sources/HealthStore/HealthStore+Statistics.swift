@@ -46,7 +46,7 @@ extension HealthStore {
                 }
                 chunkRanges = [(from, firstHour * SeriesBlobs.hour), (endHour * SeriesBlobs.hour, to)]
             }
-            guard totals.count <= StatisticsBucket.maximumCount else { throw HealthStoreError.limitReached(StatisticsBucket.tooManyBuckets) }
+            try Self.checkBucketBudget(totals)
             for (low, high) in chunkRanges where low < high {
                 try Self.addChunks(Self.chunkCondition(type, from: low, to: high, sources), from: low, to: high, keys, &totals, db)
             }
@@ -57,6 +57,11 @@ extension HealthStore {
                     average: total.sum / Double(total.count), maximum: total.maximum, sum: total.sum)
             }
         }
+    }
+
+    /// Refuses totals past ``StatisticsBucket/maximumCount`` buckets, checked as they grow.
+    private static func checkBucketBudget(_ totals: [Int64: SeriesSummary]) throws(HealthStoreError) {
+        guard totals.count <= StatisticsBucket.maximumCount else { throw .limitReached(StatisticsBucket.tooManyBuckets) }
     }
 
     /// The chunks of `type` holding samples that start in [from, to), of the sources allowed.
@@ -90,7 +95,7 @@ extension HealthStore {
                 continue
             }
             totals[key, default: SeriesSummary()].add(SeriesSummary(count: row[3], minimum: row[4], maximum: row[5], sum: row[6]))
-            guard totals.count <= StatisticsBucket.maximumCount else { throw HealthStoreError.limitReached(StatisticsBucket.tooManyBuckets) }
+            try Self.checkBucketBudget(totals)
         }
         var points = SeriesPoints()
         for id in straddling {
@@ -100,7 +105,7 @@ extension HealthStore {
             for index in points.firstIndex(startingAtOrAfter: from)..<points.firstIndex(startingAtOrAfter: to) {
                 totals[keys.key(ofMicroseconds: points.starts[index]), default: SeriesSummary()].add(points.values[index])
             }
-            guard totals.count <= StatisticsBucket.maximumCount else { throw HealthStoreError.limitReached(StatisticsBucket.tooManyBuckets) }
+            try Self.checkBucketBudget(totals)
         }
     }
 }

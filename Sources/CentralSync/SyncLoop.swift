@@ -27,12 +27,17 @@ final class SyncLoop: @unchecked Sendable {
     private var backoff: Duration = .zero
     private var totals = SyncOutcome()
     private var batches = 0
-    /// Whether the last pass left changes unsent, and since when (for the caught-up line).
+    /// Since when the sync has been catching up (a pass left changes unsent, or the first pass
+    /// after an outage succeeded), for the caught-up line, and what it sent meanwhile.
     private var catchingUpSince: ContinuousClock.Instant?
     private var caughtUpStored = 0
 
     private enum LinkState: Equatable {
         case starting, connected, failing(String)
+
+        var isFailing: Bool {
+            if case .failing = self { true } else { false }
+        }
     }
 
     init(settings: SyncSettings, store: HealthStore, logger: Logger) {
@@ -46,18 +51,25 @@ final class SyncLoop: @unchecked Sendable {
         while !wakeup.isStopped {
             guard let gateway = connected() else { continue }
             do {
+                let storedBefore = totals.stored
+                let passStarted = ContinuousClock.now
                 let more = try pass(gateway)
                 backoff = .zero
-                link = .connected
+                if catchingUpSince == nil, more || link.isFailing {
+                    catchingUpSince = passStarted
+                    caughtUpStored = 0
+                }
+                if catchingUpSince != nil { caughtUpStored += totals.stored - storedBefore }
                 if more {
-                    if catchingUpSince == nil { catchingUpSince = .now }
                     wakeup.pause(for: settings.catchUpPause)
                 } else {
+                    // Caught up: an outage ends here, not at the first pass that succeeds (a
+                    // full disk takes a batch into freed page space now and then).
                     if let since = catchingUpSince {
                         logger.info("sync: caught up: \(caughtUpStored) samples sent in \(since.duration(to: .now).formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))")
                         catchingUpSince = nil
-                        caughtUpStored = 0
                     }
+                    link = .connected
                     wakeup.wait(upTo: .seconds(1))
                 }
             } catch let error as CentralStoreError {
@@ -94,8 +106,8 @@ final class SyncLoop: @unchecked Sendable {
             let gateway = try CentralGateway(connection: connection, name: settings.gateway)
             self.gateway = gateway
             cursors = [:]
-            // The link counts as up once a pass succeeds (`run`); until then a failure is the
-            // same outage going on.
+            // The link counts as up once the sync has caught up (`run`); until then a failure
+            // is the same outage going on.
             if !announced {
                 logger.info("sync: connected to \(connection.database) as \(connection.user), gateway \(settings.gateway)")
                 announced = true
@@ -127,7 +139,6 @@ final class SyncLoop: @unchecked Sendable {
             totals.stored += outcome.stored
             totals.duplicates += outcome.duplicates
             totals.deleted += outcome.deleted
-            caughtUpStored += outcome.stored
             logger.trace("sync: \(type) \(cursor)→\(changes.anchor): \(outcome.stored) stored, \(outcome.duplicates) already there, \(outcome.deleted) deleted")
             if changes.added.count + changes.deleted.count >= settings.batchSize { more = true }
         }

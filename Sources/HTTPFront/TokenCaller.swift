@@ -20,10 +20,13 @@ struct TokenCaller: HealthRequests.RequestContext, RequestFront {
     /// The application part of the token's source: what requests name as their `app`.
     var app: String { String(token.source.drop { $0 != "/" }.dropFirst()) }
 
-    func log(_ level: RequestLogLevel, _ message: String) {
+    func log(_ level: RequestLogLevel, _ message: String, _ fields: [String: String]) {
+        var metadata = fields.mapValues { Logger.MetadataValue.string($0) }
+        metadata["user"] = .string(user)
+        metadata["token"] = .string(token.id)
         switch level {
-        case .info: logger.info("\(message) (token \(token.id))")
-        case .notice: logger.notice("\(message) (token \(token.id))")
+        case .info: logger.info("\(message)", metadata: metadata)
+        case .notice: logger.notice("\(message)", metadata: metadata)
         }
     }
 

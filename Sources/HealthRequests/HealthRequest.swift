@@ -118,8 +118,11 @@ extension WireError {
 public protocol RequestContext: Sendable {
     /// The login name of the caller's user.
     var user: String { get }
-    /// Logs what a request did (a request, a grant, a deletion, an import) in the front's log.
-    func log(_ level: RequestLogLevel, _ message: String)
+    /// Logs what a request did (a request, a grant, a deletion, an import) in the front's log:
+    /// `message` is the request's own text, and every name a caller chose (a source, a file
+    /// name, a token pattern) goes in `fields`, one log field each, never into the text. The
+    /// front adds who called.
+    func log(_ level: RequestLogLevel, _ message: String, _ fields: [String: String])
 
     /// The source of the caller's application `app`: `USER/APP` checked, or the source its
     /// verified label names.

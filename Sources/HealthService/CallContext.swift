@@ -16,10 +16,12 @@ struct CallContext: RequestContext, RequestFront {
     var uid: UInt32 { caller.uid }
     var logger: Logger { dispatch.logger }
 
-    func log(_ level: RequestLogLevel, _ message: String) {
+    func log(_ level: RequestLogLevel, _ message: String, _ fields: [String: String]) {
+        var metadata = fields.mapValues { Logger.MetadataValue.string($0) }
+        metadata["user"] = .string(caller.user)
         switch level {
-        case .info: logger.info("\(message)")
-        case .notice: logger.notice("\(message)")
+        case .info: logger.info("\(message)", metadata: metadata)
+        case .notice: logger.notice("\(message)", metadata: metadata)
         }
     }
     var tokens: AnchorTokens { dispatch.tokens }
@@ -67,7 +69,7 @@ struct CallContext: RequestContext, RequestFront {
 
     func observe(source: String, type: SampleType, isManager: Bool) throws(RequestFailure) {
         try dispatch.observers.add(.init(busName: caller.busName, uid: caller.uid, source: source, type: type, isManager: isManager))
-        logger.debug("\(source) (\(caller.busName)) observes \(type.identifier)")
+        logger.debug("observes \(type.identifier)", metadata: ["source": .string(source), "bus_name": .string(caller.busName)])
     }
 
     func unobserve(source: String, type: SampleType) {

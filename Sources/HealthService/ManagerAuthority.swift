@@ -61,7 +61,7 @@ final class ManagerAuthority: Sendable {
     /// Fails with AccessDenied unless `caller` is a manager.
     func requireManager(_ caller: Caller, for what: String) async throws(RequestFailure) {
         guard try await isManager(caller, interactive: true) else {
-            logger.info("\(caller.user) (uid \(caller.uid)) was refused: \(what) needs a manager")
+            logger.info("refused: \(what) needs a manager", metadata: ["user": .string(caller.user), "uid": "\(caller.uid)"])
             throw .accessDenied(
                 "\(what) needs a manager of the store: root, a member of group hrmd, or a user polkit allows \(HealthBus.manageAction)")
         }
@@ -87,7 +87,7 @@ final class ManagerAuthority: Sendable {
                 ],
                 timeout: interactive ? Self.interactiveTimeout : Self.polkitTimeout)
             guard case .structure(let result)? = reply.first, let authorized = result.first?.bool else {
-                logger.warning("polkit answered CheckAuthorization with an unexpected reply; treating \(caller.user) as no manager")
+                logger.warning("polkit answered CheckAuthorization with an unexpected reply; treating the caller as no manager", metadata: ["user": .string(caller.user)])
                 return false
             }
             return authorized
@@ -97,7 +97,7 @@ final class ManagerAuthority: Sendable {
                     logger.warning("polkit is not running: only root and the service's user manage the store")
                 }
             } else {
-                logger.warning("polkit CheckAuthorization failed for \(caller.user): \(error)")
+                logger.warning("polkit CheckAuthorization failed: \(error)", metadata: ["user": .string(caller.user)])
             }
             return false
         }

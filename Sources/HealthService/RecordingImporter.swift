@@ -52,7 +52,7 @@ final class RecordingImporter: Sendable {
             }
             var lines = messages.withLock { $0 }
             if lines.dropped > 0 { lines.lines.append("\(name): \(lines.dropped) more messages") }
-            logger.notice("imported \(name): \(result)")
+            logger.notice("imported a recording: \(result)", metadata: ["file": .string(name)])
             return ImportResult(summary: result, messages: lines.lines)
         }
     }

@@ -33,8 +33,9 @@ struct RequestDispatch: Sendable {
         do {
             call.reply(try await answer(call, caller: caller))
         } catch {
-            if error.kind == .failed { logger.error("\(call.member) from \(caller.user) failed: \(error.message)") }
-            else { logger.debug("\(call.member) from \(caller.user) refused: \(error)") }
+            let metadata: Logger.Metadata = ["user": .string(caller.user), "method": .string(call.member)]
+            if error.kind == .failed { logger.error("request failed: \(error.message)", metadata: metadata) }
+            else { logger.debug("request refused: \(error)", metadata: metadata) }
             call.fail(name: error.kind.busErrorName, message: error.message)
         }
     }

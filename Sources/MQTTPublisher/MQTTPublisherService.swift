@@ -205,12 +205,12 @@ struct StrapPublisher {
         // values on a strap's topics, nor add devices to Home Assistant.
         guard stored.source.name == HealthSource.daemonName else {
             notOwn += 1
-            if notOwn == 1 { logger.info("mqtt: only hrmd's own sensors are published; samples of \(stored.source.name) and other applications are not") }
+            if notOwn == 1 { logger.info("mqtt: only hrmd's own sensors are published; samples of other applications are not", metadata: ["source": .string(stored.source.name)]) }
             return
         }
         guard let device = stored.sample.device else {
             withoutDevice += 1
-            if withoutDevice == 1 { logger.info("mqtt: samples without a device are not published (source \(stored.source.name))") }
+            if withoutDevice == 1 { logger.info("mqtt: samples without a device are not published", metadata: ["source": .string(stored.source.name)]) }
             return
         }
         let identifier = device.localIdentifier
@@ -222,7 +222,7 @@ struct StrapPublisher {
                 identifier: identifier, name: device.name, manufacturer: device.manufacturer, model: device.model,
                 firmwareVersion: device.firmwareVersion, hardwareVersion: device.hardwareVersion)
             straps[identifier] = strap
-            logger.info("mqtt: publishing \(identifier) as \(layout.stateTopic(device: identifier, .heartRate))")
+            logger.info("mqtt: publishing a strap", metadata: ["device": .string(identifier), "topic": .string(layout.stateTopic(device: identifier, .heartRate))])
             if connection.isConnected { discover(strap) }
             if let level = battery[identifier] { sendBattery(level, device: identifier) }
         }
@@ -249,7 +249,7 @@ struct StrapPublisher {
         lastPublished[identifier] = nil
         battery[identifier] = nil
         contact[identifier] = nil
-        logger.notice("mqtt: more than \(MQTTPublisherService.maximumStraps) straps: \(identifier) (heard from longest ago) is no longer announced")
+        logger.notice("mqtt: more than \(MQTTPublisherService.maximumStraps) straps: the one heard from longest ago is no longer announced", metadata: ["device": .string(identifier)])
         if settings.publishesDiscovery {
             for (topic, _) in layout.discoveryMessages(for: strap) { send(MosquittoMessage(topic: topic, text: "", retain: true)) }
         }
@@ -282,7 +282,7 @@ struct StrapPublisher {
         case .failed(let error):
             droppedInAll += 1
             droppedSinceConnected += 1
-            logger.debug("mqtt: \(message.topic): \(error)")
+            logger.debug("mqtt: cannot send: \(error)", metadata: ["topic": .string(message.topic)])
         }
     }
 

@@ -263,13 +263,13 @@ class Hrmd:
     """The built hrmd serving the store on the bus, as root, with a store and a config of its own.
     Its stderr is kept for failure messages (`output()`)."""
 
-    def __init__(self, bus, sensors=("mock:hz=1,bpm=70",), extra_arguments=(), duration_s=600):
+    def __init__(self, bus, sensors=("mock:hz=1,bpm=70",), extra_arguments=(), duration_s=600, more_config=""):
         self.bus = bus
         self.directory = tempfile.mkdtemp(prefix="hrmd-store-")
         self.store = os.path.join(self.directory, "hrmd.sqlite")
         config = os.path.join(self.directory, "hrmd.conf")
         with open(config, "w") as f:
-            f.write("[hrmd]\n")
+            f.write("[hrmd]\n" + more_config)
         arguments = [hrmd_binary(), "--serve", "--config", config, "--store", self.store,
                      "--duration", str(duration_s)]  # --duration: it ends by itself should the harness die
         for sensor in sensors:

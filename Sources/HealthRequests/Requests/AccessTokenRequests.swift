@@ -46,7 +46,7 @@ public struct CreateAccessToken: HealthRequest {
         let issued = try await context.onStore { [source, manager] store throws(HealthStoreError) in
             try store.issueAccessToken(source: source, manager: manager, lifetime: lifetime)
         }
-        context.log(.notice, "\(context.user) made access token \(issued.record.id) for \(source)\(manager ? " (manager)" : "")")
+        context.log(.notice, "made an access token\(manager ? " (manager)" : "")", ["source": source, "token_id": issued.record.id])
         return Response(id: issued.record.id, token: issued.token, expires: issued.record.expires?.microsecondsSinceEpoch ?? 0)
     }
 }
@@ -93,7 +93,7 @@ public struct RevokeAccessTokens: HealthRequest {
             throw .invalidArguments("name a token's id or a source to revoke")
         }
         let revoked = try await context.onStore { [token] store throws(HealthStoreError) in try store.revokeAccessTokens(matching: token) }
-        context.log(.notice, "\(context.user) revoked \(revoked) access token(s) matching \(token.quoted)")
+        context.log(.notice, "revoked \(revoked) access token(s)", ["matching": token])
         return Response(revoked: UInt32(clamping: revoked))
     }
 }

@@ -38,7 +38,7 @@ public struct DeleteSamples: HealthRequest {
         let deleted = try await context.onStore { store throws(HealthStoreError) in
             try store.deleteSamples(of: type, source: source, device: nil, since: range.since, until: range.until)
         }
-        if deleted > 0 { context.log(.notice, "\(context.user) deleted \(deleted) \(type.identifier) samples of \(source)") }
+        if deleted > 0 { context.log(.notice, "deleted \(deleted) \(type.identifier) samples", ["source": source]) }
         return Response(deleted: UInt32(clamping: deleted))
     }
 }

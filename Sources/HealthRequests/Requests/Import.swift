@@ -26,7 +26,7 @@ public struct Import: HealthRequest {
             throw .invalidArguments("measurementHandle must be 0x0001…0xffff")
         }
         if let speed = options.speed, !(speed > 0 && speed.isFinite) { throw .invalidArguments("speed must be a positive number") }
-        context.log(.notice, "\(context.user) imports \(options.fileName)")
+        context.log(.notice, "importing a recording", ["file": options.fileName])
         let result = try await context.front.importRecording(options, from: file)
         return Response(summary: result.summary, messages: result.messages)
     }

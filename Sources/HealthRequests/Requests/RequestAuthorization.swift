@@ -30,7 +30,9 @@ public struct RequestAuthorization: HealthRequest {
         try await context.onStore { store throws(HealthStoreError) in
             try store.requestAuthorization(source: source, toShare: shareTypes, toRead: readTypes, quota: quota)
         }
-        context.log(.info, "\(source) asks to share [\(share.joined(separator: ", "))] and read [\(read.joined(separator: ", "))]")
+        context.log(
+            .info, "asks to share [\(shareTypes.map(\.identifier).joined(separator: ", "))] and read [\(readTypes.map(\.identifier).joined(separator: ", "))]",
+            ["source": source])
         return NoResponse()
     }
 }

@@ -39,7 +39,7 @@ public struct SetAuthorization: HealthRequest {
             case .read: try store.setReadAuthorization(status, source: source, type: type)
             }
         }
-        context.log(.notice, "\(context.user) set \(access.rawValue) authorization of \(source) for \(type.identifier): \(status)")
+        context.log(.notice, "set \(access.rawValue) authorization for \(type.identifier): \(status)", ["source": source])
         return NoResponse()
     }
 }

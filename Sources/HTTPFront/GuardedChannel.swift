@@ -28,17 +28,54 @@ struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
             return channel.eventLoop.makeFailedFuture(ConnectionRefused.tooManyFromAddress)
         }
         return channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(FirstHeadDeadlineHandler(timeout: timeout))
+            try channel.pipeline.syncOperations.addHandlers(WireEnd(), FirstHeadDeadlineHandler(timeout: timeout))
         }.flatMap {
             base.setup(channel: channel, logger: logger)
         }.flatMapThrowing { value in
-            try channel.pipeline.syncOperations.addHandler(ParserErrorCloser())
+            let wire = try channel.pipeline.syncOperations.handler(type: WireEnd.self)
+            try channel.pipeline.syncOperations.addHandler(ParserErrorResponder(wire: wire))
             return value
         }
     }
 
+    /// Serves the connection; what Hummingbird logs of a connection that
+    /// ``ParserErrorResponder`` answered and closed is a debug line, not an error: anyone can
+    /// send a malformed request, and none of them may fill the journal.
     func handle(value: Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
+        var quiet = Logger(label: logger.label) { _ in UpgradeFailureLevel(base: logger.handler) }
+        quiet.logLevel = logger.logLevel
+        await base.handle(value: value, logger: quiet)
+    }
+}
+
+/// Logs through `base`, with Hummingbird's error line for an upgrade that ended because the
+/// connection was closed under it (a malformed request, answered and closed) as a debug line.
+struct UpgradeFailureLevel: LogHandler {
+    /// The line HummingbirdWebSocket logs when a connection's upgrade result is an error.
+    static let upgradeFailure = "Error handling upgrade result"
+
+    var base: any LogHandler
+
+    var logLevel: Logger.Level {
+        get { base.logLevel }
+        set { base.logLevel = newValue }
+    }
+
+    var metadata: Logger.Metadata {
+        get { base.metadata }
+        set { base.metadata = newValue }
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { base[metadataKey: key] }
+        set { base[metadataKey: key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        var event = event
+        if event.level == .error && event.message.description == Self.upgradeFailure { event.level = .debug }
+        guard event.level >= base.logLevel else { return }
+        base.log(event: event)
     }
 }
 
@@ -159,18 +196,44 @@ struct HeadEndScanner {
     }
 }
 
-/// Closes a connection whose request the HTTP decoder refused (a head over the size limits,
-/// a malformed request line). The WebSocket upgrade pipeline leaves such errors to a handler
-/// that is added only once a request was read, so without this the connection stayed open,
-/// answered nothing and kept one of `max-connections` for ever. Passes everything else on.
-final class ParserErrorCloser: ChannelInboundHandler, RemovableChannelHandler {
+/// Answers a request the HTTP decoder refused (a malformed request line, a control character
+/// in a header, a head over the size limits) with `400 Bad Request` and closes the connection.
+/// The WebSocket upgrade pipeline leaves such errors to a handler that is added only once a
+/// request was read, so without this the connection stayed open, answered nothing and kept one
+/// of `max-connections` for ever. The answer goes out at the ``WireEnd``, past the HTTP
+/// encoder, and only while nothing was sent on the connection yet (else it closes without a
+/// word: a response under way cannot be interrupted by another). Passes everything else on.
+final class ParserErrorResponder: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 
+    /// The whole answer, as NIO's own HTTP error handler words it.
+    static let badRequest = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+
+    private let wire: WireEnd
+
+    init(wire: WireEnd) { self.wire = wire }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if error is HTTPParserError {
+        guard error is HTTPParserError else { return context.fireErrorCaught(error) }
+        guard !wire.sentAnything, let wireContext = try? context.pipeline.syncOperations.context(handler: wire) else {
             context.close(promise: nil)
             return
         }
-        context.fireErrorCaught(error)
+        wireContext.writeAndFlush(NIOAny(wireContext.channel.allocator.buffer(string: Self.badRequest)), promise: nil)
+        context.close(promise: nil)
+    }
+}
+
+/// The connection's end of the pipeline nearest the socket (behind TLS): it remembers whether
+/// any bytes were sent, and ``ParserErrorResponder`` writes its raw answer from here.
+final class WireEnd: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private(set) var sentAnything = false
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        sentAnything = true
+        context.write(data, promise: promise)
     }
 }

@@ -7,9 +7,8 @@ import SDBus
 
 /// Tells observers that samples changed: `SamplesChanged(type, anchor)` sent to each
 /// observer alone (unicast, so heart-rate activity never leaks to the whole bus), and only
-/// to an observer that may read the change: a manager, a source with read authorization
-/// for the type, or the source whose own samples changed. Commits that come while it is
-/// sending are merged into one signal per observer and type.
+/// to an observer whose ``ReadScope`` admits a source whose samples changed. Commits that
+/// come while it is sending are merged into one signal per observer and type.
 final class ChangeBroadcaster: Sendable {
     private let connection: DBusConnection
     private let observers: ObserverRegistry
@@ -38,18 +37,20 @@ final class ChangeBroadcaster: Sendable {
     func run() async {
         for await _ in doorbell {
             let (anchor, changed) = pending.take()
-            // Read from the store at most once per round, and only when some observer is
-            // neither a manager nor a source whose own samples changed.
+            // The grants are read from the store at most once per round, and only when an
+            // observer's scope without them admits none of the changed sources.
             var grants: [AuthorizationAccessEntry]?
             for (type, sources) in changed {
-                let recipients = observers.observers(of: type)
-                guard !recipients.isEmpty else { continue }
-                var readers: Set<String> = []
-                if !recipients.allSatisfy({ $0.isManager || sources.contains($0.source) }) {
-                    if grants == nil { grants = await readGrants() }
-                    readers = Set((grants ?? []).filter { $0.type == type }.map(\.source))
-                }
-                for recipient in recipients where recipient.isManager || sources.contains(recipient.source) || readers.contains(recipient.source) {
+                for recipient in observers.observers(of: type) {
+                    func seesAChange(mayReadType: Bool) -> Bool {
+                        let scope = ReadScope(reader: recipient.source, isManager: recipient.isManager, mayReadType: mayReadType)
+                        return sources.contains(where: scope.admits)
+                    }
+                    if !seesAChange(mayReadType: false) {
+                        if grants == nil { grants = await readGrants() }
+                        let mayRead = grants?.contains { $0.type == type && $0.source == recipient.source } == true
+                        guard mayRead && seesAChange(mayReadType: true) else { continue }
+                    }
                     let view = CallerView(source: recipient.source, isManager: recipient.isManager, tokens: requests.tokens)
                     do {
                         try await connection.emitSignal(

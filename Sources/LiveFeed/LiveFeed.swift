@@ -261,14 +261,15 @@ public final class LiveFeed: Service, Sendable {
         stored.source.name + "\u{0}" + stored.sample.type.identifier + "\u{0}" + (stored.sample.device?.localIdentifier ?? "")
     }
 
-    /// The store's read rule, as ``SampleQuery/reader`` applies it.
+    /// The store's read rule (``ReadScope``), as ``SampleQuery/reader`` applies it.
     static func mayRead(_ stored: StoredSample, _ reader: LiveReader, _ grants: [SampleType: Set<String>]) -> Bool {
-        reader.isManager || stored.source.name == reader.source || grants[stored.sample.type]?.contains(reader.source) == true
+        ReadScope(reader: reader.source, isManager: reader.isManager, type: stored.sample.type, readers: grants)
+            .admits(source: stored.source.name)
     }
 
-    /// Sensor states tell of heart-rate straps: for readers that may read heart rate.
+    /// Sensor states tell of heart-rate straps: for readers that may read every source's heart rate.
     static func maySeeSensors(_ reader: LiveReader, _ grants: [SampleType: Set<String>]) -> Bool {
-        reader.isManager || grants[.heartRate]?.contains(reader.source) == true
+        ReadScope.seesSensors(reader: reader.source, isManager: reader.isManager, readers: grants)
     }
 
     /// Whether two states of a sensor tell a reader the same (frame counts and times aside).

@@ -51,21 +51,19 @@ struct EscapingLogHandler<Base: LogHandler>: LogHandler {
 
     var metadata: Logger.Metadata {
         get { base.metadata }
-        set { base.metadata = newValue }
+        set { base.metadata = newValue.mapValues(Self.escaped) }
     }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { base[metadataKey: key] }
-        set { base[metadataKey: key] = newValue }
+        set { base[metadataKey: key] = newValue.map(Self.escaped) }
     }
 
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String,
-        line: UInt
-    ) {
-        base.log(
-            level: level, message: "\(TerminalText.escaped(message.description))", metadata: metadata?.mapValues(Self.escaped),
-            source: source, file: file, function: function, line: line)
+    func log(event: LogEvent) {
+        var event = event
+        event.message = "\(TerminalText.escaped(event.message.description))"
+        event.metadata = event.metadata?.mapValues(Self.escaped)
+        base.log(event: event)
     }
 
     private static func escaped(_ value: Logger.Metadata.Value) -> Logger.Metadata.Value {

@@ -401,3 +401,34 @@ class LiveSlotTests(front.FrontTestCase):
         finally:
             for stream in opened:
                 stream.close()
+
+
+class MalformedHeadTests(front.FrontTestCase):
+    """A request the HTTP decoder refuses is answered 400 and closed, and costs the journal no
+    error line: anyone who can connect can send them, as many as they like."""
+
+    MALFORMED = [
+        b"GET / HTTP/2.0\r\nHost: 127.0.0.1\r\n\r\n",                    # a version HTTP/1 cannot parse
+        b"GET / HTTP/1.1\r\nHo\x01st: 127.0.0.1\r\n\r\n",                # a control character in a name
+        b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX: a\x00b\r\n\r\n",       # NUL in a value
+        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n",         # TLS to a plain port
+        b"GET /\x7f HTTP/1.1\r\n\r\n",                                   # DEL in the target
+    ]
+
+    def test_malformed_heads_get_400_and_no_error_line(self):
+        hrmd = front.Hrmd(self, sensors=["mock:id=m1,hz=1"], log_level="debug")
+        for data in self.MALFORMED:
+            with self.subTest(data=data):
+                sock = front.raw_connect(hrmd.port, HANG_S)
+                try:
+                    sock.sendall(data)
+                    status, headers, _ = front.read_head(sock, HANG_S)
+                finally:
+                    sock.close()
+                self.assertEqual(status, 400, data)
+                self.assertEqual(headers.get("connection"), "close", data)
+        # Each one's end is logged, at debug: once all are in, nothing about them is still to come.
+        hrmd.log.wait_for_line("Error handling upgrade result", HANG_S, count=len(self.MALFORMED))
+        errors = [line for line in hrmd.output().splitlines() if " error " in line or " critical " in line]
+        self.assertEqual(errors, [], "error lines for malformed requests")
+        self.assertTrue(hrmd.answers(hrmd.token("mary/after")[0]), "hrmd no longer answers")

@@ -34,6 +34,26 @@ struct ReaderVisibilityTests {
         #expect(try store.samples(SampleQuery(type: .rrInterval, reader: Self.app.name)).isEmpty)
     }
 
+    @Test("the store's queries show what the one read rule (ReadScope) admits, for every reader and grant")
+    func queriesFollowTheReadRule() throws {
+        let store = try store()
+        let sources = [Fixture.hrmd.name, Self.app.name, Self.other.name]
+        for reader in [Self.app.name, Self.other.name, "nobody/new"] {
+            for granted in [false, true] {
+                try store.setReadAuthorization(granted ? .sharingAuthorized : .sharingDenied, source: reader, type: .heartRate)
+                let seen = Set(try store.samples(SampleQuery(type: .heartRate, reader: reader)).map(\.source.name))
+                let scope = ReadScope(reader: reader, mayReadType: granted)
+                #expect(seen == Set(sources.filter(scope.admits)), "\(reader), granted: \(granted)")
+                let readers: [SampleType: Set<String>] = granted ? [.heartRate: [reader]] : [:]
+                #expect(ReadScope(reader: reader, isManager: false, type: .heartRate, readers: readers) == scope)
+                #expect(ReadScope.seesSensors(reader: reader, isManager: false, readers: readers) == granted)
+            }
+        }
+        #expect(ReadScope(reader: nil, mayReadType: false) == .everySource, "the owner")
+        #expect(ReadScope(reader: Self.app.name, isManager: true, mayReadType: false) == .everySource, "a manager")
+        #expect(ReadScope(reader: Self.app.name, mayReadType: false).restrictedTo == Self.app.name)
+    }
+
     @Test("a source filter combines with the restriction: another source gives nothing")
     func sourceFilter() throws {
         let store = try store()

@@ -21,6 +21,8 @@ final class SampleLineReader: @unchecked Sendable {
         var outcome: Result<Int, HealthServiceError>?
         /// The consumer waiting in `next()` for samples or the end.
         var waiter: CheckedContinuation<[StoredSample]?, Never>?
+        /// Whether the thread has stopped reading the pipe until the consumer takes samples.
+        var waitingForRoom = false
     }
 
     /// After the reply, the service has closed its end: the rest is already in the pipe.
@@ -48,6 +50,10 @@ final class SampleLineReader: @unchecked Sendable {
         self.descriptor = descriptor
         wakeEnds = (ends[0], ends[1])
     }
+
+    /// Whether the reader has stopped reading the pipe until the consumer takes samples (its
+    /// buffer holds ``capacity``): what a bounded reader comes to when no one consumes.
+    var isWaitingForRoom: Bool { state.withLock { $0.waitingForRoom } }
 
     deinit {
         close(wakeEnds.read)
@@ -156,7 +162,10 @@ final class SampleLineReader: @unchecked Sendable {
         }
 
         while true {
-            let (stop, replied, full) = state.withLock { ($0.stopRequested, $0.replied, $0.samples.count >= Self.capacity) }
+            let (stop, replied, full) = state.withLock { state in
+                state.waitingForRoom = state.samples.count >= Self.capacity
+                return (state.stopRequested, state.replied, state.waitingForRoom)
+            }
             if stop { return .success(count) }
             // With the consumer that far behind, only a wake-up is waited for, not the pipe.
             var entries = [

@@ -41,8 +41,9 @@ struct SampleLineReaderTests {
         }
         writer.start()
         try await eventually("the writer got a reader's capacity ahead") { written.value >= SampleLineReader.capacity }
-        // Room for an unbounded reader to run on; a bounded one stays put however long this is.
-        try await Task.sleep(for: .milliseconds(500))
+        // A bounded reader stops reading once it holds its capacity (an unbounded one never
+        // does, and this wait fails); from then on the writer can get no further than the bound.
+        try await eventually("the reader waits for room") { reader.isWaitingForRoom }
         // The capacity, a read's worth of lines (64 KiB) beyond it, and a pipe full (64 KiB).
         let bound = SampleLineReader.capacity + 2 * (65_536 / Self.line(total).count + 1)
         #expect(written.value < bound)

@@ -166,9 +166,12 @@ struct HCISensorsTests {
         try await withBackend(access: ScriptedAccess(.controller(controller)), settings: .init(), delivered: delivered) {
             try await eventually("the advice") { isWaiting(delivered.states(of: "hci").last, StrapAdmission.nothingAdmitted) }
             controller.send(.leAdvertisingReports([Straps.report(Straps.polar)]))
-            // A negative check: no event shows the report was ignored, so the backend gets a
-            // moment to (wrongly) scan; on a busy machine this may pass without testing much.
-            try await Task.sleep(for: .milliseconds(100))
+            // The backend handles the controller's events in order: once it has answered the
+            // event sent after the report, it has handled the report (and started whatever the
+            // report made it start, a scan included).
+            controller.send(.leRemoteConnectionParameterRequest(handle: 0x40, Straps.validRequest))
+            let answer = HCICommand.leRemoteConnectionParameterRequestReply(handle: 0x40, Straps.validRequest)
+            try await eventually("the answer to the event after the report") { controller.commands.contains(answer) }
         }
         #expect(!controller.commands.contains(scanOn))
     }

@@ -14,7 +14,8 @@ enum APIShapes {
                 + SampleJSON.members(unit: record.unit, source: record.source, device: record.device, metadata: record.metadata))
     }
 
-    /// A stored sample as every reader of the live feed receives it (ids are not shown).
+
+    /// A stored sample as the live streams send it (ids are not shown).
     static func renderedSample(_ stored: StoredSample) -> [UInt8] {
         Array(sample(SampleRecord(stored)).serialized.utf8)
     }

@@ -56,8 +56,6 @@ public struct HTTPFront: Service {
         request.headers[values: .secWebSocketProtocol].flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
-    /// What every live reader of the front is sent of a sample: the API's JSON, made once.
-    public static let renderSample: @Sendable (StoredSample) -> [UInt8] = { APIShapes.renderedSample($0) }
 
     public func run() async throws {
         if tls == nil && !settings.isLoopback {

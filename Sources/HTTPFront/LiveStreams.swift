@@ -117,7 +117,7 @@ struct LiveStreams: Sendable {
         switch event {
         case .sample(let sample):
             buffer.writeStaticString("event: sample\ndata: ")
-            buffer.writeBytes(sample.rendered)
+            buffer.writeBytes(sample.rendered(by: LiveSampleJSON.self))
             buffer.writeStaticString("\n\n")
         case .state(let activity): buffer.writeString("event: state\ndata: \(APIShapes.sensor(activity).serialized)\n\n")
         case .gap(let missed): buffer.writeString("event: gap\ndata: {\"missed\":\(missed)}\n\n")
@@ -131,9 +131,10 @@ struct LiveStreams: Sendable {
         var buffer = ByteBuffer()
         switch event {
         case .sample(let sample):
-            buffer.reserveCapacity(sample.rendered.count + 28)
+            let json = sample.rendered(by: LiveSampleJSON.self)
+            buffer.reserveCapacity(json.count + 28)
             buffer.writeStaticString(#"{"kind":"sample","sample":"#)
-            buffer.writeBytes(sample.rendered)
+            buffer.writeBytes(json)
             buffer.writeStaticString("}")
         case .state(let activity): buffer.writeString(#"{"kind":"state","state":\#(APIShapes.sensor(activity).serialized)}"#)
         case .gap(let missed): buffer.writeString(#"{"kind":"gap","missed":\#(missed)}"#)
@@ -215,4 +216,12 @@ import JSONLines
 enum JSONErrorLine {
     static func of(_ message: String) -> String { JSONValue.object([("error", .string(message))]).serialized }
     static func string(_ message: String) -> String { JSONValue.string(message).serialized }
+}
+
+/// The front's bytes of a live sample: the API's JSON object (ids are not shown), made once per
+/// sample for every stream (Server-Sent Events and WebSocket alike).
+enum LiveSampleJSON: LiveSampleRenderer {
+    static func render(_ stored: StoredSample) -> [UInt8] {
+        APIShapes.renderedSample(stored)
+    }
 }

@@ -1,4 +1,5 @@
 import HealthModel
+import Synchronization
 
 /// One thing a live reader receives, in the order the store committed it.
 public enum LiveEvent: Sendable {
@@ -15,19 +16,34 @@ public enum LiveEvent: Sendable {
     case ended(reason: String)
 }
 
-/// A stored sample on its way to live readers, rendered once for all of them.
+/// A stored sample on its way to live readers. Each front renders its own bytes of it, once
+/// for all of that front's readers: the first reader to ask renders, the others share it.
 public final class LiveSample: Sendable {
     public let stored: StoredSample
-    /// What the feed's renderer made of it (the HTTP front's JSON), shared by every reader.
-    public let rendered: [UInt8]
+    /// The bytes each front's renderer made of it, by renderer.
+    private let renderings = Mutex<[ObjectIdentifier: [UInt8]]>([:])
 
-    public init(stored: StoredSample, rendered: [UInt8]) {
+    public init(stored: StoredSample) {
         self.stored = stored
-        self.rendered = rendered
+    }
+
+    /// What `Renderer` makes of the sample, rendered at the first call and shared after.
+    public func rendered<Renderer: LiveSampleRenderer>(by _: Renderer.Type) -> [UInt8] {
+        let key = ObjectIdentifier(Renderer.self)
+        if let done = renderings.withLock({ $0[key] }) { return done }
+        let bytes = Renderer.render(stored)
+        renderings.withLock { $0[key] = bytes }
+        return bytes
     }
 
     /// The identifier of the device that measured it, when known.
     public var device: String? { stored.sample.device?.localIdentifier }
+}
+
+/// How one front writes a live sample (the HTTP front's JSON object): each front that sends
+/// samples' bytes has one, and ``LiveSample`` keeps what it made, once per sample.
+public protocol LiveSampleRenderer {
+    static func render(_ stored: StoredSample) -> [UInt8]
 }
 
 /// Who reads a live feed, as the front verified it: a source, and whether it is a manager

@@ -25,7 +25,6 @@ public final class LiveFeed: Service, Sendable {
 
     private let store: HealthStore
     private let types: [SampleType]
-    private let render: @Sendable (StoredSample) -> [UInt8]
     private let workers = StoreWorkers(label: "hrmd.live-feed")
     private let logger: Logger
     private let roundInterval: Duration
@@ -48,14 +47,9 @@ public final class LiveFeed: Service, Sendable {
 
     /// - Parameters:
     ///   - types: the sample types the feed follows.
-    ///   - render: what every reader is sent of a sample, made once per sample.
-    public init(
-        store: HealthStore, types: [SampleType], render: @escaping @Sendable (StoredSample) -> [UInt8], logger: Logger,
-        roundInterval: Duration = .seconds(1)
-    ) {
+    public init(store: HealthStore, types: [SampleType], logger: Logger, roundInterval: Duration = .seconds(1)) {
         self.store = store
         self.types = types
-        self.render = render
         self.logger = logger
         self.roundInterval = roundInterval
         (doorbell, ring) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -117,7 +111,7 @@ public final class LiveFeed: Service, Sendable {
             }
             for type in types { anchors[type] = anchor }
             state.withLock { state in
-                for stored in recent { state.latest[Self.key(stored)] = LiveSample(stored: stored, rendered: render(stored)) }
+                for stored in recent { state.latest[Self.key(stored)] = LiveSample(stored: stored) }
                 state.ready = true
                 // Readers that came before the feed had read the store get what they missed.
                 for subscription in state.subscriptions.values { Self.sendSnapshot(to: subscription, state) }
@@ -198,12 +192,12 @@ public final class LiveFeed: Service, Sendable {
             }
             return (changes, grants, try store.sensorActivity())
         }
-        var rendered: [LiveSample] = []
+        var arrived: [LiveSample] = []
         var skipped = false
         for (type, added, anchor, skippedType) in changes {
             anchors[type] = anchor
             skipped = skipped || skippedType
-            rendered += added.map { LiveSample(stored: $0, rendered: render($0)) }
+            arrived += added.map { LiveSample(stored: $0) }
         }
         state.withLock { state in
             if let grants { state.readers = grants }
@@ -214,12 +208,12 @@ public final class LiveFeed: Service, Sendable {
                 if previous.map({ !Self.sameState($0, current) }) ?? true { changedStates.append(current) }
                 state.activity[current.identifier] = current
             }
-            for sample in rendered { state.latest[Self.key(sample.stored)] = sample }
+            for sample in arrived { state.latest[Self.key(sample.stored)] = sample }
             Self.prune(&state.latest)
             for subscription in state.subscriptions.values {
                 let reader = subscription.reader
                 if skipped { subscription.push(.gap(missed: 0)) }
-                for sample in rendered where reader.types.contains(sample.stored.sample.type) && Self.mayRead(sample.stored, reader, grants) {
+                for sample in arrived where reader.types.contains(sample.stored.sample.type) && Self.mayRead(sample.stored, reader, grants) {
                     subscription.push(.sample(sample))
                 }
                 if !changedStates.isEmpty && Self.maySeeSensors(reader, grants) {

@@ -21,14 +21,7 @@ struct LiveServices {
         guard front != nil || mqtt != nil else { return }
         var types: [SampleType] = front == nil ? [] : [.heartRate]
         for type in mqtt?.types ?? [] where !types.contains(type) { types.append(type) }
-        // The publisher reads the samples themselves; only the front needs them rendered.
-        let render: @Sendable (StoredSample) -> [UInt8]
-        if front != nil {
-            render = HTTPFront.renderSample
-        } else {
-            render = { _ in [] }
-        }
-        let feed = LiveFeed(store: store, types: types, render: render, logger: Logger(label: "hrmd.live"))
+        let feed = LiveFeed(store: store, types: types, logger: Logger(label: "hrmd.live"))
         self.feed = feed
         if let front {
             self.front = try HTTPFront(settings: front, store: store, feed: feed, logger: Logger(label: "hrmd.http"))

@@ -79,9 +79,7 @@ struct LiveFeedTests {
         let store = try HealthStore.open(path: directory.file("live.sqlite"), mode: .createIfMissing)
         try store.setShareAuthorization(.sharingAuthorized, source: hrmd.name, type: .heartRate)
         try store.setShareAuthorization(.sharingAuthorized, source: "mary/app", type: .heartRate)
-        let feed = LiveFeed(
-            store: store, types: [.heartRate], render: { Array("\($0.sample.canonicalValue)".utf8) }, logger: Logger(label: "test"),
-            roundInterval: .milliseconds(50))
+        let feed = LiveFeed(store: store, types: [.heartRate], logger: Logger(label: "test"), roundInterval: .milliseconds(50))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await feed.run() }
             try await eventually("the feed reads the store") { feed.isReady }
@@ -95,7 +93,7 @@ struct LiveFeedTests {
         try await withinHangBound("\(count) live samples") {
             var values: [String] = []
             while values.count < count, let event = await subscription.next() {
-                if case .sample(let sample) = event { values.append(String(decoding: sample.rendered, as: UTF8.self)) }
+                if case .sample(let sample) = event { values.append(String(decoding: sample.rendered(by: ValueText.self), as: UTF8.self)) }
             }
             return values
         }
@@ -164,4 +162,9 @@ struct LiveFeedTests {
             try await eventually("the ended reader leaves the feed") { feed.subscriberCount == 0 }
         }
     }
+}
+
+/// A live sample as its value's text: what these tests compare.
+private enum ValueText: LiveSampleRenderer {
+    static func render(_ stored: StoredSample) -> [UInt8] { Array("\(stored.sample.canonicalValue)".utf8) }
 }

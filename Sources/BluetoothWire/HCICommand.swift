@@ -49,6 +49,15 @@ public struct HCICommand: Hashable, Sendable {
         return HCICommand(ogf: leGroup, ocf: 0x000B, parameters: parameters)
     }
 
+    /// Disconnect (Link Control): ends the link `handle` with an HCI reason (0x13: the user
+    /// ended the connection).
+    public static func disconnect(handle: UInt16, reason: UInt8 = 0x13) -> HCICommand {
+        var parameters: [UInt8] = []
+        parameters.appendLittleEndian(handle)
+        parameters.append(reason)
+        return HCICommand(ogf: 0x01, ocf: 0x0006, parameters: parameters)
+    }
+
     /// LE Set Scan Enable.
     public static func leSetScanEnable(_ enable: Bool, filterDuplicates: Bool) -> HCICommand {
         HCICommand(ogf: leGroup, ocf: 0x000C, parameters: [enable ? 1 : 0, filterDuplicates ? 1 : 0])

@@ -66,6 +66,15 @@ struct AdapterLifetime: Sendable {
             group.addTask { await answer(handle, requested, roster: context.roster, ending: ending) }
         case .leConnectionComplete(let complete):
             logger.debug("\(complete.peer): LE link \(complete.handle) \(complete.status == 0 ? "up" : "failed: \(HCIStatus.describe(complete.status))")")
+            // A link that came up after its strap's attempt gave up (the kernel's connect
+            // timed out as the controller completed it) is used by no one and kept by the
+            // kernel; the strap, connected, stops advertising and is never heard again. It is
+            // ended, so the strap advertises and the next attempt finds it.
+            if complete.status == 0, let phase = context.roster.phase(of: complete.peer), phase == .searching || phase == .resting {
+                logger.info("\(complete.peer): an LE link came up after the attempt gave up; disconnecting it")
+                let controller = controller, handle = complete.handle
+                group.addTask { _ = try? await controller.execute(.disconnect(handle: handle)) }
+            }
         case .disconnectionComplete(_, let handle, let reason):
             let whose = context.roster.address(of: handle).map(\.description) ?? adapterName
             logger.debug("\(whose): LE link \(handle) closed: \(HCIStatus.describe(reason))")

@@ -76,6 +76,11 @@ final class StrapRoster: Sendable {
         state.withLock { $0.straps[address]?.phase = phase }
     }
 
+    /// Where `address` is in its connection's life; nil when it is not followed.
+    func phase(of address: BluetoothAddress) -> StrapPhase? {
+        state.withLock { $0.straps[address]?.phase }
+    }
+
     /// What scanning should do now.
     var scanDemand: ScanDemand {
         ScanDemand(phases: state.withLock { $0.straps.values.map(\.phase) }, anyStrap: admission.anyStrap)

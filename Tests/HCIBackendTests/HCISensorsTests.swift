@@ -100,6 +100,27 @@ struct HCISensorsTests {
         #expect(failed != nil, "\(delivered.states(of: polar))")
     }
 
+    @Test("a link that comes up for a strap whose attempt gave up is disconnected; one for an address not followed is left alone")
+    func orphanLinkDisconnected() async throws {
+        let controller = ScriptedController()
+        let delivered = Delivered()
+        @Sendable func linkUp(_ peer: BluetoothAddress, handle: UInt16) -> HCIEvent {
+            .leConnectionComplete(
+                LEConnectionComplete(
+                    status: 0, handle: handle, role: .central, peerAddressType: .public, peer: peer, interval: 24, latency: 0,
+                    supervisionTimeout: 400))
+        }
+        let stranger = try #require(BluetoothAddress("C0:FF:EE:00:00:99"))
+        try await withBackend(access: ScriptedAccess(.controller(controller)), settings: .init(addresses: [Straps.polar]), delivered: delivered) {
+            try await eventually("searching") { delivered.states(of: polar).last == .searching }
+            controller.send(linkUp(stranger, handle: 0x12))
+            controller.send(linkUp(Straps.polar, handle: 0x11))
+            try await eventually("the strap's orphaned link disconnected") { controller.commands.contains(.disconnect(handle: 0x11)) }
+            // Events are handled in order: the stranger's link was handled before the strap's.
+        }
+        #expect(!controller.commands.contains(.disconnect(handle: 0x12)))
+    }
+
     @Test("connection-parameter requests are answered as asked, or refused outside the spec")
     func parameterRequests() async throws {
         let controller = ScriptedController()

@@ -49,7 +49,7 @@ final class ChangeBroadcaster: Sendable {
                     if !seesAChange(mayReadType: false) {
                         if grants == nil { grants = await readGrants() }
                         let mayRead = grants?.contains { $0.type == type && $0.source == recipient.source } == true
-                        guard mayRead && seesAChange(mayReadType: true) else { continue }
+                        guard seesAChange(mayReadType: mayRead) else { continue }
                     }
                     let view = CallerView(source: recipient.source, isManager: recipient.isManager, tokens: requests.tokens)
                     do {

@@ -29,11 +29,13 @@ public final class LiveSample: Sendable {
 
     /// What `Renderer` makes of the sample, rendered at the first call and shared after.
     public func rendered<Renderer: LiveSampleRenderer>(by _: Renderer.Type) -> [UInt8] {
-        let key = ObjectIdentifier(Renderer.self)
-        if let done = renderings.withLock({ $0[key] }) { return done }
-        let bytes = Renderer.render(stored)
-        renderings.withLock { $0[key] = bytes }
-        return bytes
+        renderings.withLock { renderings in
+            let key = ObjectIdentifier(Renderer.self)
+            if let done = renderings[key] { return done }
+            let bytes = Renderer.render(stored)
+            renderings[key] = bytes
+            return bytes
+        }
     }
 
     /// The identifier of the device that measured it, when known.

@@ -235,12 +235,12 @@ let package = Package(
         ),
         // A typed client of the store service: every method of org.hrmd.Health1, the store's types in and out.
         .target(name: "HealthClient", dependencies: ["HealthModel", "HealthRequests", "HealthWire", "SDBus", "Timestamps"]),
-        // hrmctl's one view of a store: a file opened directly, the store service, or the central store (read-only).
+        // How hrmctl reaches a store with the store's requests: a file served in process, the store service, or the central store (read-only).
         .target(
-            name: "StoreAccess",
+            name: "StoreTransport",
             dependencies: [
                 "CentralStore", "CommandSupport", "HealthClient", "HealthModel", "HealthRequests", "HealthStore", "HealthWire",
-                "PostgresClient", "Secrets", "Timestamps",
+                "PostgresClient", "RequestServing", "Secrets", "Timestamps",
             ]),
         // The configuration file and sensor specifications, and the gateway's name [mqtt] and [sync] share.
         .target(name: "HRMConfiguration", dependencies: ["SensorFrames", "Secrets"]),
@@ -270,7 +270,7 @@ let package = Package(
             name: "hrmctl",
             dependencies: [
                 "CommandSupport", "HealthModel", "HealthRequests", "HealthStore", "HealthUnits", "SensorFrames", "Timestamps", "JSONLines",
-                "Ingest", "Recordings", "ReaderThreads", "HealthClient", "HealthWire", "StoreAccess", "HRMConfiguration",
+                "Ingest", "Recordings", "ReaderThreads", "HealthClient", "HealthWire", "StoreTransport", "HRMConfiguration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -349,7 +349,7 @@ let package = Package(
         .testTarget(
             name: "CentralStoreTests",
             dependencies: [
-                "CentralStore", "CommandSupport", "HealthModel", "HealthStore", "HealthUnits", "PostgresClient", "StoreAccess", "TestSupport",
+                "CentralStore", "CommandSupport", "HealthModel", "HealthStore", "HealthUnits", "PostgresClient", "StoreTransport", "TestSupport",
                 "Timestamps",
             ]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "Secrets", "TestSupport"]),
@@ -369,9 +369,9 @@ let package = Package(
         .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CommandSupport", "SensorFrames", "Timestamps"]),
         .testTarget(name: "SDBusTests", dependencies: ["SDBus", "TestSupport"]),
         .testTarget(
-            name: "StoreAccessTests",
+            name: "StoreTransportTests",
             dependencies: [
-                "StoreAccess", "CommandSupport", "HealthClient", "HealthModel", "HealthRequests", "HealthStore", "HealthWire", "SDBus", "TestSupport",
+                "StoreTransport", "CommandSupport", "HealthClient", "HealthModel", "HealthRequests", "HealthStore", "HealthWire", "SDBus", "TestSupport",
             ]
         ),
         .testTarget(

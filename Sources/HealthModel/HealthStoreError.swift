@@ -1,7 +1,7 @@
 import Timestamps
 
 /// What can go wrong with the store, each with its cause; descriptions are one line.
-public enum HealthStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum HealthStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The store file does not exist and the caller did not ask to create it.
     case missing(path: String)
     /// The store could not be created (directory missing, read-only file system, …).
@@ -34,11 +34,19 @@ public enum HealthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
     /// A bound on what one program or user may record was reached (the message names it);
     /// nothing was written.
     case limitReached(String)
+    /// A store another engine keeps (the central PostgreSQL store) failed, or cannot do what
+    /// was asked of it: that engine's own line, and what kind of failure it is.
+    case engine(EngineFailure)
+    /// What was asked does not fit what the store holds (a person added twice, a strap assigned
+    /// to nobody the store knows); nothing was written.
+    case conflict(String)
 
     public var description: String {
         switch self {
         case .missing(let path): "no store at \(path)"
         case .limitReached(let what): what
+        case .engine(let failure): failure.message
+        case .conflict(let what): what
         case .cannotCreate(let path, let reason): "cannot create the store \(path): \(reason)"
         case .cannotOpen(let path, let reason): "cannot open the store \(path): \(reason)"
         case .permissionDenied(let path, let reason): "permission denied for the store \(path): \(reason)"
@@ -58,5 +66,33 @@ public enum HealthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
             "the store \(path) is damaged: its write-ahead log \(path)-wal is another database's, which SQLite would merge into it;"
                 + " nothing was written; move the log away ('mv \(path)-wal \(path)-wal.foreign') to read the store as last checkpointed"
         }
+    }
+}
+
+/// A failure of a store another engine keeps, told by kind, so that a caller reports it as it
+/// would that engine's own error.
+public struct EngineFailure: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        /// The engine cannot be reached: the connection failed, broke or timed out.
+        case unreachable
+        /// The engine refused the caller's role.
+        case permissionDenied
+        /// The store is read-only to this caller (the message says who writes it).
+        case readOnly
+        /// The arguments are not ones the engine can answer (a time zone it does not know).
+        case invalidArguments
+        /// The answer would be past a budget (the message names it).
+        case limitReached
+        /// Anything else the engine said.
+        case failed
+    }
+
+    public var kind: Kind
+    /// One line, as the engine's error says it.
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
     }
 }

@@ -183,11 +183,13 @@ public struct HeartRateZones: Sendable, Hashable {
         public private(set) var isEmpty = true
 
         public init(maximumHeartRate: Double) {
-            let fractions = [0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
-            totals = (0..<6).map { index in
-                Zone(number: index, lower: fractions[index] * maximumHeartRate,
-                     upper: index == 5 ? .infinity : fractions[index + 1] * maximumHeartRate, seconds: 0)
-            }
+            self.init(bounds: ZoneBounds(maximumHeartRate: maximumHeartRate))
+        }
+
+        /// Zones that start at `bounds` (zone 0 from 0, zone 5 without an upper end).
+        public init(bounds: ZoneBounds) {
+            let edges = [0] + bounds.lowers + [.infinity]
+            totals = (0..<6).map { index in Zone(number: index, lower: edges[index], upper: edges[index + 1], seconds: 0) }
         }
 
         /// Takes a sample of `bpm` count/min that starts at `start` (seconds) from `device`.

@@ -84,10 +84,14 @@ public struct RequestFailure: Error, Sendable, Hashable, CustomStringConvertible
 
     public let kind: Kind
     public let message: String
+    /// The store's own error, when the store failed: a caller in the store's process (hrmctl
+    /// on a file) tells its kinds apart, as a missing file from a damaged one.
+    public let cause: HealthStoreError?
 
-    public init(_ kind: Kind, _ message: String) {
+    public init(_ kind: Kind, _ message: String, cause: HealthStoreError? = nil) {
         self.kind = kind
         self.message = message
+        self.cause = cause
     }
 
     public var description: String { "\(kind.rawValue): \(message)" }
@@ -98,12 +102,20 @@ public struct RequestFailure: Error, Sendable, Hashable, CustomStringConvertible
 
     /// The store failed: every error of the store that is not about the arguments.
     public static func store(_ error: HealthStoreError) -> RequestFailure {
-        switch error {
-        case .unknownType, .incompatibleUnit, .invalidInterval: .invalidArguments(error.description)
-        case .shareNotAuthorized: RequestFailure(.notAuthorized, error.description)
-        case .limitReached: RequestFailure(.limitsExceeded, error.description)
-        default: RequestFailure(.failed, error.description)
-        }
+        let kind: Kind =
+            switch error {
+            case .unknownType, .incompatibleUnit, .invalidInterval, .conflict: .invalidArguments
+            case .shareNotAuthorized: .notAuthorized
+            case .limitReached: .limitsExceeded
+            case .engine(let failure):
+                switch failure.kind {
+                case .readOnly, .invalidArguments: .invalidArguments
+                case .limitReached: .limitsExceeded
+                case .unreachable, .permissionDenied, .failed: .failed
+                }
+            default: .failed
+            }
+        return RequestFailure(kind, error.description, cause: error)
     }
 }
 

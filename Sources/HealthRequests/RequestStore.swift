@@ -29,4 +29,9 @@ public protocol RequestStore: Sendable {
     func issueAccessToken(source: String, manager: Bool, lifetime: Int64?) throws(HealthStoreError) -> IssuedAccessToken
     func accessTokens() throws(HealthStoreError) -> [AccessTokenRecord]
     func revokeAccessTokens(matching idOrSource: String) throws(HealthStoreError) -> Int
+    func people() throws(HealthStoreError) -> [Person]
+    func strapAssignments() throws(HealthStoreError) -> [StrapAssignment]
+    func savePerson(_ person: Person, creating: Bool) throws(HealthStoreError)
+    func removePerson(named name: String) throws(HealthStoreError)
+    func assignStrap(device: String, person: String, from: Timestamp, until: Timestamp?) throws(HealthStoreError)
 }

@@ -30,6 +30,8 @@ enum Schema {
     /// The ANT+ beat stamp (`ANTBeatStamp`) of each sample made from an ANT+ page, by anchor,
     /// so that a central store can tell two gateways' copies of one beat apart from two beats.
     static let antBeats = "v10-ant-beats"
+    /// People, and which strap each wore when (`HealthStore+People`).
+    static let people = "v11-people"
 
     /// The minute of a microsecond time column, rounded down (also before 1970).
     static func minute(of column: String) -> String {
@@ -53,6 +55,7 @@ enum Schema {
         migrator.registerMigration(deviceOwners) { db in try DeviceOwnersUpgrade().run(db) }
         migrator.registerMigration(accessTokens, migrate: addAccessTokens)
         migrator.registerMigration(antBeats, migrate: addANTBeats)
+        migrator.registerMigration(people, migrate: addPeople)
         return migrator
     }
 
@@ -209,6 +212,32 @@ enum Schema {
             -- anchor is the sample's id; stamp is ANTBeatStamp.packed (count << 16 | eventTime).
             -- Only samples with a stamp have a row, and a deleted sample's row goes with it.
             CREATE TABLE antBeat (anchor INTEGER PRIMARY KEY, stamp INTEGER NOT NULL);
+            """)
+    }
+
+    private static func addPeople(_ db: Database) throws {
+        try db.execute(sql: """
+            -- zones is ZoneMethod's text: percent-max, reserve, or five bounds joined by commas.
+            CREATE TABLE person (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL UNIQUE CHECK (name <> ''),
+                birthYear INTEGER,
+                sex TEXT CHECK (sex IN ('female', 'male')),
+                weightKilograms REAL,
+                restingHeartRate REAL,
+                maximumHeartRate REAL,
+                zones TEXT NOT NULL
+            );
+            -- A device's samples starting in [start, end) are the person's (end NULL: open).
+            -- A device's assignments never overlap.
+            CREATE TABLE assignment (
+                device TEXT NOT NULL CHECK (device <> ''),
+                start INTEGER NOT NULL,
+                end INTEGER CHECK (end IS NULL OR end > start),
+                personId INTEGER NOT NULL REFERENCES person (id) ON DELETE CASCADE,
+                PRIMARY KEY (device, start)
+            ) WITHOUT ROWID;
+            CREATE INDEX assignmentPerson ON assignment (personId);
             """)
     }
 

@@ -77,6 +77,33 @@ extension WireCodable {
     public static func checkWireCount(_ count: Int) throws(WireError) {}
 }
 
+/// A value whose D-Bus form is its own plain properties as a dictionary `a{sv}` (absent
+/// optionals left out, unknown keys ignored): declaring the conformance is all a plain model
+/// type needs to travel, alone or in arrays (`aa{sv}`). Its properties must be plain values
+/// (strings, flags, `Int64`, `UInt32`, `UInt16`, `Double`); a test round-trips each such type.
+public protocol WireOptions: WireCodable, Codable {}
+
+extension WireOptions {
+    public static var wireSignature: String { "a{sv}" }
+
+    public var wireValue: DBusValue {
+        let encoder = OptionsEncoder()
+        do { try encode(to: encoder) } catch { preconditionFailure("\(Self.self) holds a value that is not plain: \(error)") }
+        return WireDictionary.value(encoder.storage.entries)
+    }
+
+    public static func fromWire(_ value: DBusValue, index: Int?) throws(WireError) -> Self {
+        let context = index.map { "\(Self.self) \($0)" } ?? "\(Self.self)"
+        do {
+            return try Self(from: OptionsDecoder(entries: try WireDictionary(value, context: context)))
+        } catch let error as WireError {
+            throw error
+        } catch {
+            throw WireError("\(context): \(error)")
+        }
+    }
+}
+
 // MARK: Encoding
 
 private final class ArgumentStorage {

@@ -95,3 +95,7 @@ extension RecordingImportSummary: WireCodable {
         try RecordingImportSummary(wire: value)
     }
 }
+
+extension Person: WireOptions {}
+
+extension StrapAssignment: WireOptions {}

@@ -1,7 +1,7 @@
 import HealthRequests
 import JSONLines
 import ArgumentParser
-import StoreAccess
+import StoreTransport
 import CommandSupport
 import Foundation
 import HealthClient

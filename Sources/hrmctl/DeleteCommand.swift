@@ -1,6 +1,6 @@
 @preconcurrency import Glibc
 import ArgumentParser
-import StoreAccess
+import StoreTransport
 import HealthModel
 import CommandSupport
 import HealthStore

@@ -1,6 +1,6 @@
 @preconcurrency import Glibc
 import ArgumentParser
-import StoreAccess
+import StoreTransport
 import CommandSupport
 import Foundation
 import HealthModel
@@ -49,7 +49,8 @@ struct ExportCommand: AsyncParsableCommand {
             switch format {
             case .csv, .jsonl:
                 let writer = SampleLinesExport(
-                    format == .csv ? .csv : .json, type: query.type, unit: unit, showsGateway: store.showsGateways)
+                    format == .csv ? .csv : .json, type: query.type, unit: unit, showsGateway: store.showsGateways,
+                    people: format == .jsonl ? try await store.personLookup() : nil)
                 writer.begin(sink)
                 try await store.enumeratePoints(query) { point, contexts in
                     writer.write(point, contexts, to: sink)
@@ -119,8 +120,8 @@ final class SampleLinesExport {
     private let buffer = LineBuffer()
     private let showsGateway: Bool
 
-    init(_ shape: SampleLineFormatter.Shape, type: SampleType, unit: HealthUnit, showsGateway: Bool = false) {
-        lines = SampleLineFormatter(shape, type: type, unit: unit)
+    init(_ shape: SampleLineFormatter.Shape, type: SampleType, unit: HealthUnit, showsGateway: Bool = false, people: PersonLookup? = nil) {
+        lines = SampleLineFormatter(shape, type: type, unit: unit, people: people)
         self.showsGateway = showsGateway
     }
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import StoreAccess
+import StoreTransport
 import HealthModel
 import CommandSupport
 import HealthStore
@@ -43,7 +43,7 @@ struct HRMCtl: AsyncParsableCommand {
         version: HRMVersion.current,
         subcommands: [
             AuthCommand.self, SamplesCommand.self, StatsCommand.self, ExportCommand.self, DevicesCommand.self,
-            SourcesCommand.self, WatchCommand.self, PlotCommand.self, DeleteCommand.self, ReplayCommand.self,
+            SourcesCommand.self, PersonCommand.self, WatchCommand.self, PlotCommand.self, DeleteCommand.self, ReplayCommand.self,
             DecodeCommand.self, TypesCommand.self,
         ]
     )
@@ -82,11 +82,11 @@ struct StoreOptions: ParsableArguments {
 
     /// The store to use: the named file (opened with `mode`; for reading only unless a
     /// subcommand writes), else the store service.
-    func access(_ mode: HealthStore.OpenMode = .readOnly) throws(CommandFailure) -> any StoreAccess {
+    func access(_ mode: HealthStore.OpenMode = .readOnly) throws(CommandFailure) -> any RequestTransport {
         let location = try location
-        guard location.isExplicit else { return try ServiceStoreAccess.system(app: "hrmctl") }
-        if let conninfo = location.centralConninfo { return try CentralStoreAccess.connect(conninfo) }
-        return FileStoreAccess(store: try location.open(mode))
+        guard location.isExplicit else { return try ServiceTransport.system(app: "hrmctl") }
+        if let conninfo = location.centralConninfo { return try CentralTransport.connect(conninfo) }
+        return FileTransport(store: try location.open(mode))
     }
 }
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import StoreAccess
+import StoreTransport
 import CommandSupport
 import Foundation
 import HealthModel

@@ -1,6 +1,6 @@
 import HealthModel
 import HealthRequests
-import StoreAccess
+import StoreTransport
 import CommandSupport
 import HealthClient
 import HealthWire
@@ -11,7 +11,7 @@ extension ReplayCommand {
     /// convert, authorize and store path, as source hrmd. Prints the service's messages on
     /// stderr, then the same summary line and exit status as a replay into a file.
     func replayThroughService() async throws(CommandFailure) {
-        let service = try ServiceStoreAccess.system(app: "hrmctl")
+        let service = try ServiceTransport.system(app: "hrmctl")
         var total = RecordingImportSummary()
         for file in files {
             let result = try await service.importRecording(

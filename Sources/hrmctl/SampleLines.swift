@@ -32,17 +32,24 @@ struct SampleLineFormatter {
     private let beforeEnd: [UInt8]
     /// `","value":` or `,`.
     private let beforeValue: [UInt8]
-    /// `,` and the fields after the value, by context number.
+    /// `,` and the fields after the value, by context number (in JSON without the closing brace,
+    /// so that a sample's person may follow).
     private var renderedContexts: [[UInt8]?] = []
     private var times = RFC3339MillisecondWriter()
+    /// Whose each sample is, for JSON's `person` (nil: no key at all).
+    private var people: PersonLookup?
+    /// `,"person":"NAME"`, by name.
+    private var renderedPeople: [String: [UInt8]] = [:]
 
     /// The CSV header; with a gateway column last for the central store's samples.
     static func csvHeader(showsGateway: Bool) -> String {
         "type,start,end,value,unit,source,device,device_name,sensorLocation" + (showsGateway ? ",gateway" : "")
     }
 
-    init(_ shape: Shape, type: SampleType, unit: HealthUnit) {
+    /// `people`: whose samples are whose, for JSON lines (`person`, after the other keys).
+    init(_ shape: Shape, type: SampleType, unit: HealthUnit, people: PersonLookup? = nil) {
         self.shape = shape
+        self.people = people.flatMap { $0.isEmpty ? nil : $0 }
         self.type = type
         self.unit = unit
         converts = unit != type.canonicalUnit
@@ -80,6 +87,12 @@ struct SampleLineFormatter {
             }
         }
         buffer.append(renderedContext(point.context, contexts))
+        if shape == .json {
+            if people != nil, let person = people?.person(device: contexts[point.context].device?.localIdentifier, at: point.start) {
+                buffer.append(renderedPerson(person))
+            }
+            buffer.append(UInt8(ascii: "}"))
+        }
         buffer.append(UInt8(ascii: "\n"))
     }
 
@@ -90,8 +103,8 @@ struct SampleLineFormatter {
         var rendered: [UInt8] = [UInt8(ascii: ",")]
         switch shape {
         case .json:
-            // `{"unit":…,"metadata":{…}}` less its opening brace.
-            rendered += JSONValue.object(SampleJSON.context(of: context, unit: unit)).serialized.utf8.dropFirst()
+            // `{"unit":…,"metadata":{…}}` less its opening and closing braces.
+            rendered += JSONValue.object(SampleJSON.context(of: context, unit: unit)).serialized.utf8.dropFirst().dropLast()
         case .csv:
             var fields = [
                 unit.unitString, context.source.name, context.device?.localIdentifier ?? "", context.device?.name ?? "",
@@ -103,6 +116,14 @@ struct SampleLineFormatter {
         }
         if renderedContexts.count <= number { renderedContexts += repeatElement(nil, count: number + 1 - renderedContexts.count) }
         renderedContexts[number] = rendered
+        return rendered
+    }
+
+    /// `,"person":"NAME"`.
+    private mutating func renderedPerson(_ name: String) -> [UInt8] {
+        if let rendered = renderedPeople[name] { return rendered }
+        let rendered = Array(#","person":"#.utf8) + Array(JSONValue.string(name).serialized.utf8)
+        renderedPeople[name] = rendered
         return rendered
     }
 }

@@ -29,12 +29,13 @@ final class SamplePrinter {
         return formatter
     }()
 
-    init(format: OutputFormat, type: SampleType, unit: HealthUnit, showsGateway: Bool = false) {
+    /// `people`: whose samples are whose, for JSON's `person`.
+    init(format: OutputFormat, type: SampleType, unit: HealthUnit, showsGateway: Bool = false, people: PersonLookup? = nil) {
         self.format = format
         self.type = type
         self.unit = unit
         self.showsGateway = showsGateway
-        lines = SampleLineFormatter(format == .csv ? .csv : .json, type: type, unit: unit)
+        lines = SampleLineFormatter(format == .csv ? .csv : .json, type: type, unit: unit, people: people)
     }
 
     /// Writes the lines gathered so far.

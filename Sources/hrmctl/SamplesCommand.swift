@@ -1,5 +1,5 @@
 import ArgumentParser
-import StoreAccess
+import StoreTransport
 import CommandSupport
 import Foundation
 import HealthModel
@@ -50,7 +50,8 @@ struct SamplesCommand: AsyncParsableCommand {
             query.limit = limit
             query.newestFirst = reverse
             let store = try storeOptions.access()
-            let printer = SamplePrinter(format: output, type: query.type, unit: displayUnit, showsGateway: store.showsGateways)
+            let people = output == .json ? try await store.personLookup() : nil
+            let printer = SamplePrinter(format: output, type: query.type, unit: displayUnit, showsGateway: store.showsGateways, people: people)
             var count = 0
             try await store.enumeratePoints(query) { point, contexts in
                 if count == 0 { printer.printHeader() }

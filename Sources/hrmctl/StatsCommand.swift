@@ -1,6 +1,6 @@
 import HealthRequests
 import ArgumentParser
-import StoreAccess
+import StoreTransport
 import CommandSupport
 import Foundation
 import HealthModel
@@ -124,7 +124,7 @@ struct StatsCommand: AsyncParsableCommand {
         }
     }
 
-    private func printVariability(store: any StoreAccess, query: SampleQuery) async throws {
+    private func printVariability(store: any RequestTransport, query: SampleQuery) async throws {
         guard let variability = try await store.heartRateVariability(since: query.since, until: query.until) else {
             if output == .table { print("no samples") } else { printError("no samples", program: "hrmctl") }
             return
@@ -147,7 +147,7 @@ struct StatsCommand: AsyncParsableCommand {
         }
     }
 
-    private func printZones(store: any StoreAccess, query: SampleQuery) async throws {
+    private func printZones(store: any RequestTransport, query: SampleQuery) async throws {
         guard let maxHeartRate else { return }
         let zones = try await store.heartRateZones(since: query.since, until: query.until, maximumHeartRate: maxHeartRate)
         guard !zones.isEmpty else {

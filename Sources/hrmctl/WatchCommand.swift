@@ -1,6 +1,6 @@
 @preconcurrency import Glibc
 import ArgumentParser
-import StoreAccess
+import StoreTransport
 import CommandSupport
 import Foundation
 import HealthModel
@@ -48,8 +48,10 @@ struct WatchCommand: AsyncParsableCommand {
             guard let sampleType = SampleType(identifier: type) else { return }
             let store = try storeOptions.access()
             let format = output ?? (isatty(STDOUT_FILENO) == 1 ? .live : .table)
+            let people = format == .json ? try await store.personLookup() : nil
             let printer = SamplePrinter(
-                format: format == .json ? .json : .table, type: sampleType, unit: sampleType.canonicalUnit, showsGateway: store.showsGateways)
+                format: format == .json ? .json : .table, type: sampleType, unit: sampleType.canonicalUnit, showsGateway: store.showsGateways,
+                people: people)
             var recent: [Double] = []
             let deadline = duration.map { ContinuousClock.now.advanced(by: .seconds($0)) }
             if format == .table { printer.printHeader() }

@@ -5,7 +5,7 @@ import HealthModel
 import HealthStore
 import HealthUnits
 import PostgresClient
-import StoreAccess
+import StoreTransport
 import TestSupport
 import Testing
 import Timestamps
@@ -202,11 +202,11 @@ struct CentralReaderTests {
         #expect(try !reader.awaitChanges(upTo: .milliseconds(100)))
     }
 
-    @Test("CentralStoreAccess: writes are a one-line usage failure; an unreachable database is exit 69")
+    @Test("CentralTransport: writes are a one-line usage failure; an unreachable database is exit 69")
     func access() async throws {
         let postgres = try await TemporaryPostgres()
         _ = try Self.populate(postgres)
-        let access = try CentralStoreAccess.connect(Self.uri(postgres))
+        let access = try CentralTransport.connect(Self.uri(postgres))
         #expect(access.showsGateways)
         do {
             _ = try await access.deleteSamples(of: .heartRate, source: "hrmd", since: nil, until: nil)
@@ -221,7 +221,7 @@ struct CentralReaderTests {
         let port = postgres.port
         postgres.stop()
         do {
-            _ = try CentralStoreAccess.connect("postgresql://postgres@127.0.0.1:\(port)/postgres")
+            _ = try CentralTransport.connect("postgresql://postgres@127.0.0.1:\(port)/postgres")
             Issue.record("connected to a stopped server")
         } catch {
             #expect(error.status == .unavailable && !error.message.contains("\n"))

@@ -344,6 +344,39 @@ class HealthServiceTests(harness.ServiceTestCase):
         self.assertError(self.call(NOBODY, revoke), ACCESS_DENIED)
         self.assertEqual(self.status(NAMELESS, "polkit-target"), "sharingAuthorized")
 
+    def test_people_are_a_managers_and_only_a_manager_sees_whose_samples_are_whose(self):
+        for expression in ("health.People()", "health.RemovePerson('svc-ann')",
+                           "health.SavePerson({'name': 'svc-x', 'zones': 'percent-max'}, True)",
+                           "health.AssignStrap('svc-ann', 'svc-strap', dbus.Int64(0), dbus.Int64(%d))" % NO_HIGH):
+            with self.subTest(expression=expression):
+                self.assertError(self.call(NOBODY, expression), ACCESS_DENIED)
+        status, out, err = harness.hrmctl(self.bus, "person", "add", "svc-ann", "--max-hr", "190")
+        self.assertEqual(status, 0, err)
+        status, out, err = harness.hrmctl(self.bus, "person", "assign", "svc-ann", "svc-strap", "--from", "2h")
+        self.assertEqual(status, 0, err)
+        app = "people-writer"
+        self.grant(source(NOBODY, app))
+        self.assertOk(self.call(NOBODY, "health.SaveSamples(%r, samples(sample(80.0, %d, device='svc-strap'), sample(81.0, %d, device='other-strap')))"
+                                % (app, self.base, self.base + 1_000_000)))
+        status, out, err = harness.hrmctl(self.bus, "samples", "--source", source(NOBODY, app), "--output", "json")
+        self.assertEqual(status, 0, err)
+        rows = [json.loads(line) for line in out.splitlines()]
+        self.assertEqual([row.get("person") for row in rows], ["svc-ann", None], out)
+        status, listed, err = harness.hrmctl(self.bus, "person", "list", "--output", "json")
+        self.assertEqual(status, 0, err)
+        self.assertIn('"name":"svc-ann"', listed)
+        # Not a manager: the same samples, no one named (nobody's hrmctl reads its own source's).
+        self.grant(source(NOBODY, "hrmctl"), access="read")
+        status, out, err = harness.run_as(NOBODY, self.bus, [harness.hrmctl_binary(), "samples", "--source", source(NOBODY, app),
+                                                             "--output", "json"])
+        self.assertEqual(status, 0, err)
+        rows = [json.loads(line) for line in out.splitlines()]
+        self.assertEqual(len(rows), 2, out)
+        self.assertTrue(all("person" not in row for row in rows), out)
+        status, out, err = harness.run_as(NOBODY, self.bus, [harness.hrmctl_binary(), "person", "add", "svc-bob"])
+        self.assertEqual(status, 77, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+
     def test_access_tokens_are_made_listed_and_revoked_by_managers_only(self):
         target = source(NOBODY, "token-dash")
         self.assertError(self.call(NOBODY, "health.CreateAccessToken(%r, False, dbus.Int64(3600))" % target), ACCESS_DENIED)

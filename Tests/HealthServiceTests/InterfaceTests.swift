@@ -98,6 +98,8 @@ struct RequestTableTests {
             Import(file: PassedFile(descriptor: 0), options: ImportOptions(name: "x")), LatestSample(app: "a", type: .heartRate),
             SamplePage(app: "a", type: .heartRate, since: nil, until: nil, limit: 10, options: .init(device: "d", cursor: "1.1")),
             CreateAccessToken(source: "mary/dash", manager: false, expiresIn: 3600), AccessTokens(), RevokeAccessTokens(idOrSource: "mary/dash"),
+            People(), SavePerson(Person(name: "ann", birthYear: 1990, sex: .female, zoneMethod: .heartRateReserve), creating: true),
+            RemovePerson(named: "ann"), AssignStrap(person: "ann", device: "AA:BB:CC:DD:EE:01", from: Timestamp(microsecondsSinceEpoch: 5), until: nil),
         ]
         #expect(Set(requests.map { type(of: $0).name }) == Set(RequestCatalog.all.map { $0.name }))
         for request in requests {
@@ -107,6 +109,28 @@ struct RequestTableTests {
             #expect(arguments.map(\.signature).joined() == layout.inputs.map(\.signature).joined(), "\(name)")
             _ = try roundTrip(request, arguments, layout.inputs)
         }
+    }
+
+    @Test("people and strap assignments travel as dictionaries and come back as they were")
+    func peopleTravel() throws {
+        let ann = Person(
+            name: "ann", birthYear: 1990, sex: .female, weightKilograms: 61.5, restingHeartRate: 52, maximumHeartRate: nil,
+            zoneMethod: .bounds([100, 120, 140, 160, 170]))
+        let bob = Person(name: "bob")
+        let answer = People.Response(
+            people: [ann, bob],
+            assignments: [
+                StrapAssignment(device: "AA:BB:CC:DD:EE:01", person: "ann", from: Timestamp(microsecondsSinceEpoch: 1), until: Timestamp(microsecondsSinceEpoch: 9)),
+                StrapAssignment(device: "AA:BB:CC:DD:EE:01", person: "bob", from: Timestamp(microsecondsSinceEpoch: 9), until: nil),
+            ])
+        let layout = try #require(HealthInterface.layouts[People.name])
+        let values = try RequestCoding.encode(answer, as: layout.outputs)
+        let back = try RequestCoding.decode(People.Response.self, from: values, as: layout.outputs)
+        #expect(back.people == answer.people)
+        #expect(back.assignments == answer.assignments)
+        let saved = SavePerson(ann, creating: false)
+        let saveLayout = try #require(HealthInterface.layouts[SavePerson.name])
+        #expect(try roundTrip(saved, try RequestCoding.encode(saved, as: saveLayout.inputs), saveLayout.inputs).person == ann)
     }
 
     private func roundTrip<Request: HealthRequest>(_ request: Request, _ arguments: [DBusValue], _ layout: [DBusArgument]) throws -> Request {

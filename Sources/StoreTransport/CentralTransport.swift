@@ -9,9 +9,12 @@ import Timestamps
 
 /// The central store in PostgreSQL, read-only: `--store postgresql://…`, `postgres://…` or
 /// `service=NAME` (or the same in `HRMD_STORE`). Samples carry the gateway that sent them.
-/// Queries run on the calling task (libpq blocks it); a watch waits for the gateways'
-/// notifications in slices, so that its deadline and cancellation end it on time.
-public final class CentralStoreAccess: StoreAccess {
+/// Requests are served in this process as the owner (``OwnerContext``) over the central
+/// reader (``CentralRequestStore``), which refuses every write with one line. Queries run on
+/// the calling task (libpq blocks it); a watch waits for the gateways' notifications in
+/// slices, so that its deadline and cancellation end it on time.
+public struct CentralTransport: RequestTransport, @unchecked Sendable {
+    /// Used by one task at a time (hrmctl's), as the reader requires.
     public let reader: CentralReader
 
     /// How long connecting and each statement may take.
@@ -22,7 +25,7 @@ public final class CentralStoreAccess: StoreAccess {
     /// Connects with `conninfo` (a libpq URI or `service=NAME`); a failure is one line, exit 69.
     /// A string libpq cannot read, or one it would take a password from (a command line is
     /// readable by every local user), is refused with exit 64, without repeating it.
-    public static func connect(_ conninfo: String, timeZone: TimeZone = .current) throws(CommandFailure) -> CentralStoreAccess {
+    public static func connect(_ conninfo: String, timeZone: TimeZone = .current) throws(CommandFailure) -> CentralTransport {
         let parsed: ConnectionString
         do {
             parsed = try ConnectionString(Secret(conninfo))
@@ -41,7 +44,7 @@ public final class CentralStoreAccess: StoreAccess {
             throw CommandFailure("central store: \(error)", status: .unavailable)
         }
         do {
-            return CentralStoreAccess(reader: try CentralReader(connection: connection, timeZone: timeZone))
+            return CentralTransport(reader: try CentralReader(connection: connection, timeZone: timeZone))
         } catch {
             throw failure(error)
         }
@@ -49,24 +52,12 @@ public final class CentralStoreAccess: StoreAccess {
 
     public var showsGateways: Bool { true }
 
-    /// What a write from hrmctl says: the gateways alone write the central store.
-    public static let readOnlyLine =
-        "the central store is read-only from hrmctl: gateways write it (hrmd's [sync]); manage authorization, tokens and deletions on each gateway's store"
-
-    private static var readOnly: CommandFailure { CommandFailure(readOnlyLine, status: .usage) }
-
-    public func authorizations() async throws(CommandFailure) -> [AuthorizationEntry] { throw Self.readOnly }
-    public func pendingRequests() async throws(CommandFailure) -> [AuthorizationRequest] { throw Self.readOnly }
-    public func setAuthorization(_ status: AuthorizationStatus, source: String, type: SampleType, access: AuthorizationAccess)
-        async throws(CommandFailure)
-    { throw Self.readOnly }
-    public func issueAccessToken(source: String, manager: Bool, lifetime: Int64?) async throws(CommandFailure) -> IssuedAccessToken {
-        throw Self.readOnly
-    }
-    public func accessTokens() async throws(CommandFailure) -> [AccessTokenRecord] { throw Self.readOnly }
-    public func revokeAccessTokens(matching idOrSource: String) async throws(CommandFailure) -> Int { throw Self.readOnly }
-    public func deleteSamples(of type: SampleType, source: String, since: Timestamp?, until: Timestamp?) async throws(CommandFailure) -> Int {
-        throw Self.readOnly
+    public func send<Request: HealthRequest>(_ request: Request) async throws(CommandFailure) -> Request.Response {
+        do {
+            return try await OwnerContext(store: CentralRequestStore(reader: reader)).serve(request)
+        } catch {
+            throw error.commandFailure
+        }
     }
 
     public func enumerateSamples(_ query: SampleQuery, _ body: (StoredSample) -> Void) async throws(CommandFailure) {
@@ -75,34 +66,6 @@ public final class CentralStoreAccess: StoreAccess {
 
     public func enumeratePoints(_ query: SampleQuery, _ body: (StoredPoint, SampleContexts) -> Void) async throws(CommandFailure) {
         try Self.failures { () throws(CentralStoreError) in try reader.enumeratePoints(query, body) }
-    }
-
-    public func statistics(of type: SampleType, by bucket: StatisticsBucketName, since: Timestamp?, until: Timestamp?)
-        async throws(CommandFailure) -> [StatisticsBucketValue]
-    {
-        let buckets = bucket.bucket(timeZone: reader.timeZone)
-        return try Self.failures { () throws(CentralStoreError) in try reader.statistics(of: type, by: buckets, since: since, until: until) }
-    }
-
-    public func heartRateVariability(since: Timestamp?, until: Timestamp?) async throws(CommandFailure) -> HeartRateVariability? {
-        try Self.failures { () throws(CentralStoreError) in try reader.heartRateVariability(since: since, until: until) }
-    }
-
-    public func heartRateZones(since: Timestamp?, until: Timestamp?, maximumHeartRate: Double) async throws(CommandFailure)
-        -> [HeartRateZones.Zone]
-    {
-        try Self.failures { () throws(CentralStoreError) in
-            try reader.heartRateZones(since: since, until: until, maximumHeartRate: maximumHeartRate)
-        }
-    }
-
-    /// The devices; the central store keeps no sensor activity (each gateway's hrmd does).
-    public func devices() async throws(CommandFailure) -> (devices: [DeviceSummary], activity: [SensorActivity]) {
-        (try Self.failures { () throws(CentralStoreError) in try reader.deviceSummaries() }, [])
-    }
-
-    public func sources() async throws(CommandFailure) -> [SourceSummary] {
-        try Self.failures { () throws(CentralStoreError) in try reader.sourceSummaries() }
     }
 
     /// Follows the gateways' commits (`LISTEN hrmd_changes`), reading what changed after the
@@ -145,15 +108,6 @@ public final class CentralStoreAccess: StoreAccess {
     }
 
     static func failure(_ error: CentralStoreError) -> CommandFailure {
-        switch error {
-        case .postgres(.connectionFailed), .postgres(.connectionLost), .postgres(.timedOut), .noCentralSchema:
-            CommandFailure("\(error)", status: .unavailable)
-        case .postgres(.server(let state, _, _, _)) where state == "42501":
-            CommandFailure("\(error)", status: .permissionDenied)
-        case .unknownTimeZone:
-            CommandFailure("\(error)", status: .usage)
-        default:
-            CommandFailure("\(error)", status: .failure)
-        }
+        HealthStoreError.engine(CentralRequestStore.engineFailure(error)).commandFailure
     }
 }

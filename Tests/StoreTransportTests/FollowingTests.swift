@@ -4,7 +4,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import StoreAccess
+@testable import StoreTransport
 
 @Suite("hrmctl's store access follows changes until a deadline or cancellation", .timeLimit(.minutes(HangBound.suiteMinutes)))
 struct FollowingTests {
@@ -64,7 +64,7 @@ struct FollowingTests {
     @Test("following a file's changes without a deadline ends when the task is cancelled")
     func cancelledFileFollow() async throws {
         let directory = try TemporaryDirectory(prefix: "hrmd-clistore")
-        let access = FileStoreAccess(store: try HealthStore.open(path: directory.file("s.sqlite"), mode: .createIfMissing))
+        let access = FileTransport(store: try HealthStore.open(path: directory.file("s.sqlite"), mode: .createIfMissing))
         let follower = Task { try await access.followChanges(of: .heartRate, pollInterval: 60, until: nil) { _ in } }
         follower.cancel()
         try await follower.value

@@ -9,14 +9,14 @@ import SDBus
 import TestSupport
 import Testing
 
-@testable import StoreAccess
+@testable import StoreTransport
 
-@Suite("StoreAccess over a store file, and what the service's answers become", .timeLimit(.minutes(HangBound.suiteMinutes)))
-struct StoreAccessTests {
-    private func fileStore() throws -> (FileStoreAccess, TemporaryDirectory) {
+@Suite("Requests over a store file, and what the service's answers become", .timeLimit(.minutes(HangBound.suiteMinutes)))
+struct StoreTransportTests {
+    private func fileStore() throws -> (FileTransport, TemporaryDirectory) {
         let directory = try TemporaryDirectory(prefix: "hrmd-clistore")
         let store = try HealthStore.open(path: directory.file("s.sqlite"), mode: .createIfMissing)
-        return (FileStoreAccess(store: store), directory)
+        return (FileTransport(store: store), directory)
     }
 
     @Test("auth requests on a file: a source that asked and was not answered, until it is")
@@ -24,20 +24,20 @@ struct StoreAccessTests {
         let (access, directory) = try fileStore()
         _ = directory
         #expect(try await access.pendingRequests().isEmpty)
-        _ = try access.store.requestAuthorization(source: "zeta", toShare: [.heartRate, .rrInterval])
-        _ = try access.store.requestAuthorization(source: "alpha", toShare: [.heartRate])
+        _ = try access.store.requestAuthorization(source: "root/zeta", toShare: [.heartRate, .rrInterval])
+        _ = try access.store.requestAuthorization(source: "root/alpha", toShare: [.heartRate])
         try await access.setAuthorization(.sharingAuthorized, source: "hrmd", type: .heartRate, access: .share)
         #expect(try await access.pendingRequests() == [
-            AuthorizationRequest(source: "alpha", type: .heartRate, access: .share),
-            AuthorizationRequest(source: "zeta", type: .heartRate, access: .share),
-            AuthorizationRequest(source: "zeta", type: .rrInterval, access: .share),
+            AuthorizationRequest(source: "root/alpha", type: .heartRate, access: .share),
+            AuthorizationRequest(source: "root/zeta", type: .heartRate, access: .share),
+            AuthorizationRequest(source: "root/zeta", type: .rrInterval, access: .share),
         ])
-        try await access.setAuthorization(.sharingDenied, source: "zeta", type: .heartRate, access: .share)
-        try await access.setAuthorization(.sharingAuthorized, source: "alpha", type: .heartRate, access: .share)
-        #expect(try await access.pendingRequests() == [AuthorizationRequest(source: "zeta", type: .rrInterval, access: .share)])
+        try await access.setAuthorization(.sharingDenied, source: "root/zeta", type: .heartRate, access: .share)
+        try await access.setAuthorization(.sharingAuthorized, source: "root/alpha", type: .heartRate, access: .share)
+        #expect(try await access.pendingRequests() == [AuthorizationRequest(source: "root/zeta", type: .rrInterval, access: .share)])
         // A read answer is an answer, not a request.
-        try await access.setAuthorization(.sharingAuthorized, source: "zeta", type: .rrInterval, access: .read)
-        #expect(try await access.authorizations().first { $0.source == "zeta" && $0.type == .rrInterval }?.read == .sharingAuthorized)
+        try await access.setAuthorization(.sharingAuthorized, source: "root/zeta", type: .rrInterval, access: .read)
+        #expect(try await access.authorizations().first { $0.source == "root/zeta" && $0.type == .rrInterval }?.read == .sharingAuthorized)
     }
 
     @Test("the service's (source, type, access, status) entries fold into the file's rows, in its order")

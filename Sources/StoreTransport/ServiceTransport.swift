@@ -9,54 +9,25 @@ import HealthWire
 import Timestamps
 
 /// The store service `org.hrmd.Health` on the system bus, as hrmctl uses it when neither
-/// `--store` nor `HRMD_STORE` names a file. Every call awaits the asynchronous client on the
-/// calling task; samples and changes reach the caller's closure on that task too.
-public struct ServiceStoreAccess: StoreAccess {
+/// `--store` nor `HRMD_STORE` names a file: each request is a method call, served by the
+/// service as for any application of this user. Every call awaits the asynchronous client on
+/// the calling task; samples and changes reach the caller's closure on that task too.
+public struct ServiceTransport: RequestTransport {
     public let client: HealthServiceClient
 
     public init(client: HealthServiceClient) { self.client = client }
 
     /// hrmctl on the system bus, as application `app`; no bus is the one-line "not running" failure.
-    public static func system(app: String = "hrmctl") throws(CommandFailure) -> ServiceStoreAccess {
+    public static func system(app: String = "hrmctl") throws(CommandFailure) -> ServiceTransport {
         do {
-            return ServiceStoreAccess(client: try HealthServiceClient.system(app: app))
+            return ServiceTransport(client: try HealthServiceClient.system(app: app))
         } catch {
             throw error.commandFailure
         }
     }
 
-    public func authorizations() async throws(CommandFailure) -> [AuthorizationEntry] {
-        AuthorizationOrder.rows(from: try await answer { () async throws(HealthServiceError) in try await client.authorizations() })
-    }
-
-    public func pendingRequests() async throws(CommandFailure) -> [AuthorizationRequest] {
-        AuthorizationRequest.pending(in: try await answer { () async throws(HealthServiceError) in try await client.authorizations() })
-    }
-
-    public func setAuthorization(_ status: AuthorizationStatus, source: String, type: SampleType, access: AuthorizationAccess)
-        async throws(CommandFailure)
-    {
-        try await answer { () async throws(HealthServiceError) in
-            try await client.setAuthorization(status, source: source, type: type, access: access)
-        }
-    }
-
-    public func issueAccessToken(source: String, manager: Bool, lifetime: Int64?) async throws(CommandFailure) -> IssuedAccessToken {
-        let made = try await answer { () async throws(HealthServiceError) in
-            try await client.send(CreateAccessToken(source: source, manager: manager, expiresIn: lifetime))
-        }
-        let record = AccessTokenRecord(
-            id: made.id, source: source, manager: manager, created: .now(),
-            expires: made.expires == 0 ? nil : Timestamp(microsecondsSinceEpoch: made.expires), revoked: nil)
-        return IssuedAccessToken(record: record, token: made.token)
-    }
-
-    public func accessTokens() async throws(CommandFailure) -> [AccessTokenRecord] {
-        try await answer { () async throws(HealthServiceError) in try await client.send(AccessTokens()).tokens }
-    }
-
-    public func revokeAccessTokens(matching idOrSource: String) async throws(CommandFailure) -> Int {
-        Int(try await answer { () async throws(HealthServiceError) in try await client.send(RevokeAccessTokens(idOrSource: idOrSource)).revoked })
+    public func send<Request: HealthRequest>(_ request: Request) async throws(CommandFailure) -> Request.Response {
+        try await answer { () async throws(HealthServiceError) in try await client.send(request) }
     }
 
     public func enumerateSamples(_ query: SampleQuery, _ body: (StoredSample) -> Void) async throws(CommandFailure) {
@@ -64,41 +35,6 @@ public struct ServiceStoreAccess: StoreAccess {
             source: query.source, device: query.device, limit: query.limit, newestFirst: query.newestFirst)
         try await answer { () async throws(HealthServiceError) in
             _ = try await client.querySamplesToFile(of: query.type, since: query.since, until: query.until, filter: filter, body)
-        }
-    }
-
-    public func statistics(of type: SampleType, by bucket: StatisticsBucketName, since: Timestamp?, until: Timestamp?)
-        async throws(CommandFailure) -> [StatisticsBucketValue]
-    {
-        let zone = TimeZone.current.identifier
-        return try await answer { () async throws(HealthServiceError) in
-            try await client.statistics(of: type, by: bucket, since: since, until: until, timeZone: zone)
-        }
-    }
-
-    public func heartRateVariability(since: Timestamp?, until: Timestamp?) async throws(CommandFailure) -> HeartRateVariability? {
-        try await answer { () async throws(HealthServiceError) in try await client.heartRateVariability(since: since, until: until) }
-    }
-
-    public func heartRateZones(since: Timestamp?, until: Timestamp?, maximumHeartRate: Double) async throws(CommandFailure)
-        -> [HeartRateZones.Zone]
-    {
-        try await answer { () async throws(HealthServiceError) in
-            try await client.heartRateZones(since: since, until: until, maximumHeartRate: maximumHeartRate)
-        }
-    }
-
-    public func devices() async throws(CommandFailure) -> (devices: [DeviceSummary], activity: [SensorActivity]) {
-        try await answer { () async throws(HealthServiceError) in try await client.devices() }
-    }
-
-    public func sources() async throws(CommandFailure) -> [SourceSummary] {
-        try await answer { () async throws(HealthServiceError) in try await client.sources() }
-    }
-
-    public func deleteSamples(of type: SampleType, source: String, since: Timestamp?, until: Timestamp?) async throws(CommandFailure) -> Int {
-        try await answer { () async throws(HealthServiceError) in
-            try await client.deleteSamples(of: type, source: source, since: since, until: until)
         }
     }
 

@@ -1,0 +1,52 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("hrmctl person end to end, on a store file")
+struct PeopleEndToEndTests {
+    @Test("people are added, assigned straps, listed and removed; samples name whose they are in JSON only")
+    func peopleAndSamples() async throws {
+        let harness = try Harness()
+        let store = ["--store", harness.store]
+        func run(_ arguments: String...) async throws -> CommandResult { try await harness.hrmctl(arguments + store) }
+        _ = try await run("auth", "grant", "hrmd", "heart-rate")
+        let recorded = try await ChildProcess.run(
+            BuiltProducts.hrmd, store + ["--sensor", "mock:hz=4,contact-loss=0", "--sensor", "mock:hz=4,contact-loss=0", "--duration", "2"],
+            environment: harness.environment, in: harness.directory)
+        #expect(recorded.exitCode == 0, "\(recorded.stderr)")
+
+        let added = try await run("person", "add", "ann", "--birth-year", "1990", "--resting-hr", "52")
+        #expect(added.exitCode == 0, "\(added.stderr)")
+        #expect(try await run("person", "add", "ann").exitCode == 64)
+        #expect(try await run("person", "add", "bad\u{1B}[2Jname").exitCode == 64)
+        #expect(try await run("person", "add", "cy", "--zones", "90,80,100,110,120").exitCode == 64)
+        #expect(try await run("person", "assign", "nobody", "mock-1").exitCode == 64)
+        let assigned = try await run("person", "assign", "ann", "mock-1", "--from", "1h")
+        #expect(assigned.exitCode == 0, "\(assigned.stderr)")
+        #expect(try await run("person", "set", "ann", "--zones", "reserve", "--max-hr", "190").exitCode == 0)
+
+        let listed = try await run("person", "list", "--output", "json")
+        let person = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
+        #expect(person["name"] as? String == "ann")
+        #expect(person["zones"] as? String == "reserve")
+        #expect(person["zoneBounds"] as? [Double] == [121, 135, 149, 162, 176])
+        #expect((person["straps"] as? [[String: Any]])?.first?["device"] as? String == "mock-1")
+
+        let samples = try await harness.samples()
+        let mine = samples.filter { ($0["device"] as? [String: Any])?["identifier"] as? String == "mock-1" }
+        let others = samples.filter { ($0["device"] as? [String: Any])?["identifier"] as? String == "mock-2" }
+        #expect(!mine.isEmpty && !others.isEmpty)
+        #expect(mine.allSatisfy { $0["person"] as? String == "ann" })
+        #expect(others.allSatisfy { $0["person"] == nil })
+        let csv = try await run("samples", "--output", "csv")
+        #expect(!csv.stdout.contains("ann"))
+
+        // Handed over before the samples: none is ann's any more.
+        #expect(try await run("person", "add", "bob").exitCode == 0)
+        #expect(try await run("person", "assign", "bob", "mock-1", "--from", "2h").exitCode == 0)
+        #expect(try await harness.samples().allSatisfy { $0["person"] as? String != "ann" })
+        #expect(try await run("person", "remove", "bob").exitCode == 0)
+        #expect(try await run("person", "remove", "bob").exitCode == 64)
+        #expect(try await harness.samples().allSatisfy { $0["person"] == nil })
+    }
+}

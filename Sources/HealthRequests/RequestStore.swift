@@ -12,6 +12,7 @@ public protocol RequestStore: Sendable {
     ) throws(HealthStoreError) -> [StatisticsBucketValue]
     func heartRateVariability(_ query: SampleQuery) throws(HealthStoreError) -> HeartRateVariability?
     func heartRateZones(_ query: SampleQuery, maximumHeartRate: Double) throws(HealthStoreError) -> HeartRateZones?
+    func heartRateZones(_ queries: [SampleQuery], bounds: ZoneBounds) throws(HealthStoreError) -> HeartRateZones?
     func changes(of type: SampleType, since anchor: Int64, limit: Int, reader: String?) throws(HealthStoreError) -> ChangeSet
     func currentAnchor() throws(HealthStoreError) -> Int64
     func latestAnchor(of type: SampleType, reader: String?) throws(HealthStoreError) -> Int64

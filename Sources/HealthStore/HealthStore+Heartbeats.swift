@@ -17,7 +17,8 @@ extension HealthStore {
         query.type = .rrInterval
         var accumulator = HeartRateVariability.Accumulator()
         var previous: [SeriesIdentity: (start: Int64, value: Double)] = [:]
-        try enumerateWithinBudget(query, "heart-rate variability") { item, contexts in
+        var read = 0
+        try enumerateWithinBudget(query, "heart-rate variability", read: &read) { item, contexts in
             let context = contexts.context(item.context)
             let identity = SeriesIdentity(source: context.source.name, device: context.device?.localIdentifier)
             let earlier = previous[identity]
@@ -31,33 +32,46 @@ extension HealthStore {
     /// The time in heart-rate zones of `maximumHeartRate` over the heart-rate samples matching
     /// `query` (its type is taken to be `heartRate`); nil without any.
     public func heartRateZones(_ query: SampleQuery, maximumHeartRate: Double) throws(HealthStoreError) -> HeartRateZones? {
-        var query = query
-        query.type = .heartRate
-        var accumulator = HeartRateZones.Accumulator(maximumHeartRate: maximumHeartRate)
-        try enumerateWithinBudget(query, "heart-rate zones") { item, contexts in
-            let device = contexts.context(item.context).device?.localIdentifier ?? ""
-            accumulator.add(item.value, at: Double(item.start) / 1_000_000, device: device)
+        try heartRateZones([query], bounds: ZoneBounds(maximumHeartRate: maximumHeartRate))
+    }
+
+    /// The time in the zones that start at `bounds` over the heart-rate samples of every query
+    /// (a person's straps over their assignments), read within one analysis budget; nil
+    /// without any.
+    public func heartRateZones(_ queries: [SampleQuery], bounds: ZoneBounds) throws(HealthStoreError) -> HeartRateZones? {
+        var accumulator = HeartRateZones.Accumulator(bounds: bounds)
+        var read = 0
+        for query in queries {
+            var query = query
+            query.type = .heartRate
+            try enumerateWithinBudget(query, "heart-rate zones", read: &read) { item, contexts in
+                let device = contexts.context(item.context).device?.localIdentifier ?? ""
+                accumulator.add(item.value, at: Double(item.start) / 1_000_000, device: device)
+            }
         }
         return accumulator.isEmpty ? nil : accumulator.zones
     }
 
-    /// The items of `query` oldest first, all of them, refused past ``analysisSampleBudget``.
+    /// The items of `query` oldest first, all of them, refused once `read` (the samples this
+    /// analysis read so far, counted on) passes ``analysisSampleBudget``.
     private func enumerateWithinBudget(
-        _ query: SampleQuery, _ analysis: String, _ body: (SampleStream.Item, ChunkContexts) throws -> Void
+        _ query: SampleQuery, _ analysis: String, read: inout Int, _ body: (SampleStream.Item, ChunkContexts) throws -> Void
     ) throws(HealthStoreError) {
         var query = query
         query.newestFirst = false
-        query.limit = Self.analysisSampleBudget + 1
-        var read = 0
+        let left = Self.analysisSampleBudget + 1 - read
+        guard left > 0 else { throw Self.pastBudget(analysis) }
+        query.limit = left
         try enumerateItems(query) { item, contexts in
             read += 1
             guard read <= Self.analysisSampleBudget else { return }
             try body(item, contexts)
         }
-        guard read <= Self.analysisSampleBudget else {
-            throw .limitReached(
-                "\(analysis) reads at most \(Self.analysisSampleBudget) samples, and the range holds more: ask for a shorter range")
-        }
+        guard read <= Self.analysisSampleBudget else { throw Self.pastBudget(analysis) }
+    }
+
+    private static func pastBudget(_ analysis: String) -> HealthStoreError {
+        .limitReached("\(analysis) reads at most \(analysisSampleBudget) samples, and the range holds more: ask for a shorter range")
     }
 }
 

@@ -82,6 +82,11 @@ struct CentralRequestStore: RequestStore, @unchecked Sendable {
         return zones.isEmpty ? nil : HeartRateZones(zones: zones)
     }
 
+    /// Zones of one's own bounds are a person's, and the central store keeps no people.
+    func heartRateZones(_ queries: [SampleQuery], bounds: ZoneBounds) throws(HealthStoreError) -> HeartRateZones? {
+        throw Self.noPeople
+    }
+
     func deviceSummaries() throws(HealthStoreError) -> [DeviceSummary] {
         try reading { () throws(CentralStoreError) in try reader.deviceSummaries() }
     }

@@ -30,11 +30,14 @@ struct StatsCommand: AsyncParsableCommand {
             mean NN, SDNN, and RMSSD over adjacent beats only (ms).
             --zones --max-hr N: time in zones 0 (below 50 % of N) and 1–5 (50–60, 60–70,
             70–80, 80–90, 90 % and above); a sample lasts until the next one, at most 5 s.
+            --zones --person NAME: the person's own zones (hrmctl person), over the
+            samples of the straps assigned to them; --max-hr then overrides their zones.
 
             EXAMPLES
               hrmctl stats --by 1h --since 1d
               hrmctl stats --hrv --since 10m
               hrmctl stats --zones --max-hr 185 --since 2h
+              hrmctl stats --zones --person ann --since 2h
               hrmctl stats --by 1d --since 7d --output json
             """)
 
@@ -55,9 +58,11 @@ struct StatsCommand: AsyncParsableCommand {
     @OptionGroup var range: RangeOptions
     @Option(help: "Bucket size: 1m, 5m, 1h or 1d.") var by: Bucket?
     @Flag(help: "Heart-rate variability over the range from RR intervals: mean NN, SDNN, RMSSD.") var hrv = false
-    @Flag(help: "Time in heart-rate zones over the range (needs --max-hr).") var zones = false
+    @Flag(help: "Time in heart-rate zones over the range (needs --max-hr or --person).") var zones = false
     @Option(name: .customLong("max-hr"), help: ArgumentHelp("Maximum heart rate for --zones, count/min.", valueName: "bpm"))
     var maxHeartRate: Double?
+    @Option(help: ArgumentHelp("With --zones: this person's samples, in their own zones (see hrmctl person).", valueName: "name"))
+    var person: String?
     @Option(help: "table, json (one object per line) or csv.") var output: OutputFormat = .table
 
     func validate() throws {
@@ -66,9 +71,10 @@ struct StatsCommand: AsyncParsableCommand {
             throw ValidationError("choose one of --by 1m|5m|1h|1d, --hrv or --zones")
         }
         if zones {
-            guard let maxHeartRate, (100...250).contains(maxHeartRate) else {
-                throw ValidationError("--zones needs --max-hr between 100 and 250")
-            }
+            if let maxHeartRate, !(100...250).contains(maxHeartRate) { throw ValidationError("--max-hr must be between 100 and 250") }
+            guard maxHeartRate != nil || person != nil else { throw ValidationError("--zones needs --max-hr between 100 and 250, or --person") }
+        } else if person != nil {
+            throw ValidationError("--person goes with --zones")
         }
     }
 
@@ -148,8 +154,13 @@ struct StatsCommand: AsyncParsableCommand {
     }
 
     private func printZones(store: any RequestTransport, query: SampleQuery) async throws {
-        guard let maxHeartRate else { return }
-        let zones = try await store.heartRateZones(since: query.since, until: query.until, maximumHeartRate: maxHeartRate)
+        let zones: [HeartRateZones.Zone]
+        if let person {
+            zones = try await store.send(PersonZones(person: person, since: query.since, until: query.until, maxHeartRate: maxHeartRate)).zones
+        } else {
+            guard let maxHeartRate else { return }
+            zones = try await store.heartRateZones(since: query.since, until: query.until, maximumHeartRate: maxHeartRate)
+        }
         guard !zones.isEmpty else {
             if output == .table { print("no samples") } else { printError("no samples", program: "hrmctl") }
             return

@@ -38,6 +38,15 @@ struct PeopleEndToEndTests {
         #expect(!mine.isEmpty && !others.isEmpty)
         #expect(mine.allSatisfy { $0["person"] as? String == "ann" })
         #expect(others.allSatisfy { $0["person"] == nil })
+        // ann's zones from her reserve over mock-1's samples only: as many seconds as mock-1 has
+        // samples, give or take its last (a sample lasts until the next).
+        let zones = try await run("stats", "--zones", "--person", "ann", "--output", "json")
+        #expect(zones.exitCode == 0, "\(zones.stderr)")
+        let rows = zones.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(rows.compactMap { $0["lower"] as? Double } == [0, 121, 135, 149, 162, 176])
+        let seconds = rows.compactMap { $0["seconds"] as? Double }.reduce(0, +)
+        #expect(abs(seconds - Double(mine.count) / 4) <= 1, "\(seconds) s for \(mine.count) samples at 4 Hz")
+        #expect(try await run("stats", "--zones", "--person", "nobody").exitCode == 64)
         let csv = try await run("samples", "--output", "csv")
         #expect(!csv.stdout.contains("ann"))
 

@@ -100,6 +100,7 @@ struct RequestTableTests {
             CreateAccessToken(source: "mary/dash", manager: false, expiresIn: 3600), AccessTokens(), RevokeAccessTokens(idOrSource: "mary/dash"),
             People(), SavePerson(Person(name: "ann", birthYear: 1990, sex: .female, zoneMethod: .heartRateReserve), creating: true),
             RemovePerson(named: "ann"), AssignStrap(person: "ann", device: "AA:BB:CC:DD:EE:01", from: Timestamp(microsecondsSinceEpoch: 5), until: nil),
+            PersonZones(person: "ann", since: nil, until: nil, maxHeartRate: nil),
         ]
         #expect(Set(requests.map { type(of: $0).name }) == Set(RequestCatalog.all.map { $0.name }))
         for request in requests {

@@ -1,3 +1,4 @@
+import Foundation
 import HealthModel
 import Timestamps
 
@@ -98,5 +99,58 @@ public struct AssignStrap: HealthRequest {
         }
         context.log(.notice, "assigned a strap", ["person": person, "device": device])
         return NoResponse()
+    }
+}
+
+/// A manager reads the time a person spent in each of their own heart-rate zones in [since,
+/// until): over the samples of the straps assigned to them, each within its assignment. A
+/// `maxHeartRate` above 0 overrides the person's zones with 50…90 % of it.
+public struct PersonZones: HealthRequest {
+    public static let name = "PersonZones"
+    public static let access = RequestAccess.manager
+    public static let memory: RequestMemory = .perSeries
+
+    public var person: String
+    public var since: Int64
+    public var until: Int64
+    /// count/min, 100…250; 0: the person's own zones.
+    public var maxHeartRate: Double
+
+    public init(person: String, since: Timestamp?, until: Timestamp?, maxHeartRate: Double?) {
+        self.person = person
+        self.since = WireTime.since(since)
+        self.until = WireTime.until(until)
+        self.maxHeartRate = maxHeartRate ?? 0
+    }
+
+    public struct Response: Codable, Sendable {
+        public var zones: [HeartRateZones.Zone]
+    }
+
+    public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {
+        let range = try WireTime.checked(since: since, until: until)
+        let override = maxHeartRate
+        guard override == 0 || (100...250).contains(override) else {
+            throw .invalidArguments("maxHeartRate must be 100…250 count/min (or 0 for the person's own zones), not \(override)")
+        }
+        let name = person
+        let year = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date()).year ?? 2000
+        let zones = try await context.onStore { store throws(HealthStoreError) -> [HeartRateZones.Zone] in
+            guard let person = try store.people().first(where: { $0.name == name }) else {
+                throw .conflict("no person named \(name.debugDescription); add them with hrmctl person add")
+            }
+            guard let bounds = override > 0 ? ZoneBounds(maximumHeartRate: override) : person.zoneBounds(in: year) else {
+                throw .conflict(
+                    "\(name.debugDescription)'s zones need a maximum heart rate, a birth year or bounds (hrmctl person set \(name) --max-hr BPM), or give --max-hr")
+            }
+            let queries = try store.strapAssignments().filter { $0.person == name }.compactMap { assignment -> SampleQuery? in
+                let start = max(assignment.from, range.since ?? assignment.from)
+                let end = [assignment.until, range.until].compactMap { $0 }.min()
+                if let end, end <= start { return nil }
+                return SampleQuery(type: .heartRate, since: start, until: end, device: assignment.device)
+            }
+            return try store.heartRateZones(queries, bounds: bounds)?.zones ?? []
+        }
+        return Response(zones: zones)
     }
 }

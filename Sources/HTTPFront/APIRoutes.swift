@@ -66,7 +66,12 @@ extension APIRoute {
                 limit: Int(try query.unsigned("limit") ?? 1000),
                 options: .init(device: query.string("device"), cursor: query.string("cursor")))
             let page = try await serve(request, as: caller)
-            return .object([("samples", .array(page.samples.map(APIShapes.sample))), ("next", page.next.isEmpty ? .null : .string(page.next))])
+            // Who wore which strap is a manager's to read: only a manager's samples name their person.
+            var people = caller.token.manager ? PersonLookup(try await serve(People(), as: caller).assignments) : nil
+            let samples = page.samples.map { record in
+                APIShapes.sample(record, person: people?.person(device: record.device?.localIdentifier, at: Timestamp(microsecondsSinceEpoch: record.start)))
+            }
+            return .object([("samples", .array(samples)), ("next", page.next.isEmpty ? .null : .string(page.next))])
         },
         APIRoute(.get, "latest", parameters: ["type", "device"], serves: LatestSample.name) { _, query, caller, _ in
             let newest = try await serve(
@@ -141,6 +146,12 @@ extension APIRoute {
         },
         APIRoute(.get, "sources", serves: Sources.name) { _, _, caller, _ in
             .object([("sources", .array(try await serve(Sources(), as: caller).sources.map(APIShapes.source)))])
+        },
+        APIRoute(.get, "people", serves: People.name) { _, _, caller, _ in
+            let answer = try await serve(People(), as: caller)
+            let year = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date()).year ?? 2000
+            let straps = Dictionary(grouping: answer.assignments, by: \.person)
+            return .object([("people", .array(answer.people.map { PersonJSON.object($0, assignments: straps[$0.name] ?? [], year: year) }))])
         },
         APIRoute(.get, "settings", serves: nil) { _, _, _, settings in
             .object([

@@ -8,10 +8,14 @@ import Timestamps
 /// json`; every time is RFC 3339 UTC with milliseconds; values are in the type's canonical unit.
 enum APIShapes {
     /// A sample as `hrmctl samples --output json` prints it.
-    static func sample(_ record: SampleRecord) -> JSONValue {
+    static func sample(_ record: SampleRecord) -> JSONValue { sample(record, person: nil) }
+
+    /// The same, ending with `person` when someone wore the strap then.
+    static func sample(_ record: SampleRecord, person: String?) -> JSONValue {
         .object(
             [("type", .string(record.type)), ("start", time(record.start)), ("end", time(record.end)), ("value", .number(record.value))]
-                + SampleJSON.members(unit: record.unit, source: record.source, device: record.device, metadata: record.metadata))
+                + SampleJSON.members(unit: record.unit, source: record.source, device: record.device, metadata: record.metadata)
+                + (person.map { [("person", JSONValue.string($0))] } ?? []))
     }
 
 

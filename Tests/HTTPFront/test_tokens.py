@@ -75,7 +75,7 @@ class TokenTests(front.FrontTestCase):
         self.assertEqual(self.hrmd.get("/api/v1/whoami", other).status, 200)
 
     def test_manager_routes(self):
-        for route in ("/api/v1/devices", "/api/v1/sources", "/api/v1/authorization/requests"):
+        for route in ("/api/v1/devices", "/api/v1/sources", "/api/v1/authorization/requests", "/api/v1/people"):
             with self.subTest(route=route):
                 self.assertError(self.hrmd.get(route, self.app), 403, "manager")
                 answer = self.hrmd.get(route, self.manager)
@@ -99,6 +99,23 @@ class TokenTests(front.FrontTestCase):
         front.hrmctl("auth", "revoke", "--store", self.hrmd.store, "mary/reader", "heart-rate", "--read")
         self.assertEqual(sources(), set(), "the revoke did not apply to the next request")
         self.assertIsNone(self.hrmd.get("/api/v1/latest", token).json["sample"])
+
+    def test_people_and_whose_samples_are_whose_are_a_managers(self):
+        front.hrmctl("person", "add", "http-ann", "--max-hr", "190", "--store", self.hrmd.store)
+        front.hrmctl("person", "assign", "http-ann", "t1", "--from", "1h", "--store", self.hrmd.store)
+        people = self.hrmd.get("/api/v1/people", self.manager)
+        self.assertEqual(people.status, 200, people)
+        ann = [person for person in people.json["people"] if person["name"] == "http-ann"]
+        self.assertEqual(len(ann), 1, people.json)
+        self.assertEqual(ann[0]["zoneBounds"], [95, 114, 133, 152, 171])
+        self.assertEqual([strap["device"] for strap in ann[0]["straps"]], ["t1"])
+        managed = self.hrmd.get("/api/v1/samples?since=10m&limit=5", self.manager).json["samples"]
+        self.assertTrue(managed and all(sample.get("person") == "http-ann" for sample in managed), managed)
+        reader, _ = self.hrmd.token("mary/people-reader")
+        front.hrmctl("auth", "grant", "--store", self.hrmd.store, "mary/people-reader", "heart-rate", "--read")
+        seen = self.hrmd.get("/api/v1/samples?since=10m&limit=5", reader).json["samples"]
+        self.assertTrue(seen and all("person" not in sample for sample in seen), seen)
+        front.hrmctl("person", "remove", "http-ann", "--store", self.hrmd.store)
 
     def test_own_samples_only_for_statistics(self):
         token, _ = self.hrmd.token("mary/stats")

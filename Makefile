@@ -85,7 +85,7 @@ INSTALLED := \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish \
 	$(addprefix $(WEBDIR)/,$(WEB_FILES:web/%=%))
 
-.PHONY: all help deps build build-tests swift-test test check-docs check-package check-order module-map check-module-map check-bluetooth check-service check-service-bus check-http check-web check-mqtt check-central check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-live bench-service bench-ble bench-ble-vm bench-mqtt bench-central bench-central-shape release install uninstall clean
+.PHONY: all help deps build build-tests swift-test test check-exports exports-venv check-docs check-package check-order module-map check-module-map check-bluetooth check-service check-service-bus check-http check-web check-mqtt check-central check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-live bench-service bench-ble bench-ble-vm bench-mqtt bench-central bench-central-shape release install uninstall clean
 
 ## all: the default target: build
 all: build
@@ -114,7 +114,7 @@ build: deps
 ## test: set up, build and run every test (unit, store, pipeline, end to end) and the check-* targets,
 ## HRMD_TEST_JOBS of them at a time (default: cores + 1); prints each part's output whole as it ends,
 ## then the time and tests of each part (Tests/parts.py; logs in .build/test-parts)
-TEST_PARTS := +swift-test +swift-test-hci check-fuzz check-central check-http check-service-bus check-web check-mqtt \
+TEST_PARTS := +swift-test +swift-test-hci check-fuzz check-central check-http check-service-bus check-web check-mqtt check-exports \
 	check-service check-rules check-fake-bluez check-captures check-docs check-order ^check-bluetooth
 test:
 	/usr/bin/python3 Tests/parts.py +deps +build-tests +check-package +check-module-map $(TEST_PARTS)
@@ -221,6 +221,23 @@ fuzz: deps
 ## with a manager's token: no server error, and every status, content type and body as documented
 fuzz-http: build http-fuzz-venv
 	bash Tests/HTTPFront/fuzz.sh --max-examples 2000 --seconds $(FUZZ_SECONDS)
+
+## check-exports: every export file checked by its format's own validator (Tests/exports): the FHIR
+## Bundle by fhir.resources (FHIR R4), with and without people; uses the built hrmd and hrmctl
+check-exports: exports-venv
+	timeout --kill-after=10 600 $(EXPORTS_VENV)/bin/python Tests/exports/test_fhir.py
+
+## exports-venv: the validators' venv (FHIR_RESOURCES_VERSION with the pydantic it needs, pinned) in
+## .build/venv-exports; made once, from pip's cache when it can; fails with one line when PyPI cannot be reached
+FHIR_RESOURCES_VERSION := 6.1.0
+PYDANTIC_VERSION := 1.10.13
+EXPORTS_VENV := .build/venv-exports
+exports-venv:
+	@if ! $(EXPORTS_VENV)/bin/python -c 'import fhir.resources as f, sys; sys.exit(f.__version__ != "$(FHIR_RESOURCES_VERSION)")' 2>/dev/null; then \
+		rm -rf $(EXPORTS_VENV) && /usr/bin/python3 -m venv $(EXPORTS_VENV) && \
+		$(EXPORTS_VENV)/bin/pip install --quiet --disable-pip-version-check fhir.resources==$(FHIR_RESOURCES_VERSION) pydantic==$(PYDANTIC_VERSION) || \
+		{ rm -rf $(EXPORTS_VENV); echo "exports-venv: cannot install fhir.resources $(FHIR_RESOURCES_VERSION) from PyPI (is it reachable? pip's proxy settings?)" >&2; exit 1; }; \
+	fi
 
 ## http-fuzz-venv: the venv of schemathesis (SCHEMATHESIS_VERSION, pinned) in .build/venv-http-fuzz; made once,
 ## from pip's cache when it can; fails with one line when PyPI cannot be reached

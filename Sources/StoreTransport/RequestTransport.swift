@@ -149,4 +149,24 @@ extension RequestTransport {
             throw error
         }
     }
+
+    /// Whose samples are whose and the people who wore a strap, for exports that name them
+    /// (FHIR's Patients); nil where people are not this caller's to read.
+    public func peopleOfSamples() async throws(CommandFailure) -> PeopleOfSamples? {
+        do {
+            let answer = try await send(People())
+            let wearing = Set(answer.assignments.map(\.person))
+            return PeopleOfSamples(lookup: PersonLookup(answer.assignments), wearers: answer.people.filter { wearing.contains($0.name) })
+        } catch {
+            if error.status == .permissionDenied || error.status == .usage { return nil }
+            throw error
+        }
+    }
+}
+
+/// The people who wore straps, and which sample is whose.
+public struct PeopleOfSamples: Sendable {
+    public var lookup: PersonLookup
+    /// Everyone with a strap assignment, by name.
+    public var wearers: [Person]
 }

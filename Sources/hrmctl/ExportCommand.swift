@@ -17,7 +17,9 @@ struct ExportCommand: AsyncParsableCommand {
         discussion: """
             csv and jsonl are the shapes of "hrmctl samples" (UTC, milliseconds). fhir is one
             FHIR R4 Bundle (type collection) of vital-signs heart-rate Observations: LOINC
-            8867-4, UCUM /min, the device, and the body site (SNOMED CT) when known. omh is
+            8867-4, UCUM /min, the device, and the body site (SNOMED CT) when known; each
+            person who wore a strap (hrmctl person) is a Patient, and their samples'
+            Observations name them as subject (for a manager of the store). omh is
             one Open mHealth heart-rate 2.0 data point per line. fhir and omh take heart-rate
             only.
 
@@ -32,6 +34,8 @@ struct ExportCommand: AsyncParsableCommand {
     @OptionGroup var range: RangeOptions
     @Option(help: "csv, jsonl, fhir or omh.") var format: Format
     @Option(help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file")) var output: String?
+    @Option(help: ArgumentHelp("Only this person's samples: their straps', each within its assignment (see hrmctl person).", valueName: "name"))
+    var person: String?
 
     func validate() throws {
         let (query, _) = try range.resolved()
@@ -44,6 +48,7 @@ struct ExportCommand: AsyncParsableCommand {
         try await reportingFailures {
             let (query, unit) = try range.resolved()
             let store = try storeOptions.access()
+            var filter = try await PersonFilter.make(person, store: store)
             let sink = try LineSink(path: output)
             var count = 0
             switch format {
@@ -53,14 +58,17 @@ struct ExportCommand: AsyncParsableCommand {
                     people: format == .jsonl ? try await store.personLookup() : nil)
                 writer.begin(sink)
                 try await store.enumeratePoints(query) { point, contexts in
+                    if filter != nil, filter?.keeps(device: contexts[point.context].device?.localIdentifier, start: point.start) != true { return }
                     writer.write(point, contexts, to: sink)
                     count += 1
                 }
                 writer.end(sink)
             case .fhir, .omh:
-                let writer: any SampleExportWriter = format == .fhir ? FHIRBundleExport() : OpenMHealthExport()
+                let writer: any SampleExportWriter =
+                    format == .fhir ? FHIRBundleExport(people: try await store.peopleOfSamples()) : OpenMHealthExport()
                 writer.begin(sink)
                 try await store.enumerateSamples(query) { stored in
+                    if filter != nil, filter?.keeps(device: stored.sample.device?.localIdentifier, start: stored.sample.start) != true { return }
                     writer.write(stored, first: count == 0, to: sink)
                     count += 1
                 }
@@ -137,10 +145,31 @@ final class SampleLinesExport {
     func end(_ sink: LineSink) { sink.write(buffer, all: true) }
 }
 
-/// One FHIR R4 Bundle (collection) of vital-signs heart-rate Observations, streamed.
-struct FHIRBundleExport: SampleExportWriter {
+/// One FHIR R4 Bundle (collection) of vital-signs heart-rate Observations, streamed. Each
+/// person who wore a strap (`hrmctl person`) is a Patient at the start of the Bundle, and the
+/// Observations of their samples name them as `subject`.
+final class FHIRBundleExport: SampleExportWriter {
+    /// Whose samples are whose; nil or empty: no Patients, no subjects.
+    private var people: PeopleOfSamples?
+    /// Each Patient's `urn:uuid:` by the person's name.
+    private var patients: [String: String] = [:]
+    /// Whether an entry was written (the Patients count).
+    private var wroteEntry = false
+
+    init(people: PeopleOfSamples?) { self.people = people }
+
     func begin(_ sink: LineSink) {
         sink.write(#"{"resourceType":"Bundle","type":"collection","timestamp":"\#(RFC3339.string(from: .now()))","entry":["# + "\n")
+        for person in people?.wearers ?? [] {
+            let url = "urn:uuid:\(UUID().uuidString.lowercased())"
+            patients[person.name] = url
+            var patient: [(String, JSONValue)] = [("resourceType", .string("Patient")), ("name", .array([.object([("text", .string(person.name))])]))]
+            if let sex = person.sex { patient.append(("gender", .string(sex.rawValue))) }
+            if let year = person.birthYear { patient.append(("birthDate", .string(String(format: "%04d", year)))) }
+            let entry = JSONValue.object([("fullUrl", .string(url)), ("resource", .object(patient))])
+            sink.write((wroteEntry ? ",\n" : "") + entry.serialized)
+            wroteEntry = true
+        }
     }
 
     func write(_ stored: StoredSample, first: Bool, to sink: LineSink) {
@@ -170,6 +199,9 @@ struct FHIRBundleExport: SampleExportWriter {
                 ("system", .string("http://unitsofmeasure.org")), ("code", .string("/min")),
             ])),
         ]
+        if let name = people?.lookup.person(device: sample.device?.localIdentifier, at: sample.start), let url = patients[name] {
+            observation.append(("subject", .object([("reference", .string(url)), ("display", .string(name))])))
+        }
         if let device = sample.device {
             let name = device.name.map { "\($0) (\(device.localIdentifier))" } ?? device.localIdentifier
             observation.append(("device", .object([("display", .string(name))])))
@@ -185,7 +217,8 @@ struct FHIRBundleExport: SampleExportWriter {
             observation.append(("bodySite", .object(site)))
         }
         let entry = JSONValue.object([("fullUrl", .string("urn:uuid:\(UUID().uuidString.lowercased())")), ("resource", .object(observation))])
-        sink.write((first ? "" : ",\n") + entry.serialized)
+        sink.write((wroteEntry ? ",\n" : "") + entry.serialized)
+        wroteEntry = true
     }
 
     func end(_ sink: LineSink) { sink.write("\n]}\n") }

@@ -27,11 +27,14 @@ struct SamplesCommand: AsyncParsableCommand {
             EXAMPLES
               hrmctl samples --since 15m
               hrmctl samples --type rr-interval --unit ms --since 1h --output csv
+              hrmctl samples --person ann --since 2h --output json
             """)
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var range: RangeOptions
     @Option(help: ArgumentHelp("Only this device (its identifier, see hrmctl devices).", valueName: "id")) var device: String?
+    @Option(help: ArgumentHelp("Only this person's samples: their straps', each within its assignment (see hrmctl person).", valueName: "name"))
+    var person: String?
     @Option(help: ArgumentHelp("Only this source (see hrmctl sources).", valueName: "name")) var source: String?
     @Option(help: ArgumentHelp("At most this many samples.", valueName: "n")) var limit: Int?
     @Flag(help: "Newest first.") var reverse = false
@@ -47,13 +50,19 @@ struct SamplesCommand: AsyncParsableCommand {
             var (query, displayUnit) = try range.resolved()
             query.device = device
             query.source = source
-            query.limit = limit
             query.newestFirst = reverse
             let store = try storeOptions.access()
+            var filter = try await PersonFilter.make(person, store: store)
+            // A person's samples are counted after the filter; anyone's by the query.
+            query.limit = filter == nil ? limit : nil
             let people = output == .json ? try await store.personLookup() : nil
             let printer = SamplePrinter(format: output, type: query.type, unit: displayUnit, showsGateway: store.showsGateways, people: people)
             var count = 0
             try await store.enumeratePoints(query) { point, contexts in
+                if filter != nil {
+                    guard limit.map({ count < $0 }) ?? true, filter?.keeps(device: contexts[point.context].device?.localIdentifier, start: point.start) == true
+                    else { return }
+                }
                 if count == 0 { printer.printHeader() }
                 count += 1
                 printer.print(point, contexts)

@@ -47,6 +47,12 @@ struct PeopleEndToEndTests {
         let seconds = rows.compactMap { $0["seconds"] as? Double }.reduce(0, +)
         #expect(abs(seconds - Double(mine.count) / 4) <= 1, "\(seconds) s for \(mine.count) samples at 4 Hz")
         #expect(try await run("stats", "--zones", "--person", "nobody").exitCode == 64)
+        // --person: hers alone, and --limit counts hers.
+        let hers = try await run("samples", "--person", "ann", "--output", "json")
+        #expect(hers.stdout.split(separator: "\n").count == mine.count, "\(hers.stderr)")
+        let two = try await run("samples", "--person", "ann", "--limit", "2", "--output", "json")
+        #expect(two.stdout.split(separator: "\n").count == 2 && !two.stdout.contains("mock-2"))
+        #expect(try await run("samples", "--person", "nobody").exitCode == 64)
         let csv = try await run("samples", "--output", "csv")
         #expect(!csv.stdout.contains("ann"))
 

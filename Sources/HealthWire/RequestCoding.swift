@@ -57,6 +57,12 @@ public struct DBusArgument: Sendable, Hashable {
 protocol WireCodableArray {
     static func fromWire(_ value: DBusValue, signature: String) throws(WireError) -> Self
     var wireElements: [DBusValue] { get }
+    /// The signature of one element.
+    static var elementSignature: String { get }
+}
+
+extension WireCodableArray {
+    var wireElementSignature: String { Self.elementSignature }
 }
 
 extension Array: WireCodableArray where Element: WireCodable {
@@ -70,6 +76,8 @@ extension Array: WireCodableArray where Element: WireCodable {
     }
 
     var wireElements: [DBusValue] { map(\.wireValue) }
+
+    static var elementSignature: String { Element.wireSignature }
 }
 
 extension WireCodable {
@@ -77,10 +85,12 @@ extension WireCodable {
     public static func checkWireCount(_ count: Int) throws(WireError) {}
 }
 
-/// A value whose D-Bus form is its own plain properties as a dictionary `a{sv}` (absent
-/// optionals left out, unknown keys ignored): declaring the conformance is all a plain model
-/// type needs to travel, alone or in arrays (`aa{sv}`). Its properties must be plain values
-/// (strings, flags, `Int64`, `UInt32`, `UInt16`, `Double`); a test round-trips each such type.
+/// A value whose D-Bus form is its own properties as a dictionary `a{sv}` (absent optionals
+/// left out, unknown keys ignored): declaring the conformance is all a model type needs to
+/// travel, alone or in arrays (`aa{sv}`). Its properties are plain values (strings, flags,
+/// `Int64`, `UInt32`, `UInt16`, `Double`, arrays of `Double` or `String`) or values with a
+/// coding of their own (``WireCodable``, arrays of them), so one of these may hold others; a
+/// test round-trips each such type.
 public protocol WireOptions: WireCodable, Codable {}
 
 extension WireOptions {
@@ -266,6 +276,10 @@ private struct OptionsContainer<Key: CodingKey>: KeyedEncodingContainerProtocol 
         case let number as UInt32: encoded = .uint32(number)
         case let number as UInt16: encoded = .uint16(number)
         case let number as Double: encoded = .double(number)
+        case let numbers as [Double]: encoded = .array(element: "d", numbers.map { .double($0) })
+        case let texts as [String]: encoded = .strings(texts)
+        case let coded as any WireCodable: encoded = coded.wireValue
+        case let coded as any WireCodableArray: encoded = .array(element: coded.wireElementSignature, coded.wireElements)
         default: throw WireError("option \(key.stringValue) of type \(T.self) has no D-Bus coding")
         }
         storage.entries.append((key.stringValue, encoded))
@@ -323,7 +337,23 @@ private struct OptionsReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
             guard let number = try entries.integer(name) else { return nil }
             guard let fitted = UInt16(exactly: number) else { throw WireError("\(entries.context): \(name) \(number) is out of range") }
             return fitted as? T
-        default: throw WireError("\(entries.context): \(name) of type \(T.self) has no D-Bus coding")
+        case is [Double].Type:
+            guard let elements = entries.entries[name]?.elements else { throw WireError("\(entries.context): \(name) must be ad") }
+            return try elements.map { element throws(WireError) -> Double in
+                guard case .double(let number) = element.unwrapped else { throw WireError("\(entries.context): \(name) must be ad") }
+                return number
+            } as? T
+        case is [String].Type:
+            guard let elements = entries.entries[name]?.elements else { throw WireError("\(entries.context): \(name) must be as") }
+            return try elements.map { element throws(WireError) -> String in
+                guard case .string(let text) = element.unwrapped else { throw WireError("\(entries.context): \(name) must be as") }
+                return text
+            } as? T
+        default:
+            guard let value = entries.entries[name] else { return nil }
+            if let coded = T.self as? any WireCodable.Type { return try coded.fromWire(value, index: nil) as? T }
+            if let coded = T.self as? any WireCodableArray.Type { return try coded.fromWire(value, signature: "a" + coded.elementSignature) as? T }
+            throw WireError("\(entries.context): \(name) of type \(T.self) has no D-Bus coding")
         }
     }
 

@@ -134,6 +134,40 @@ struct RequestTableTests {
         #expect(try roundTrip(saved, try RequestCoding.encode(saved, as: saveLayout.inputs), saveLayout.inputs).person == ann)
     }
 
+    /// A type made of others: laps with zones, bounds and a person inside one session.
+    struct Lap: WireOptions, Hashable {
+        var start: Int64
+        var zones: [HeartRateZones.Zone]
+        var bounds: [Double]
+        var tags: [String]?
+    }
+
+    struct Session: WireOptions, Hashable {
+        var name: String
+        var laps: [Lap]
+        var person: Person?
+        var note: String?
+    }
+
+    @Test("a dictionary may hold dictionaries, arrays of them and arrays of numbers, and comes back as it was")
+    func nestedDictionaries() throws {
+        let zone = HeartRateZones.Zone(number: 2, lower: 120, upper: 140, seconds: 61.5)
+        let session = Session(
+            name: "tuesday",
+            laps: [
+                Lap(start: 5, zones: [zone], bounds: [90, 110.5], tags: ["hill", "ü"]),
+                Lap(start: 9, zones: [], bounds: [], tags: nil),
+            ],
+            person: Person(name: "ann", birthYear: 1990, zoneMethod: .heartRateReserve), note: nil)
+        let value = session.wireValue
+        #expect(value.signature == "a{sv}")
+        #expect(try Session.fromWire(value, index: nil) == session)
+        #expect(try Session.fromWire(Session(name: "x", laps: [], person: nil, note: "n").wireValue, index: nil).note == "n")
+        // A nested value of the wrong shape is refused, not guessed.
+        let wrong = WireDictionary.value([("name", .string("x")), ("laps", .string("not laps"))])
+        #expect(throws: WireError.self) { try Session.fromWire(wrong, index: nil) }
+    }
+
     private func roundTrip<Request: HealthRequest>(_ request: Request, _ arguments: [DBusValue], _ layout: [DBusArgument]) throws -> Request {
         try RequestCoding.decode(Request.self, from: arguments, as: layout)
     }

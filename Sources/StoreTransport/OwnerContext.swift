@@ -18,7 +18,10 @@ struct OwnerContext: RequestContext, RequestFront {
     }
 
     /// The login name of this process's user (its uid when it has none).
-    let user: String = {
+    var user: String { Self.processUser }
+
+    /// Looked up once, when a request first names the caller's source.
+    private static let processUser: String = {
         let uid = geteuid()
         guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return String(uid) }
         return String(cString: name)
@@ -34,8 +37,10 @@ struct OwnerContext: RequestContext, RequestFront {
     func requireManager(for what: String) async throws(RequestFailure) {}
 
     /// A manager is shown plain ids and anchors, so these are never shown; their key is this
-    /// context's own, random, and tells nothing of the store's.
-    let tokens: AnchorTokens = {
+    /// process's own, random, and tells nothing of the store's.
+    var tokens: AnchorTokens { Self.unshownTokens }
+
+    private static let unshownTokens: AnchorTokens = {
         var random = SystemRandomNumberGenerator()
         return AnchorTokens(secret: (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &random) })
     }()

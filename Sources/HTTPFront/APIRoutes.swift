@@ -149,7 +149,7 @@ extension APIRoute {
         },
         APIRoute(.get, "people", serves: People.name) { _, _, caller, _ in
             let answer = try await serve(People(), as: caller)
-            let year = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date()).year ?? 2000
+            let year = Person.year()
             let straps = Dictionary(grouping: answer.assignments, by: \.person)
             return .object([("people", .array(answer.people.map { PersonJSON.object($0, assignments: straps[$0.name] ?? [], year: year) }))])
         },

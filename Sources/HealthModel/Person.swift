@@ -1,3 +1,4 @@
+import Foundation
 import Timestamps
 
 /// Someone who wears straps: whose heart a sample is. The name is the key; the rest is what
@@ -50,6 +51,12 @@ public struct Person: Sendable, Hashable {
             guard let maximum = estimatedMaximumHeartRate(in: year), let resting = restingHeartRate, resting < maximum else { return nil }
             return ZoneBounds(lowers: ZoneBounds.fractions.map { (resting + $0 * (maximum - resting)).rounded() })
         }
+    }
+
+    /// The calendar year (UTC) of `time`: the year ages and estimated maxima are taken in.
+    public static func year(of time: Timestamp = .now()) -> Int {
+        let date = Date(timeIntervalSince1970: time.secondsSinceEpoch)
+        return Calendar(identifier: .gregorian).dateComponents(in: TimeZone(secondsFromGMT: 0) ?? .current, from: date).year ?? 1970
     }
 
     /// Why `name` cannot name a person, or nil when it can.

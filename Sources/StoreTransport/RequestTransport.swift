@@ -142,12 +142,7 @@ extension RequestTransport {
     /// this caller's to read (an application that is not a manager of the store service) or
     /// the store keeps none (the central store).
     public func personLookup() async throws(CommandFailure) -> PersonLookup? {
-        do {
-            return PersonLookup(try await send(People()).assignments)
-        } catch {
-            if error.status == .permissionDenied || error.status == .usage { return nil }
-            throw error
-        }
+        try await peopleOfSamples()?.lookup
     }
 
     /// Whose samples are whose and the people who wore a strap, for exports that name them

@@ -55,7 +55,7 @@ struct ExportCommand: AsyncParsableCommand {
             case .csv, .jsonl:
                 let writer = SampleLinesExport(
                     format == .csv ? .csv : .json, type: query.type, unit: unit, showsGateway: store.showsGateways,
-                    people: format == .jsonl ? try await store.personLookup() : nil)
+                    people: format != .jsonl ? nil : filter != nil ? filter?.lookup : try await store.personLookup())
                 writer.begin(sink)
                 try await store.enumeratePoints(query) { point, contexts in
                     if filter != nil, filter?.keeps(device: contexts[point.context].device?.localIdentifier, start: point.start) != true { return }

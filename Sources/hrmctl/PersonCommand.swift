@@ -152,7 +152,7 @@ struct PersonCommand: ParsableCommand {
         func run() async throws {
             try await reportingFailures {
                 let answer = try await storeOptions.access().send(People())
-                let year = Calendar(identifier: .gregorian).component(.year, from: Date())
+                let year = Person.year()
                 let straps = Dictionary(grouping: answer.assignments, by: \.person)
                 func number(_ value: Double?) -> String { value.map { $0.rounded() == $0 ? String(Int($0)) : String($0) } ?? "" }
                 switch output {

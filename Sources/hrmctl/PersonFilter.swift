@@ -9,7 +9,8 @@ import Timestamps
 /// needs a manager; a name the store does not have is a usage error.
 struct PersonFilter {
     let name: String
-    private var lookup: PersonLookup
+    /// Whose every sample is (the whole store's assignments, not only this person's).
+    private(set) var lookup: PersonLookup
 
     /// The filter for `name`, or nil without one.
     static func make(_ name: String?, store: any RequestTransport) async throws(CommandFailure) -> PersonFilter? {

@@ -55,7 +55,8 @@ struct SamplesCommand: AsyncParsableCommand {
             var filter = try await PersonFilter.make(person, store: store)
             // A person's samples are counted after the filter; anyone's by the query.
             query.limit = filter == nil ? limit : nil
-            let people = output == .json ? try await store.personLookup() : nil
+            // The filter already read whose samples are whose.
+            let people = output != .json ? nil : filter != nil ? filter?.lookup : try await store.personLookup()
             let printer = SamplePrinter(format: output, type: query.type, unit: displayUnit, showsGateway: store.showsGateways, people: people)
             var count = 0
             try await store.enumeratePoints(query) { point, contexts in

@@ -134,7 +134,7 @@ public struct PersonZones: HealthRequest {
             throw .invalidArguments("maxHeartRate must be 100…250 count/min (or 0 for the person's own zones), not \(override)")
         }
         let name = person
-        let year = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date()).year ?? 2000
+        let year = Person.year()
         let zones = try await context.onStore { store throws(HealthStoreError) -> [HeartRateZones.Zone] in
             guard let person = try store.people().first(where: { $0.name == name }) else {
                 throw .conflict("no person named \(name.debugDescription); add them with hrmctl person add")

@@ -126,7 +126,7 @@ final class SyncLoop: @unchecked Sendable {
     /// One pass over the types: at most one batch each. True when some type had more.
     private func pass(_ gateway: CentralGateway) throws -> Bool {
         var more = false
-        for type in SampleType.all {
+        for type in SampleType.quantityTypes {
             guard try mayRead(type) else { continue }
             let cursor = try cursors[type] ?? gateway.cursor(of: type)
             cursors[type] = cursor

@@ -62,7 +62,7 @@ extension APIRoute {
         APIRoute(.get, "samples", parameters: ["type", "since", "until", "device", "limit", "cursor"], serves: SamplePage.name) {
             _, query, caller, _ in
             let request = SamplePage(
-                app: caller.app, type: try SampleType.named(query.type()), since: try query.time("since"), until: try query.time("until"),
+                app: caller.app, type: try SampleType.quantityNamed(query.type()), since: try query.time("since"), until: try query.time("until"),
                 limit: Int(try query.unsigned("limit") ?? 1000),
                 options: .init(device: query.string("device"), cursor: query.string("cursor")))
             let page = try await serve(request, as: caller)
@@ -75,12 +75,12 @@ extension APIRoute {
         },
         APIRoute(.get, "latest", parameters: ["type", "device"], serves: LatestSample.name) { _, query, caller, _ in
             let newest = try await serve(
-                LatestSample(app: caller.app, type: try SampleType.named(query.type()), device: query.string("device")), as: caller)
+                LatestSample(app: caller.app, type: try SampleType.quantityNamed(query.type()), device: query.string("device")), as: caller)
             return .object([("sample", newest.sample.map(APIShapes.sample) ?? .null)])
         },
         APIRoute(.get, "statistics", parameters: ["type", "by", "since", "until", "timezone"], serves: Statistics.name) {
             _, query, caller, _ in
-            let type = try SampleType.named(query.type())
+            let type = try SampleType.quantityNamed(query.type())
             let bucketName = query.string("by") ?? "1h"
             let bucket: StatisticsBucketName
             do throws(WireError) { bucket = try StatisticsBucketName.parse(bucketName) } catch { throw error.failure }
@@ -108,7 +108,7 @@ extension APIRoute {
             let anchorText = query.string("anchor") ?? "0"
             guard let anchor = UInt64(anchorText) else { throw RequestFailure.invalidArguments("anchor must be a number a previous answer gave") }
             let answer = try await serve(
-                Changes(app: caller.app, type: try SampleType.named(query.type()), anchor: Int64(bitPattern: anchor), limit: Int(try query.unsigned("limit") ?? 1000)),
+                Changes(app: caller.app, type: try SampleType.quantityNamed(query.type()), anchor: Int64(bitPattern: anchor), limit: Int(try query.unsigned("limit") ?? 1000)),
                 as: caller)
             return .object([
                 ("added", .array(answer.added.map(APIShapes.sample))),
@@ -117,7 +117,7 @@ extension APIRoute {
             ])
         },
         APIRoute(.get, "authorization", parameters: ["type"], serves: AuthorizationStatusRequest.name) { _, query, caller, _ in
-            let type = try SampleType.named(query.type())
+            let type = try SampleType.quantityNamed(query.type())
             let answer = try await serve(AuthorizationStatusRequest(app: caller.app, type: type), as: caller)
             return .object([("source", .string(caller.token.source)), ("type", .string(type.identifier)), ("share", .string(answer.status))])
         },

@@ -21,6 +21,7 @@ public struct QuantitySample: Codable, Sendable, Hashable {
         type: SampleType, quantity: Quantity, start: Timestamp, end: Timestamp,
         device: HealthDevice? = nil, metadata: SampleMetadata = .empty, antBeat: ANTBeatStamp? = nil
     ) throws(HealthStoreError) {
+        guard type.kind == .quantity else { throw .unknownType(type.identifier) }
         guard quantity.unit == type.canonicalUnit || quantity.isCompatible(with: type.canonicalUnit) else {
             throw .incompatibleUnit(type: type.identifier, unit: quantity.unit.unitString)
         }

@@ -8,8 +8,16 @@ public enum AggregationStyle: String, Sendable, Hashable, CaseIterable {
     case cumulative
 }
 
-/// A kind of quantity sample the store keeps: a kebab-case identifier, the canonical unit its
-/// values are stored in, and its aggregation style. The catalogue is fixed in code (as
+/// What a sample of a type is: a quantity (HealthKit's `HKQuantityType`) or a workout
+/// (`HKWorkoutType`). Every type, whatever its kind, is authorized the same way.
+public enum SampleKind: String, Sendable, Hashable {
+    case quantity
+    case workout
+}
+
+/// A kind of sample the store keeps and authorizes: a kebab-case identifier, its kind, the
+/// canonical unit its values are stored in, and its aggregation style (a workout's are its
+/// duration's: seconds, summed). The catalogue is fixed in code (as
 /// HealthKit's type identifiers are); every store records it in its `sampleType` table.
 ///
 /// A value holds only its storage number and reads the rest from the catalogue, so copying
@@ -21,6 +29,7 @@ public struct SampleType: Sendable, Hashable, CustomStringConvertible {
     /// What the catalogue says of one type.
     private struct Entry: Sendable {
         var identifier: String
+        var kind: SampleKind = .quantity
         var canonicalUnit: HealthUnit
         var aggregation: AggregationStyle
         var summary: String
@@ -34,6 +43,8 @@ public struct SampleType: Sendable, Hashable, CustomStringConvertible {
               summary: "time between two successive heartbeats, one sample per beat"),
         Entry(identifier: "active-energy-burned", canonicalUnit: .kilojoule, aggregation: .cumulative,
               summary: "energy expended over the sample's interval, from the sensor's counter"),
+        Entry(identifier: "workout", kind: .workout, canonicalUnit: .second, aggregation: .cumulative,
+              summary: "a workout: its activity, start, end and events (hrmctl workout)"),
     ]
 
     private var entry: Entry { Self.catalogue[storageID - 1] }
@@ -41,6 +52,7 @@ public struct SampleType: Sendable, Hashable, CustomStringConvertible {
     /// The public name, e.g. `heart-rate`.
     public var identifier: String { entry.identifier }
     /// The unit values are stored in and shown in by default.
+    public var kind: SampleKind { entry.kind }
     public var canonicalUnit: HealthUnit { entry.canonicalUnit }
     public var aggregation: AggregationStyle { entry.aggregation }
     /// One line for `hrmctl types`.
@@ -57,8 +69,13 @@ public struct SampleType: Sendable, Hashable, CustomStringConvertible {
     /// (HKQuantityTypeIdentifierActiveEnergyBurned).
     public static let activeEnergyBurned = SampleType(catalogued: 3)
 
+    /// Workouts (HKWorkoutType): authorized as any type, stored apart from quantities.
+    public static let workout = SampleType(catalogued: 4)
+
     /// Every type this version knows, in storage order.
     public static let all: [SampleType] = catalogue.indices.map { SampleType(catalogued: $0 + 1) }
+    /// The types whose samples are quantities (what sample queries and saves take).
+    public static let quantityTypes: [SampleType] = all.filter { $0.kind == .quantity }
 
     /// The type with this public identifier, if any.
     public init?(identifier: String) {

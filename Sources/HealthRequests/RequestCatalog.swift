@@ -7,7 +7,8 @@ public enum RequestCatalog {
         Statistics.self, HeartRateVariabilityRequest.self, HeartRateZonesRequest.self, Changes.self, CurrentAnchor.self,
         Anchor.self, Observe.self, Unobserve.self, DeleteSamples.self, SetAuthorization.self, Authorizations.self, Devices.self,
         Sources.self, Import.self, LatestSample.self, SamplePage.self, CreateAccessToken.self, AccessTokens.self, RevokeAccessTokens.self,
-        People.self, SavePerson.self, RemovePerson.self, AssignStrap.self, PersonZones.self,
+        People.self, SavePerson.self, RemovePerson.self, AssignStrap.self, PersonZones.self, StartWorkout.self, AddWorkoutEvent.self,
+        EndWorkout.self, Workouts.self, WorkoutDetails.self, DeleteWorkout.self,
     ]
 
     /// The request named `name`.

@@ -35,4 +35,11 @@ public protocol RequestStore: Sendable {
     func savePerson(_ person: Person, creating: Bool) throws(HealthStoreError)
     func removePerson(named name: String) throws(HealthStoreError)
     func assignStrap(device: String, person: String, from: Timestamp, until: Timestamp?) throws(HealthStoreError)
+    func saveWorkout(_ workout: Workout) throws(HealthStoreError)
+    /// `writer`: the source that may change only its own workouts; nil for a manager.
+    func addWorkoutEvent(_ event: WorkoutEvent, to id: String, writer: String?) throws(HealthStoreError) -> Workout
+    func endWorkout(_ id: String, at time: Timestamp, writer: String?) throws(HealthStoreError) -> Workout
+    func deleteWorkout(_ id: String, writer: String?) throws(HealthStoreError)
+    func workouts(_ query: WorkoutQuery) throws(HealthStoreError) -> [Workout]
+    func workout(_ id: String, reader: String?) throws(HealthStoreError) -> Workout?
 }

@@ -16,6 +16,16 @@ extension SampleType {
         }
         return type
     }
+
+    /// The quantity type a call names (what sample queries, saves and statistics take), or a
+    /// one-line reason.
+    public static func parseQuantity(_ name: String) throws(WireError) -> SampleType {
+        let type = try parse(name)
+        guard type.kind == .quantity else {
+            throw WireError("\(name.quoted) is not a quantity type (known: \(SampleType.quantityTypes.map(\.identifier).joined(separator: ", "))); workouts have requests of their own")
+        }
+        return type
+    }
 }
 
 extension String {

@@ -32,6 +32,8 @@ enum Schema {
     static let antBeats = "v10-ant-beats"
     /// People, and which strap each wore when (`HealthStore+People`).
     static let people = "v11-people"
+    /// Workouts and their events, with tombstones (`HealthStore+Workouts`).
+    static let workouts = "v12-workouts"
 
     /// The minute of a microsecond time column, rounded down (also before 1970).
     static func minute(of column: String) -> String {
@@ -56,6 +58,7 @@ enum Schema {
         migrator.registerMigration(accessTokens, migrate: addAccessTokens)
         migrator.registerMigration(antBeats, migrate: addANTBeats)
         migrator.registerMigration(people, migrate: addPeople)
+        migrator.registerMigration(workouts, migrate: addWorkouts)
         return migrator
     }
 
@@ -238,6 +241,42 @@ enum Schema {
                 PRIMARY KEY (device, start)
             ) WITHOUT ROWID;
             CREATE INDEX assignmentPerson ON assignment (personId);
+            """)
+    }
+
+    private static func addWorkouts(_ db: Database) throws {
+        try db.execute(sql: """
+            -- A workout is a person's (by name, kept when the person is removed) or a device's.
+            -- anchor is the change that last touched it, from the one anchor sequence.
+            CREATE TABLE workout (
+                id INTEGER PRIMARY KEY,
+                uuid TEXT NOT NULL UNIQUE,
+                anchor INTEGER NOT NULL UNIQUE,
+                sourceId INTEGER NOT NULL REFERENCES source (id),
+                person TEXT CHECK (person <> ''),
+                device TEXT CHECK (device <> ''),
+                activity TEXT NOT NULL,
+                start INTEGER NOT NULL,
+                "end" INTEGER CHECK ("end" IS NULL OR "end" >= start),
+                CHECK (person IS NOT NULL OR device IS NOT NULL)
+            );
+            CREATE INDEX workoutStart ON workout (start);
+            -- One open workout per person, and per device that is nobody's.
+            CREATE UNIQUE INDEX workoutOpenPerson ON workout (person) WHERE "end" IS NULL AND person IS NOT NULL;
+            CREATE UNIQUE INDEX workoutOpenDevice ON workout (device) WHERE "end" IS NULL AND person IS NULL;
+            CREATE TABLE workoutEvent (
+                workoutId INTEGER NOT NULL REFERENCES workout (id) ON DELETE CASCADE,
+                position INTEGER NOT NULL,
+                type TEXT NOT NULL,
+                time INTEGER NOT NULL,
+                PRIMARY KEY (workoutId, position)
+            ) WITHOUT ROWID;
+            CREATE TABLE deletedWorkout (
+                anchor INTEGER PRIMARY KEY,
+                uuid TEXT NOT NULL,
+                sourceId INTEGER NOT NULL REFERENCES source (id),
+                deletedAt INTEGER NOT NULL
+            );
             """)
     }
 

@@ -22,7 +22,7 @@ public enum SampleSubmission {
         let entries = try WireDictionary(value, context: context)
         let typeName = try entries.requiredString("type")
         let type: SampleType
-        do { type = try SampleType.parse(typeName) } catch { throw WireError("\(context): \(error)") }
+        do { type = try SampleType.parseQuantity(typeName) } catch { throw WireError("\(context): \(error)") }
         let unitName = try entries.requiredString("unit")
         let unit: HealthUnit
         guard unitName.utf8.count <= maximumUnitLength else {

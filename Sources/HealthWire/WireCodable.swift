@@ -99,3 +99,11 @@ extension RecordingImportSummary: WireCodable {
 extension Person: WireOptions {}
 
 extension StrapAssignment: WireOptions {}
+
+extension Workout: WireOptions {}
+
+extension WorkoutSummary: WireOptions {}
+
+extension WorkoutSummary.Lap: WireOptions {}
+
+extension WorkoutSummary.HeartRateFigures: WireOptions {}

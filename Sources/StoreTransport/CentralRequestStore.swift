@@ -152,4 +152,21 @@ struct CentralRequestStore: RequestStore, @unchecked Sendable {
     func removePerson(named name: String) throws(HealthStoreError) { throw Self.noPeople }
 
     func assignStrap(device: String, person: String, from: Timestamp, until: Timestamp?) throws(HealthStoreError) { throw Self.noPeople }
+
+    /// Workouts are kept by each gateway's store; the central store does not receive them.
+    private static var noWorkouts: HealthStoreError {
+        .engine(EngineFailure(.readOnly, "the central store keeps no workouts: each gateway's store keeps its own (hrmctl workout on the gateway)"))
+    }
+
+    func saveWorkout(_ workout: Workout) throws(HealthStoreError) { throw Self.noWorkouts }
+
+    func addWorkoutEvent(_ event: WorkoutEvent, to id: String, writer: String?) throws(HealthStoreError) -> Workout { throw Self.noWorkouts }
+
+    func endWorkout(_ id: String, at time: Timestamp, writer: String?) throws(HealthStoreError) -> Workout { throw Self.noWorkouts }
+
+    func deleteWorkout(_ id: String, writer: String?) throws(HealthStoreError) { throw Self.noWorkouts }
+
+    func workouts(_ query: WorkoutQuery) throws(HealthStoreError) -> [Workout] { throw Self.noWorkouts }
+
+    func workout(_ id: String, reader: String?) throws(HealthStoreError) -> Workout? { throw Self.noWorkouts }
 }

@@ -43,7 +43,7 @@ struct HRMCtl: AsyncParsableCommand {
         version: HRMVersion.current,
         subcommands: [
             AuthCommand.self, SamplesCommand.self, StatsCommand.self, ExportCommand.self, DevicesCommand.self,
-            SourcesCommand.self, PersonCommand.self, WatchCommand.self, PlotCommand.self, DeleteCommand.self, ReplayCommand.self,
+            SourcesCommand.self, PersonCommand.self, WorkoutCommand.self, WatchCommand.self, PlotCommand.self, DeleteCommand.self, ReplayCommand.self,
             DecodeCommand.self, TypesCommand.self,
         ]
     )

@@ -14,8 +14,8 @@ struct RangeOptions: ParsableArguments {
 
     /// The sample type, range and display unit, or a usage error (exit 64).
     func resolved(now: Timestamp = .now()) throws(ValidationError) -> (query: SampleQuery, unit: HealthUnit) {
-        guard let sampleType = SampleType(identifier: type) else {
-            throw ValidationError("unknown type '\(type)' (known: \(SampleType.all.map(\.identifier).joined(separator: ", ")))")
+        guard let sampleType = SampleType(identifier: type), sampleType.kind == .quantity else {
+            throw ValidationError("unknown type '\(type)' (known: \(SampleType.quantityTypes.map(\.identifier).joined(separator: ", "))); workouts: hrmctl workout")
         }
         var displayUnit = sampleType.canonicalUnit
         if let unit {

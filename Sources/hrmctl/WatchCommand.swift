@@ -38,7 +38,7 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds")) var duration: Double?
 
     func validate() throws {
-        guard SampleType(identifier: type) != nil else { throw ValidationError("unknown type '\(type)'") }
+        guard SampleType(identifier: type)?.kind == .quantity else { throw ValidationError("unknown type '\(type)' (known: \(SampleType.quantityTypes.map(\.identifier).joined(separator: ", ")))") }
         guard interval >= 0.05, interval <= 60 else { throw ValidationError("--interval must be 0.05…60 seconds") }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
     }

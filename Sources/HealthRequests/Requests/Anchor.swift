@@ -21,7 +21,7 @@ public struct Anchor: HealthRequest {
 
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {
         let source = try context.source(app: app)
-        let type = try SampleType.named(type)
+        let type = try SampleType.quantityNamed(type)
         let view = try await context.view(of: source)
         let anchor = try await context.onStore { store throws(HealthStoreError) in try store.latestAnchor(of: type, reader: view.reader) }
         return Response(anchor: view.anchor(anchor))

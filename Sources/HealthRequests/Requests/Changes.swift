@@ -28,7 +28,7 @@ public struct Changes: HealthRequest {
 
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {
         let source = try context.source(app: app)
-        let type = try SampleType.named(type)
+        let type = try SampleType.quantityNamed(type)
         let limit = try RequestBudgets.queryLimit(limit)
         let view = try await context.view(of: source)
         let plain = try view.plainAnchor(anchor)

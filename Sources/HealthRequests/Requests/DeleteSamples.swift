@@ -29,7 +29,7 @@ public struct DeleteSamples: HealthRequest {
 
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {
         let own = try context.source(app: app)
-        let type = try SampleType.named(type)
+        let type = try SampleType.quantityNamed(type)
         let range = try WireTime.checked(since: since, until: until)
         let source = source.isEmpty ? own : source
         if source != own {

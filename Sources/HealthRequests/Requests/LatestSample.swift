@@ -26,7 +26,7 @@ public struct LatestSample: HealthRequest {
 
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {
         let source = try context.source(app: app)
-        let type = try SampleType.named(type)
+        let type = try SampleType.quantityNamed(type)
         let view = try await context.view(of: source)
         let query = SampleQuery(type: type, device: device.isEmpty ? nil : device, limit: 1, newestFirst: true, reader: view.reader)
         let newest = try await context.onStore { store throws(HealthStoreError) in try store.samples(query).first }

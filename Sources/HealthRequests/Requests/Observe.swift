@@ -17,7 +17,7 @@ public struct Observe: HealthRequest {
 
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> NoResponse {
         let source = try context.source(app: app)
-        let type = try SampleType.named(type)
+        let type = try SampleType.quantityNamed(type)
         try context.front.observe(source: source, type: type, isManager: try await context.isManager())
         return NoResponse()
     }
@@ -39,7 +39,7 @@ public struct Unobserve: HealthRequest {
 
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> NoResponse {
         let source = try context.source(app: app)
-        context.front.unobserve(source: source, type: try SampleType.named(type))
+        context.front.unobserve(source: source, type: try SampleType.quantityNamed(type))
         return NoResponse()
     }
 }

@@ -31,7 +31,7 @@ public struct QuerySamples: HealthRequest {
 
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {
         let source = try context.source(app: app)
-        let type = try SampleType.named(type)
+        let type = try SampleType.quantityNamed(type)
         let range = try WireTime.checked(since: since, until: until)
         let limit = try RequestBudgets.queryLimit(limit)
         let view = try await context.view(of: source)

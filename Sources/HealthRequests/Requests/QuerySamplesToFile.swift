@@ -47,7 +47,7 @@ public struct QuerySamplesToFile: HealthRequest {
 
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {
         let source = try context.source(app: app)
-        let type = try SampleType.named(type)
+        let type = try SampleType.quantityNamed(type)
         let range = try WireTime.checked(since: since, until: until)
         let view = try await context.view(of: source)
         var query = SampleQuery(type: type, since: range.since, until: range.until, reader: view.reader)

@@ -42,4 +42,9 @@ extension SampleType {
     public static func named(_ name: String) throws(RequestFailure) -> SampleType {
         do { return try SampleType.parse(name) } catch { throw error.failure }
     }
+
+    /// The quantity type a request names, or its failure.
+    public static func quantityNamed(_ name: String) throws(RequestFailure) -> SampleType {
+        do { return try SampleType.parseQuantity(name) } catch { throw error.failure }
+    }
 }

@@ -51,7 +51,7 @@ public struct SamplePage: HealthRequest {
 
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {
         let source = try context.source(app: app)
-        let type = try SampleType.named(type)
+        let type = try SampleType.quantityNamed(type)
         let range = try WireTime.checked(since: since, until: until)
         let limit = try RequestBudgets.queryLimit(limit)
         if let device = options.device, device.isEmpty || device.utf8.count > RequestBudgets.stringArgumentBytes {

@@ -39,7 +39,7 @@ public struct Statistics: HealthRequest {
 
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {
         let source = try context.source(app: app)
-        let type = try SampleType.named(type)
+        let type = try SampleType.quantityNamed(type)
         let range = try WireTime.checked(since: since, until: until)
         let name: StatisticsBucketName
         do { name = try StatisticsBucketName.parse(bucket) } catch { throw error.failure }

@@ -1,0 +1,242 @@
+import Foundation
+import Timestamps
+
+/// What a workout's heart-rate samples say: its figures, overall and per lap. The counting
+/// rules (written down in docs/workouts.md):
+///
+/// - A sample counts when its start lies in one of the workout's active intervals.
+/// - Average, minimum and maximum are over the counted samples' values.
+/// - A sample lasts until the next sample of its device, at most ``HeartRateZones/maximumGap``
+///   seconds (a device's last sample lasts a second); only the part of that time inside the
+///   active intervals (and, per lap, inside the lap) counts towards time in zones, TRIMP and
+///   energy.
+/// - Recovery: the heart rate at the end (the last sample within 5 s before it) less the heart
+///   rate a minute later (the sample nearest to end + 60 s, within 5 s).
+public struct WorkoutSummary: Sendable, Hashable {
+    public var elapsedSeconds: Double
+    public var activeSeconds: Double
+    /// nil without any sample.
+    public var heartRate: HeartRateFigures?
+    /// nil when the person's zones are not known.
+    public var zones: [HeartRateZones.Zone]?
+    public var laps: [Lap]
+    /// count/min the heart rate fell in the minute after the end; nil when not known.
+    public var recoveryOneMinute: Double?
+    /// nil unless the person's sex, weight and birth year are known.
+    public var energyKilocalories: Double?
+    /// Banister's training impulse.
+    public var trimp: Double
+
+    /// Average, minimum and maximum count/min.
+    public struct HeartRateFigures: Sendable, Hashable {
+        public var average: Double
+        public var minimum: Double
+        public var maximum: Double
+        /// Samples counted.
+        public var count: Int64
+    }
+
+    public struct Lap: Sendable, Hashable {
+        public var start: Timestamp
+        public var end: Timestamp
+        public var activeSeconds: Double
+        public var heartRate: HeartRateFigures?
+        public var zones: [HeartRateZones.Zone]?
+    }
+}
+
+/// What the figures need to know of the person: their zones, and for TRIMP and energy their
+/// resting and maximum heart rate, sex, weight and age.
+public struct WorkoutPhysiology: Sendable, Hashable {
+    public var zoneBounds: ZoneBounds?
+    public var restingHeartRate: Double
+    public var maximumHeartRate: Double
+    public var sex: BiologicalSex?
+    public var weightKilograms: Double?
+    public var age: Int?
+
+    /// Resting heart rate taken when the person's is not known.
+    public static let defaultRestingHeartRate = 60.0
+    /// Maximum heart rate taken when neither the person's nor their birth year is known.
+    public static let defaultMaximumHeartRate = 190.0
+
+    /// What `person` (nil: nobody) says in `year`.
+    public init(person: Person?, year: Int) {
+        zoneBounds = person?.zoneBounds(in: year)
+        restingHeartRate = person?.restingHeartRate ?? Self.defaultRestingHeartRate
+        maximumHeartRate = person?.estimatedMaximumHeartRate(in: year) ?? Self.defaultMaximumHeartRate
+        if maximumHeartRate <= restingHeartRate { maximumHeartRate = restingHeartRate + 1 }
+        sex = person?.sex
+        weightKilograms = person?.weightKilograms
+        age = person?.birthYear.map { year - $0 }
+    }
+
+    /// Banister's TRIMP per minute at `bpm`: HRr × 0.64 × e^(k × HRr), HRr the fraction of the
+    /// heart-rate reserve, k 1.92 for men and 1.67 for women (and when the sex is not known).
+    func trimpPerMinute(_ bpm: Double) -> Double {
+        let reserve = min(1, max(0, (bpm - restingHeartRate) / (maximumHeartRate - restingHeartRate)))
+        let k = sex == .male ? 1.92 : 1.67
+        return reserve * 0.64 * exp(k * reserve)
+    }
+
+    /// Keytel et al. (J Sports Sci 2005) kilocalories per minute at `bpm`; nil without sex,
+    /// weight and age. Never negative.
+    func kilocaloriesPerMinute(_ bpm: Double) -> Double? {
+        guard let sex, let weight = weightKilograms, let age else { return nil }
+        let kilojoules =
+            switch sex {
+            case .male: -55.0969 + 0.6309 * bpm + 0.1988 * weight + 0.2017 * Double(age)
+            case .female: -20.4022 + 0.4472 * bpm - 0.1263 * weight + 0.074 * Double(age)
+            }
+        return max(0, kilojoules / 4.184)
+    }
+}
+
+extension WorkoutSummary {
+    /// Takes a workout's heart-rate samples one at a time (each device's in time order), in
+    /// memory that grows with its devices and laps, not with its samples.
+    public struct Builder: Sendable {
+        private let physiology: WorkoutPhysiology
+        private let active: [TimeSpan]
+        private let lapSpans: [TimeSpan]
+        private let elapsed: Double
+        private let end: Double?
+        private var overall: Tally
+        private var lapTallies: [Tally]
+        /// Each device's latest sample, waiting for the next to know how long it lasted.
+        private var pending: [String: (time: Double, bpm: Double)] = [:]
+        /// The last sample within 5 s before the end, and the one nearest to a minute after it.
+        private var atEnd: (time: Double, bpm: Double)?
+        private var minuteAfter: (distance: Double, bpm: Double)?
+
+        /// How far from the end, and from a minute after it, a sample may be and still say the
+        /// heart rate there.
+        public static let recoveryTolerance = 5.0
+
+        public init(workout: Workout, physiology: WorkoutPhysiology, now: Timestamp) {
+            self.physiology = physiology
+            active = workout.activeIntervals(now: now)
+            lapSpans = workout.laps(now: now)
+            elapsed = workout.effectiveEnd(now: now).secondsSinceEpoch - workout.start.secondsSinceEpoch
+            end = workout.end?.secondsSinceEpoch
+            overall = Tally(bounds: physiology.zoneBounds)
+            lapTallies = lapSpans.map { _ in Tally(bounds: physiology.zoneBounds) }
+        }
+
+        /// Takes a sample of `bpm` count/min that starts at `time` (seconds) from `device`.
+        public mutating func add(_ bpm: Double, at time: Double, device: String) {
+            guard bpm.isFinite, bpm > 0 else { return }
+            if let end {
+                if time <= end, time >= end - Self.recoveryTolerance, time >= (atEnd?.time ?? -.infinity) { atEnd = (time, bpm) }
+                let distance = abs(time - (end + 60))
+                if distance <= Self.recoveryTolerance, distance < (minuteAfter?.distance ?? .infinity) { minuteAfter = (distance, bpm) }
+            }
+            if let earlier = pending[device] { credit(earlier.bpm, from: earlier.time, to: earlier.time + min(HeartRateZones.maximumGap, max(0, time - earlier.time))) }
+            pending[device] = (time, bpm)
+            guard active.contains(where: { $0.contains(time) }) else { return }
+            overall.count(bpm)
+            if let lap = lapSpans.firstIndex(where: { $0.contains(time) }) { lapTallies[lap].count(bpm) }
+        }
+
+        /// Adds the time [from, to) at `bpm` that lies in the active intervals, per lap.
+        private mutating func credit(_ bpm: Double, from: Double, to: Double) {
+            guard to > from else { return }
+            for span in active {
+                let seconds = span.overlap(from, to)
+                guard seconds > 0 else { continue }
+                overall.credit(bpm, seconds: seconds, physiology)
+                for (index, lap) in lapSpans.enumerated() {
+                    let inLap = TimeSpan(max(span.lower, from), min(span.upper, to)).overlap(lap.lower, lap.upper)
+                    if inLap > 0 { lapTallies[index].credit(bpm, seconds: inLap, physiology) }
+                }
+            }
+        }
+
+        /// The figures of every sample taken.
+        public func summary() -> WorkoutSummary {
+            var builder = self
+            for (_, latest) in pending { builder.credit(latest.bpm, from: latest.time, to: latest.time + 1) }
+            let laps = zip(lapSpans, builder.lapTallies).map { span, tally in
+                WorkoutSummary.Lap(
+                    start: Timestamp(secondsSinceEpoch: span.lower), end: Timestamp(secondsSinceEpoch: span.upper),
+                    activeSeconds: active.reduce(0) { $0 + $1.overlap(span.lower, span.upper) }, heartRate: tally.figures,
+                    zones: tally.zones)
+            }
+            let recovery = builder.atEnd.flatMap { atEnd in builder.minuteAfter.map { atEnd.bpm - $0.bpm } }
+            return WorkoutSummary(
+                elapsedSeconds: elapsed, activeSeconds: active.reduce(0) { $0 + $1.seconds }, heartRate: builder.overall.figures,
+                zones: builder.overall.zones, laps: laps, recoveryOneMinute: recovery,
+                energyKilocalories: physiology.kilocaloriesPerMinute(0) == nil ? nil : builder.overall.kilocalories,
+                trimp: builder.overall.trimp)
+        }
+    }
+
+    /// The figures of one stretch (the whole workout or a lap).
+    private struct Tally: Sendable {
+        var count = 0
+        var sum = 0.0
+        var minimum = Double.infinity
+        var maximum = -Double.infinity
+        var zoneSeconds: [Double]
+        let lowers: [Double]?
+        var trimp = 0.0
+        var kilocalories = 0.0
+
+        init(bounds: ZoneBounds?) {
+            lowers = bounds.map { [0] + $0.lowers }
+            zoneSeconds = Array(repeating: 0, count: 6)
+        }
+
+        mutating func count(_ bpm: Double) {
+            count += 1
+            sum += bpm
+            minimum = min(minimum, bpm)
+            maximum = max(maximum, bpm)
+        }
+
+        mutating func credit(_ bpm: Double, seconds: Double, _ physiology: WorkoutPhysiology) {
+            if let lowers { zoneSeconds[lowers.lastIndex { bpm >= $0 } ?? 0] += seconds }
+            trimp += seconds / 60 * physiology.trimpPerMinute(bpm)
+            kilocalories += seconds / 60 * (physiology.kilocaloriesPerMinute(bpm) ?? 0)
+        }
+
+        var figures: HeartRateFigures? {
+            count == 0 ? nil : HeartRateFigures(average: sum / Double(count), minimum: minimum, maximum: maximum, count: Int64(count))
+        }
+
+        var zones: [HeartRateZones.Zone]? {
+            guard let lowers else { return nil }
+            let edges = lowers + [.infinity]
+            return (0..<6).map { HeartRateZones.Zone(number: $0, lower: edges[$0], upper: edges[$0 + 1], seconds: zoneSeconds[$0]) }
+        }
+    }
+}
+
+/// A summary codes as plain values: times in microseconds since the epoch, absent figures
+/// left out.
+extension WorkoutSummary: Codable {}
+
+extension WorkoutSummary.HeartRateFigures: Codable {}
+
+extension WorkoutSummary.Lap: Codable {
+    enum CodingKeys: String, CodingKey { case start, end, activeSeconds, heartRate, zones }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            start: Timestamp(microsecondsSinceEpoch: try container.decode(Int64.self, forKey: .start)),
+            end: Timestamp(microsecondsSinceEpoch: try container.decode(Int64.self, forKey: .end)),
+            activeSeconds: try container.decode(Double.self, forKey: .activeSeconds),
+            heartRate: try container.decodeIfPresent(WorkoutSummary.HeartRateFigures.self, forKey: .heartRate),
+            zones: try container.decodeIfPresent([HeartRateZones.Zone].self, forKey: .zones))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(start.microsecondsSinceEpoch, forKey: .start)
+        try container.encode(end.microsecondsSinceEpoch, forKey: .end)
+        try container.encode(activeSeconds, forKey: .activeSeconds)
+        try container.encodeIfPresent(heartRate, forKey: .heartRate)
+        try container.encodeIfPresent(zones, forKey: .zones)
+    }
+}

@@ -1,0 +1,207 @@
+import GRDB
+import HealthModel
+import Timestamps
+
+/// Workouts (tables `workout`, `workoutEvent`, `deletedWorkout`). Each change to a workout
+/// (its start, an event, its end) takes a new anchor from the store's one sequence; a
+/// deletion leaves a tombstone at its anchor. Whoever `writer` names (a source; nil: a
+/// manager) may change only its own workouts.
+extension HealthStore {
+    /// Stores a new open or whole workout (`workout.problem` must be nil). A person named must
+    /// exist, and a person (or a device that is nobody's) has at most one open workout.
+    public func saveWorkout(_ workout: Workout) throws(HealthStoreError) {
+        if let problem = workout.problem { throw .conflict(problem) }
+        try write { db in
+            if let person = workout.person, try !(Bool.fetchOne(db, sql: "SELECT 1 FROM person WHERE name = ?", arguments: [person]) ?? false) {
+                throw HealthStoreError.conflict("no person named \(person.debugDescription); add them with hrmctl person add")
+            }
+            if workout.isOpen, let open = try Self.openWorkoutID(person: workout.person, device: workout.device, db) {
+                throw HealthStoreError.conflict("\(Self.owner(workout)) has an open workout already (\(open)); end it first")
+            }
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM workout WHERE uuid = ?", arguments: [workout.id]) != true else {
+                throw HealthStoreError.conflict("a workout \(workout.id) exists")
+            }
+            let sourceID = try Self.upsertSource(HealthSource(name: workout.source), db)
+            var anchors = try AnchorSequence(db)
+            anchors.last += 1
+            try anchors.save(db)
+            let rowID = try Int64.fetchOne(
+                db,
+                sql: """
+                    INSERT INTO workout (uuid, anchor, sourceId, person, device, activity, start, "end")
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                    """,
+                arguments: [
+                    workout.id, anchors.last, sourceID, workout.person, workout.device, workout.activity.rawValue,
+                    workout.start.microsecondsSinceEpoch, workout.end?.microsecondsSinceEpoch,
+                ])!
+            for (position, event) in workout.events.enumerated() { try Self.insert(event, at: position, of: rowID, db) }
+        }
+    }
+
+    /// Adds `event` to the open workout `id` as `writer` (nil: a manager); returns the workout
+    /// as it is now.
+    @discardableResult
+    public func addWorkoutEvent(_ event: WorkoutEvent, to id: String, writer: String?) throws(HealthStoreError) -> Workout {
+        try changeWorkout(id, writer: writer) { workout, rowID, db in
+            if let problem = workout.problem(adding: event) { throw HealthStoreError.conflict(problem) }
+            try Self.insert(event, at: workout.events.count, of: rowID, db)
+            workout.events.append(event)
+        }
+    }
+
+    /// Ends the open workout `id` at `time` as `writer` (nil: a manager); a workout paused at
+    /// its end counts as paused until then.
+    @discardableResult
+    public func endWorkout(_ id: String, at time: Timestamp, writer: String?) throws(HealthStoreError) -> Workout {
+        try changeWorkout(id, writer: writer) { workout, rowID, db in
+            if let problem = workout.problem(endingAt: time) { throw HealthStoreError.conflict(problem) }
+            try db.execute(sql: #"UPDATE workout SET "end" = ? WHERE id = ?"#, arguments: [time.microsecondsSinceEpoch, rowID])
+            workout.end = time
+        }
+    }
+
+    /// Deletes workout `id` as `writer` (nil: a manager), leaving a tombstone.
+    public func deleteWorkout(_ id: String, writer: String?) throws(HealthStoreError) {
+        try write { db in
+            let (_, rowID, sourceID) = try Self.loadForChange(id, writer: writer, db)
+            var anchors = try AnchorSequence(db)
+            anchors.last += 1
+            try anchors.save(db)
+            try db.execute(sql: "DELETE FROM workout WHERE id = ?", arguments: [rowID])
+            try db.execute(
+                sql: "INSERT INTO deletedWorkout (anchor, uuid, sourceId, deletedAt) VALUES (?, ?, ?, ?)",
+                arguments: [anchors.last, id, sourceID, Timestamp.now().microsecondsSinceEpoch])
+        }
+    }
+
+    /// The workouts `query` asks for that its reader may see, newest start first.
+    public func workouts(_ query: WorkoutQuery) throws(HealthStoreError) -> [Workout] {
+        try read { db in
+            var conditions: [String] = []
+            var arguments: StatementArguments = []
+            if let since = query.since {
+                conditions.append(#"("end" IS NULL OR "end" > ?)"#)
+                arguments += [since.microsecondsSinceEpoch]
+            }
+            if let until = query.until {
+                conditions.append("w.start < ?")
+                arguments += [until.microsecondsSinceEpoch]
+            }
+            if let person = query.person {
+                conditions.append("w.person = ?")
+                arguments += [person]
+            }
+            if let device = query.device {
+                conditions.append("w.device = ?")
+                arguments += [device]
+            }
+            if query.openOnly { conditions.append(#"w."end" IS NULL"#) }
+            if let reader = query.reader {
+                conditions.append(Self.readableCondition)
+                arguments += [reader, reader]
+            }
+            let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT w.id, w.uuid, s.name, w.person, w.device, w.activity, w.start, w."end"
+                    FROM workout w JOIN source s ON s.id = w.sourceId \(filter)
+                    ORDER BY w.start DESC, w.id DESC LIMIT ?
+                    """,
+                arguments: arguments + [max(0, min(query.limit, WorkoutQuery.answerLimit))])
+            return try rows.map { row in try Self.workout(row, db) }
+        }
+    }
+
+    /// The workout `id`, if `reader` (nil: a manager) may see it.
+    public func workout(_ id: String, reader: String?) throws(HealthStoreError) -> Workout? {
+        try read { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT w.id, w.uuid, s.name, w.person, w.device, w.activity, w.start, w."end"
+                    FROM workout w JOIN source s ON s.id = w.sourceId WHERE w.uuid = ?\(reader == nil ? "" : " AND " + Self.readableCondition)
+                    """,
+                arguments: reader.map { [id, $0, $0] } ?? [id])
+            return try row.map { try Self.workout($0, db) }
+        }
+    }
+
+    // MARK: Inside a transaction
+
+    /// What a reader may see: its own source's workouts, and every one with read
+    /// authorization of `workout` (two arguments: the reader, twice).
+    private static var readableCondition: String {
+        """
+        (s.name = ? OR EXISTS (SELECT 1 FROM authorization a JOIN source r ON r.id = a.sourceId
+            WHERE r.name = ? AND a.typeId = \(SampleType.workout.storageID) AND a.readStatus = \(AuthorizationStatus.sharingAuthorized.rawValue)))
+        """
+    }
+
+    private func changeWorkout(
+        _ id: String, writer: String?, _ change: (inout Workout, Int64, Database) throws -> Void
+    ) throws(HealthStoreError) -> Workout {
+        try write { db in
+            var (workout, rowID, _) = try Self.loadForChange(id, writer: writer, db)
+            try change(&workout, rowID, db)
+            var anchors = try AnchorSequence(db)
+            anchors.last += 1
+            try anchors.save(db)
+            try db.execute(sql: "UPDATE workout SET anchor = ? WHERE id = ?", arguments: [anchors.last, rowID])
+            return workout
+        }
+    }
+
+    /// The workout `id` with its row and source ids, when `writer` may change it: a workout
+    /// `writer` cannot read is one the store has not, and one it reads but did not write is
+    /// refused.
+    private static func loadForChange(_ id: String, writer: String?, _ db: Database) throws -> (Workout, Int64, Int64) {
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT w.id, w.uuid, s.name, w.person, w.device, w.activity, w.start, w."end", w.sourceId
+                    FROM workout w JOIN source s ON s.id = w.sourceId WHERE w.uuid = ?\(writer == nil ? "" : " AND " + readableCondition)
+                    """,
+                arguments: writer.map { [id, $0, $0] } ?? [id])
+        else { throw HealthStoreError.conflict("no workout \(id.debugDescription)") }
+        let workout = try workout(row, db)
+        if let writer, workout.source != writer {
+            throw HealthStoreError.conflict("the workout \(id) is \(workout.source)'s; only its source changes it")
+        }
+        return (workout, row[0], row[8])
+    }
+
+    private static func workout(_ row: Row, _ db: Database) throws -> Workout {
+        let rowID: Int64 = row[0]
+        let events = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT type, time FROM workoutEvent WHERE workoutId = ? ORDER BY position"), arguments: [rowID]
+        ).map { event in
+            WorkoutEvent(WorkoutEventType(rawValue: event[0]) ?? .marker, at: Timestamp(microsecondsSinceEpoch: event[1]))
+        }
+        return Workout(
+            id: row[1], source: row[2], person: row[3], device: row[4], activity: WorkoutActivity(rawValue: row[5]) ?? .other,
+            start: Timestamp(microsecondsSinceEpoch: row[6]), end: (row[7] as Int64?).map(Timestamp.init(microsecondsSinceEpoch:)),
+            events: events)
+    }
+
+    private static func insert(_ event: WorkoutEvent, at position: Int, of rowID: Int64, _ db: Database) throws {
+        try db.execute(
+            sql: "INSERT INTO workoutEvent (workoutId, position, type, time) VALUES (?, ?, ?, ?)",
+            arguments: [rowID, position, event.type.rawValue, event.time.microsecondsSinceEpoch])
+    }
+
+    /// The uuid of the open workout of `person` (or, without one, of the device).
+    static func openWorkoutID(person: String?, device: String?, _ db: Database) throws -> String? {
+        if let person {
+            return try String.fetchOne(db, sql: #"SELECT uuid FROM workout WHERE person = ? AND "end" IS NULL"#, arguments: [person])
+        }
+        return try String.fetchOne(
+            db, sql: #"SELECT uuid FROM workout WHERE device = ? AND person IS NULL AND "end" IS NULL"#, arguments: [device])
+    }
+
+    private static func owner(_ workout: Workout) -> String {
+        workout.person.map { $0.debugDescription } ?? "the device \(workout.device ?? "")"
+    }
+}

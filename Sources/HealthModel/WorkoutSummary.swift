@@ -27,6 +27,20 @@ public struct WorkoutSummary: Sendable, Hashable {
     /// Banister's training impulse.
     public var trimp: Double
 
+    public init(
+        elapsedSeconds: Double, activeSeconds: Double, heartRate: HeartRateFigures?, zones: [HeartRateZones.Zone]?, laps: [Lap],
+        recoveryOneMinute: Double?, energyKilocalories: Double?, trimp: Double
+    ) {
+        self.elapsedSeconds = elapsedSeconds
+        self.activeSeconds = activeSeconds
+        self.heartRate = heartRate
+        self.zones = zones
+        self.laps = laps
+        self.recoveryOneMinute = recoveryOneMinute
+        self.energyKilocalories = energyKilocalories
+        self.trimp = trimp
+    }
+
     /// Average, minimum and maximum count/min.
     public struct HeartRateFigures: Sendable, Hashable {
         public var average: Double
@@ -34,6 +48,13 @@ public struct WorkoutSummary: Sendable, Hashable {
         public var maximum: Double
         /// Samples counted.
         public var count: Int64
+
+        public init(average: Double, minimum: Double, maximum: Double, count: Int64) {
+            self.average = average
+            self.minimum = minimum
+            self.maximum = maximum
+            self.count = count
+        }
     }
 
     public struct Lap: Sendable, Hashable {
@@ -42,6 +63,14 @@ public struct WorkoutSummary: Sendable, Hashable {
         public var activeSeconds: Double
         public var heartRate: HeartRateFigures?
         public var zones: [HeartRateZones.Zone]?
+
+        public init(start: Timestamp, end: Timestamp, activeSeconds: Double, heartRate: HeartRateFigures?, zones: [HeartRateZones.Zone]?) {
+            self.start = start
+            self.end = end
+            self.activeSeconds = activeSeconds
+            self.heartRate = heartRate
+            self.zones = zones
+        }
     }
 }
 
@@ -127,7 +156,7 @@ extension WorkoutSummary {
         public mutating func add(_ bpm: Double, at time: Double, device: String) {
             guard bpm.isFinite, bpm > 0 else { return }
             if let end {
-                if time <= end, time >= end - Self.recoveryTolerance, time >= (atEnd?.time ?? -.infinity) { atEnd = (time, bpm) }
+                if time < end, time >= end - Self.recoveryTolerance, time >= (atEnd?.time ?? -.infinity) { atEnd = (time, bpm) }
                 let distance = abs(time - (end + 60))
                 if distance <= Self.recoveryTolerance, distance < (minuteAfter?.distance ?? .infinity) { minuteAfter = (distance, bpm) }
             }

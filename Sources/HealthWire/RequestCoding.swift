@@ -88,7 +88,7 @@ extension WireCodable {
 /// A value whose D-Bus form is its own properties as a dictionary `a{sv}` (absent optionals
 /// left out, unknown keys ignored): declaring the conformance is all a model type needs to
 /// travel, alone or in arrays (`aa{sv}`). Its properties are plain values (strings, flags,
-/// `Int64`, `UInt32`, `UInt16`, `Double`, arrays of `Double` or `String`) or values with a
+/// `Int64`, `UInt32`, `UInt16`, `Double`, arrays of `Double`, `Int64` or `String`) or values with a
 /// coding of their own (``WireCodable``, arrays of them), so one of these may hold others; a
 /// test round-trips each such type.
 public protocol WireOptions: WireCodable, Codable {}
@@ -277,6 +277,7 @@ private struct OptionsContainer<Key: CodingKey>: KeyedEncodingContainerProtocol 
         case let number as UInt16: encoded = .uint16(number)
         case let number as Double: encoded = .double(number)
         case let numbers as [Double]: encoded = .array(element: "d", numbers.map { .double($0) })
+        case let numbers as [Int64]: encoded = .array(element: "x", numbers.map { .int64($0) })
         case let texts as [String]: encoded = .strings(texts)
         case let coded as any WireCodable: encoded = coded.wireValue
         case let coded as any WireCodableArray: encoded = .array(element: coded.wireElementSignature, coded.wireElements)
@@ -341,6 +342,12 @@ private struct OptionsReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
             guard let elements = entries.entries[name]?.elements else { throw WireError("\(entries.context): \(name) must be ad") }
             return try elements.map { element throws(WireError) -> Double in
                 guard case .double(let number) = element.unwrapped else { throw WireError("\(entries.context): \(name) must be ad") }
+                return number
+            } as? T
+        case is [Int64].Type:
+            guard let elements = entries.entries[name]?.elements else { throw WireError("\(entries.context): \(name) must be ax") }
+            return try elements.map { element throws(WireError) -> Int64 in
+                guard case .int64(let number) = element.unwrapped else { throw WireError("\(entries.context): \(name) must be ax") }
                 return number
             } as? T
         case is [String].Type:

@@ -101,6 +101,11 @@ struct RequestTableTests {
             People(), SavePerson(Person(name: "ann", birthYear: 1990, sex: .female, zoneMethod: .heartRateReserve), creating: true),
             RemovePerson(named: "ann"), AssignStrap(person: "ann", device: "AA:BB:CC:DD:EE:01", from: Timestamp(microsecondsSinceEpoch: 5), until: nil),
             PersonZones(person: "ann", since: nil, until: nil, maxHeartRate: nil),
+            StartWorkout(app: "a", person: "ann", device: nil, activity: .rowing, at: nil),
+            AddWorkoutEvent(app: "a", id: nil, person: "ann", device: nil, type: .lap, at: Timestamp(microsecondsSinceEpoch: 7)),
+            EndWorkout(app: "a", id: "0f", person: nil, device: nil, at: nil),
+            Workouts(app: "a", since: nil, until: Timestamp(microsecondsSinceEpoch: 9), person: nil, device: "d", limit: 10),
+            WorkoutDetails(app: "a", id: "0f"), DeleteWorkout(app: "a", id: "0f"),
         ]
         #expect(Set(requests.map { type(of: $0).name }) == Set(RequestCatalog.all.map { $0.name }))
         for request in requests {
@@ -132,6 +137,30 @@ struct RequestTableTests {
         let saved = SavePerson(ann, creating: false)
         let saveLayout = try #require(HealthInterface.layouts[SavePerson.name])
         #expect(try roundTrip(saved, try RequestCoding.encode(saved, as: saveLayout.inputs), saveLayout.inputs).person == ann)
+    }
+
+    @Test("a workout and its figures travel as dictionaries and come back as they were")
+    func workoutsTravel() throws {
+        let start = Timestamp(microsecondsSinceEpoch: 1_000_000_000)
+        let workout = Workout(
+            id: "9b1c", source: "mary/coach", person: "ann", device: "AA:BB:CC:DD:EE:01", activity: .strengthTraining, start: start,
+            end: start.advanced(bySeconds: 600),
+            events: [WorkoutEvent(.pause, at: start.advanced(bySeconds: 60)), WorkoutEvent(.resume, at: start.advanced(bySeconds: 90))])
+        let figures = WorkoutSummary.HeartRateFigures(average: 131.5, minimum: 90, maximum: 171, count: 570)
+        let zone = HeartRateZones.Zone(number: 5, lower: 171, upper: .infinity, seconds: 3)
+        let summary = WorkoutSummary(
+            elapsedSeconds: 600, activeSeconds: 570, heartRate: figures, zones: [zone],
+            laps: [WorkoutSummary.Lap(start: start, end: start.advanced(bySeconds: 600), activeSeconds: 570, heartRate: nil, zones: nil)],
+            recoveryOneMinute: 31, energyKilocalories: nil, trimp: 12.25)
+        let answer = WorkoutDetails.Response(workout: workout, summary: summary)
+        let layout = try #require(HealthInterface.layouts[WorkoutDetails.name])
+        let back = try RequestCoding.decode(WorkoutDetails.Response.self, from: try RequestCoding.encode(answer, as: layout.outputs), as: layout.outputs)
+        #expect(back.workout == workout)
+        #expect(back.summary == summary)
+        let open = Workout(id: "9b1d", source: "hrmd", person: nil, device: "d", activity: .other, start: start)
+        let list = Workouts.Response(workouts: [workout, open])
+        let listLayout = try #require(HealthInterface.layouts[Workouts.name])
+        #expect(try RequestCoding.decode(Workouts.Response.self, from: try RequestCoding.encode(list, as: listLayout.outputs), as: listLayout.outputs).workouts == [workout, open])
     }
 
     /// A type made of others: laps with zones, bounds and a person inside one session.

@@ -192,6 +192,8 @@ public struct Workouts: HealthRequest {
 
     public struct Response: Codable, Sendable {
         public var workouts: [Workout]
+
+        public init(workouts: [Workout]) { self.workouts = workouts }
     }
 
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {
@@ -226,6 +228,11 @@ public struct WorkoutDetails: HealthRequest {
     public struct Response: Codable, Sendable {
         public var workout: Workout
         public var summary: WorkoutSummary
+
+        public init(workout: Workout, summary: WorkoutSummary) {
+            self.workout = workout
+            self.summary = summary
+        }
     }
 
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {

@@ -52,7 +52,9 @@ extension APIRoute {
     static let documentPath = "openapi.json"
 
     /// Every route of the API but the live stream (``livePath``) and the OpenAPI document (``documentPath``).
-    static let all: [APIRoute] = [
+    static let all: [APIRoute] = common + workouts
+
+    private static let common: [APIRoute] = [
         APIRoute(.get, "whoami", serves: nil) { _, _, caller, _ in
             .object([
                 ("source", .string(caller.token.source)), ("manager", .bool(caller.token.manager)), ("token", .string(caller.token.id)),

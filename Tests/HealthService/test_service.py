@@ -377,6 +377,44 @@ class HealthServiceTests(harness.ServiceTestCase):
         self.assertEqual(status, 77, err)
         self.assertEqual(len(err.strip().splitlines()), 1, err)
 
+    def test_workouts_need_share_authorization_and_only_their_source_changes_them(self):
+        app = "svc-coach"
+        start = "health.StartWorkout(%r, '', 'svc-wk-strap', 'rowing', dbus.Int64(%d))" % (app, self.base)
+        self.assertError(self.call(NOBODY, start), NOT_AUTHORIZED)
+        self.manager().SetAuthorization(source(NOBODY, app), "workout", "share", "sharingAuthorized", timeout=harness.CALL_TIMEOUT_S)
+        workout = self.assertOk(self.call(NOBODY, start))
+        identifier = str(workout["id"])
+        self.assertEqual(str(workout["source"]), source(NOBODY, app))
+        self.assertNotIn("end", workout)
+        # The strap's open workout, named by the strap alone.
+        lapped = self.assertOk(self.call(NOBODY, "health.AddWorkoutEvent(%r, '', '', 'svc-wk-strap', 'lap', dbus.Int64(%d))"
+                                         % (app, self.base + 60_000_000)))
+        self.assertEqual([str(t) for t in lapped["eventTypes"]], ["lap"])
+        self.assertError(self.call(NOBODY, "health.AddWorkoutEvent(%r, %r, '', '', 'resume', dbus.Int64(%d))"
+                                   % (app, identifier, self.base + 61_000_000)), INVALID_ARGS)
+        self.assertError(self.call(NOBODY, "health.AddWorkoutEvent(%r, %r, '', '', 'jump', dbus.Int64(%d))"
+                                   % (app, identifier, self.base + 61_000_000)), INVALID_ARGS)
+        # Another application of the same user is another source: it sees no such workout.
+        other = "svc-other"
+        self.manager().SetAuthorization(source(NOBODY, other), "workout", "share", "sharingAuthorized", timeout=harness.CALL_TIMEOUT_S)
+        self.assertError(self.call(NOBODY, "health.EndWorkout(%r, %r, '', '', dbus.Int64(%d))" % (other, identifier, self.base + 90_000_000)),
+                         INVALID_ARGS)
+        listed = self.assertOk(self.call(NOBODY, "health.Workouts(%r, dbus.Int64(%d), dbus.Int64(%d), '', '', dbus.UInt32(10))"
+                                         % (other, NO_LOW, NO_HIGH)))
+        self.assertEqual(listed, [])
+        ended = self.assertOk(self.call(NOBODY, "health.EndWorkout(%r, %r, '', '', dbus.Int64(%d))" % (app, identifier, self.base + 120_000_000)))
+        self.assertEqual(int(ended["end"]), self.base + 120_000_000)
+        # The user's own hrmctl, a manager through polkit as root, reads and deletes it.
+        status, out, err = harness.hrmctl(self.bus, "workout", "show", identifier, "--output", "json")
+        self.assertEqual(status, 0, err)
+        shown = json.loads(out)
+        self.assertEqual((shown["activity"], shown["device"], shown["elapsedSeconds"]), ("rowing", "svc-wk-strap", 120))
+        self.assertEqual(len(shown["laps"]), 2)
+        status, out, err = harness.hrmctl(self.bus, "workout", "delete", identifier)
+        self.assertEqual(status, 0, err)
+        details = self.call(NOBODY, "health.WorkoutDetails(%r, %r)" % (app, identifier))
+        self.assertError(details, INVALID_ARGS)
+
     def test_access_tokens_are_made_listed_and_revoked_by_managers_only(self):
         target = source(NOBODY, "token-dash")
         self.assertError(self.call(NOBODY, "health.CreateAccessToken(%r, False, dbus.Int64(3600))" % target), ACCESS_DENIED)

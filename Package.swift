@@ -38,6 +38,8 @@ let package = Package(
         .target(name: "ByteSources"),
         // Pure: FIT activity files (header, CRCs, definitions, records, hrv, device_info).
         .target(name: "FITDecoding", dependencies: ["ByteSources"]),
+        // Pure: workouts as files other programs import (FIT activities, TCX).
+        .target(name: "WorkoutFiles", dependencies: ["HealthModel", "FITDecoding", "Timestamps"]),
         // Pure: series chunks: many (time, value) points or heartbeats in one compact blob
         // (delta-of-delta or reference-delta ticks, scaled-integer or XOR values, codes fitted per chunk).
         .target(name: "SeriesCoding"),
@@ -270,7 +272,7 @@ let package = Package(
             name: "hrmctl",
             dependencies: [
                 "CommandSupport", "HealthModel", "HealthRequests", "HealthStore", "HealthUnits", "SensorFrames", "Timestamps", "JSONLines",
-                "Ingest", "Recordings", "ReaderThreads", "HealthClient", "HealthWire", "StoreTransport", "HRMConfiguration",
+                "Ingest", "Recordings", "ReaderThreads", "HealthClient", "HealthWire", "StoreTransport", "HRMConfiguration", "WorkoutFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -335,6 +337,7 @@ let package = Package(
             dependencies: ["SystemdSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "FITDecodingTests", dependencies: ["ByteSources", "FITDecoding", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "WorkoutFilesTests", dependencies: ["WorkoutFiles", "FITDecoding", "HealthModel", "Timestamps", "ByteSources"]),
         .testTarget(name: "JSONLinesTests", dependencies: ["JSONLines"]),
         .testTarget(name: "SeriesCodingTests", dependencies: ["SeriesCoding", "TestSupport"]),
         .testTarget(

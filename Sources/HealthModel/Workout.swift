@@ -276,3 +276,32 @@ public struct WorkoutQuery: Sendable, Hashable {
         self.limit = limit
     }
 }
+
+/// One heart-rate sample of a workout as its files hold it: when it started and its value in
+/// count/min.
+public struct WorkoutPoint: Sendable, Hashable {
+    public var time: Timestamp
+    public var value: Double
+
+    public init(time: Timestamp, value: Double) {
+        self.time = time
+        self.value = value
+    }
+}
+
+extension WorkoutPoint: Codable {
+    enum CodingKeys: String, CodingKey { case time, value }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            time: Timestamp(microsecondsSinceEpoch: try container.decode(Int64.self, forKey: .time)),
+            value: try container.decode(Double.self, forKey: .value))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(time.microsecondsSinceEpoch, forKey: .time)
+        try container.encode(value, forKey: .value)
+    }
+}

@@ -1,6 +1,7 @@
 import HealthModel
 import HealthRequests
 import SDBus
+import Timestamps
 
 /// A value with its own D-Bus coding: the request coder uses it in place of the value's
 /// Codable form wherever the value appears in a request or an answer.
@@ -107,3 +108,17 @@ extension WorkoutSummary: WireOptions {}
 extension WorkoutSummary.Lap: WireOptions {}
 
 extension WorkoutSummary.HeartRateFigures: WireOptions {}
+
+extension WorkoutPoint: WireCodable {
+    /// `(time, value)`: microseconds since the epoch and count/min.
+    public static let wireSignature = "(xd)"
+
+    public var wireValue: DBusValue { .structure([.int64(time.microsecondsSinceEpoch), .double(value)]) }
+
+    public static func fromWire(_ value: DBusValue, index: Int?) throws(WireError) -> WorkoutPoint {
+        guard case .structure(let fields) = value.unwrapped, fields.count == 2, case .int64(let time) = fields[0].unwrapped,
+              case .double(let number) = fields[1].unwrapped
+        else { throw WireError("a workout point is not \(wireSignature)") }
+        return WorkoutPoint(time: Timestamp(microsecondsSinceEpoch: time), value: number)
+    }
+}

@@ -6,6 +6,7 @@ import HealthRequests
 import JSONLines
 import StoreTransport
 import Timestamps
+import WorkoutFiles
 
 /// `hrmctl workout`: start, pause, resume, lap, mark and end workouts, and read them back
 /// with their figures.
@@ -36,7 +37,7 @@ struct WorkoutCommand: ParsableCommand {
               hrmctl workout list --since 7d
               hrmctl workout show 0f8e... --output json
             """,
-        subcommands: [Start.self, Pause.self, Resume.self, Lap.self, Marker.self, End.self, List.self, Show.self, Delete.self])
+        subcommands: [Start.self, Pause.self, Resume.self, Lap.self, Marker.self, End.self, List.self, Show.self, Export.self, Delete.self])
 
     /// Parses `--at` and the other times of the workout commands.
     static func time(_ text: String?, _ flag: String, now: Timestamp = .now()) throws(CommandFailure) -> Timestamp? {
@@ -221,6 +222,58 @@ struct WorkoutCommand: ParsableCommand {
                 case .json, .csv: printJSONLine(WorkoutJSON.object(answer.workout, summary: answer.summary, now: now))
                 case .table: WorkoutReport(workout: answer.workout, summary: answer.summary).print()
                 }
+            }
+        }
+    }
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "export",
+            abstract: "Write an ended workout as a FIT activity, a TCX file or JSON, for Garmin Connect, Strava, GoldenCheetah or TrainingPeaks.",
+            discussion: """
+                fit: a FIT activity (file_id, timer events, a record per heart-rate sample of
+                the active time, a lap per lap, the session and the activity). tcx: Garmin's
+                Training Center Database v2, a Lap per lap with its Trackpoints, a Track per
+                stretch between pauses. json: what workout show --output json prints, with
+                "samples" (each sample's time and count/min) from start to end.
+                """)
+
+        enum Format: String, ExpressibleByArgument, CaseIterable {
+            case fit, tcx, json
+        }
+
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: ArgumentHelp("The workout's id (hrmctl workout list).", valueName: "id")) var id: String
+        @Option(help: "fit, tcx or json.") var format: Format
+        @Option(name: [.customShort("o"), .customLong("output-file")], help: ArgumentHelp("The file to write (replaced whole).", valueName: "file"))
+        var outputFile: String
+
+        func run() async throws {
+            try await reportingFailures {
+                let answer = try await storeOptions.access().send(WorkoutHeartRate(app: ServiceTransport.app, id: id))
+                guard answer.workout.end != nil else {
+                    throw CommandFailure("the workout \(id) is open; end it first (hrmctl workout end \(id))", status: .usage)
+                }
+                let recording = WorkoutRecording(workout: answer.workout, summary: answer.summary, points: answer.points)
+                let bytes: [UInt8]
+                switch format {
+                case .fit:
+                    do { bytes = try FITActivityWriter().write(recording) } catch { throw CommandFailure("\(error)", status: .dataError) }
+                case .tcx: bytes = Array(TCXWriter().write(recording).utf8)
+                case .json:
+                    guard case .object(var members) = WorkoutJSON.object(answer.workout, summary: answer.summary) else { return }
+                    members.append((
+                        "samples",
+                        .array(answer.points.map { .object([("time", .string(RFC3339.string(from: $0.time))), ("value", .number($0.value))]) })
+                    ))
+                    bytes = Array((JSONValue.object(members).serialized + "\n").utf8)
+                }
+                do {
+                    try Data(bytes).write(to: URL(fileURLWithPath: outputFile), options: .atomic)
+                } catch {
+                    throw CommandFailure("cannot write \(outputFile): \(error.localizedDescription)", status: .cannotCreate)
+                }
+                print("wrote \(TerminalText.escaped(outputFile)): \(format.rawValue), \(answer.points.count) heart-rate samples, \(answer.summary.laps.count) laps")
             }
         }
     }

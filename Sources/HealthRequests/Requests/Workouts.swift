@@ -241,20 +241,47 @@ public struct WorkoutDetails: HealthRequest {
         let id = self.id
         let now = Timestamp.now()
         return try await context.onStore { store throws(HealthStoreError) -> Response in
-            guard let workout = try store.workout(id, reader: view.reader) else { throw .conflict("no workout \(id.debugDescription)") }
-            var person: Person?
-            if let name = workout.person { person = try store.people().first { $0.name == name } }
-            var builder = WorkoutSummary.Builder(
-                workout: workout, physiology: WorkoutPhysiology(person: person, year: Person.year(of: workout.start)), now: now)
-            var read = 0
-            for query in try WorkoutSamples.queries(for: workout, in: store, now: now, reader: view.reader) {
-                try store.enumerateSamples(query) { stored in
-                    read += 1
-                    guard read <= HeartAnalysisBudget.samples else { throw HealthStoreError.limitReached("a workout's figures read at most \(HeartAnalysisBudget.samples) samples") }
-                    builder.add(stored.sample.canonicalValue, at: stored.sample.start.secondsSinceEpoch, device: stored.sample.device?.localIdentifier ?? "")
-                }
-            }
-            return Response(workout: workout, summary: builder.summary())
+            let read = try WorkoutSamples.read(id, in: store, reader: view.reader, now: now, keepingPoints: false)
+            return Response(workout: read.workout, summary: read.summary)
+        }
+    }
+}
+
+/// One workout the caller may read, its figures, and its heart-rate samples from start to
+/// end (as the caller may read them, oldest first): what a workout's files are written from.
+public struct WorkoutHeartRate: HealthRequest {
+    public static let name = "WorkoutHeartRate"
+    public static let access = RequestAccess.application
+    public static let memory: RequestMemory = .answer(WorkoutSamples.pointLimit, of: "point")
+
+    public var app: String
+    public var id: String
+
+    public init(app: String, id: String) {
+        self.app = app
+        self.id = id
+    }
+
+    public struct Response: Codable, Sendable {
+        public var workout: Workout
+        public var summary: WorkoutSummary
+        public var points: [WorkoutPoint]
+
+        public init(workout: Workout, summary: WorkoutSummary, points: [WorkoutPoint]) {
+            self.workout = workout
+            self.summary = summary
+            self.points = points
+        }
+    }
+
+    public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {
+        let source = try context.source(app: app)
+        let view = try await context.view(of: source)
+        let id = self.id
+        let now = Timestamp.now()
+        return try await context.onStore { store throws(HealthStoreError) -> Response in
+            let read = try WorkoutSamples.read(id, in: store, reader: view.reader, now: now, keepingPoints: true)
+            return Response(workout: read.workout, summary: read.summary, points: read.points)
         }
     }
 }
@@ -287,6 +314,41 @@ public struct DeleteWorkout: HealthRequest {
 /// assignment, or of its device, from its start to a minute and a few seconds past its end
 /// (for the recovery).
 public enum WorkoutSamples {
+    /// The most samples one workout's answer carries (over two days at one a second).
+    public static let pointLimit = 200_000
+
+    /// The workout `id` as `reader` may see it, its figures over the heart-rate samples
+    /// `reader` may read, and (`keepingPoints`) those from its start to its end, oldest first.
+    public static func read(_ id: String, in store: any RequestStore, reader: String?, now: Timestamp, keepingPoints: Bool)
+        throws(HealthStoreError) -> (workout: Workout, summary: WorkoutSummary, points: [WorkoutPoint])
+    {
+        guard let workout = try store.workout(id, reader: reader) else { throw .conflict("no workout \(id.debugDescription)") }
+        var person: Person?
+        if let name = workout.person { person = try store.people().first { $0.name == name } }
+        var builder = WorkoutSummary.Builder(
+            workout: workout, physiology: WorkoutPhysiology(person: person, year: Person.year(of: workout.start)), now: now)
+        let end = workout.effectiveEnd(now: now)
+        var points: [WorkoutPoint] = []
+        var read = 0
+        for query in try queries(for: workout, in: store, now: now, reader: reader) {
+            try store.enumerateSamples(query) { stored in
+                read += 1
+                guard read <= HeartAnalysisBudget.samples else {
+                    throw HealthStoreError.limitReached("a workout's figures read at most \(HeartAnalysisBudget.samples) samples")
+                }
+                let sample = stored.sample
+                builder.add(sample.canonicalValue, at: sample.start.secondsSinceEpoch, device: sample.device?.localIdentifier ?? "")
+                guard keepingPoints, sample.start <= end else { return }
+                guard points.count < pointLimit else {
+                    throw HealthStoreError.limitReached("the workout holds more than \(pointLimit) heart-rate samples, the most one answer carries")
+                }
+                points.append(WorkoutPoint(time: sample.start, value: sample.canonicalValue))
+            }
+        }
+        points.sort { $0.time < $1.time }
+        return (workout, builder.summary(), points)
+    }
+
     public static func queries(for workout: Workout, in store: any RequestStore, now: Timestamp, reader: String?) throws(HealthStoreError)
         -> [SampleQuery]
     {

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""A workout's files checked by their formats' own validators: the FIT activity
+`hrmctl workout export --format fit` writes is read by Garmin's FIT SDK (integrity, no decoding
+error, the messages an activity needs) and by fitdecode (CRCs checked); the TCX file is valid
+against Garmin's Training Center Database v2 schema. Both say what the workout says: its laps,
+its pause, its sport, its heart rate.
+
+Runs the built hrmd (a mock strap) and hrmctl against a store file in a temporary folder. Run
+with the venv's Python (make check-exports makes it): Tests/exports/test_workout_files.py
+"""
+
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "pysupport"))
+from builds import binary  # noqa: E402
+
+import fitdecode  # noqa: E402
+from garmin_fit_sdk import Decoder, Stream  # noqa: E402
+from lxml import etree  # noqa: E402
+
+CALL_TIMEOUT_S = 60
+SCHEMA = os.path.join(HERE, "TrainingCenterDatabasev2.xsd")
+TCX = "{http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2}"
+
+
+class WorkoutFileTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.directory = tempfile.TemporaryDirectory(prefix="hrmd-workout-files-")
+        cls.store = os.path.join(cls.directory.name, "s.sqlite")
+        cls.hrmctl("auth", "grant", "hrmd", "heart-rate")
+        cls.hrmctl("person", "add", "ann", "--max-hr", "190", "--sex", "female", "--weight", "60", "--birth-year", "1990")
+        cls.hrmctl("person", "assign", "ann", "wf", "--from", "1h")
+        # A workout that started two minutes ago, with a lap, a pause and its resume, recorded
+        # by a mock strap for three seconds, then ended.
+        cls.id = cls.hrmctl("workout", "start", "--person", "ann", "--activity", "cycling", "--at", "2m").splitlines()[-1]
+        cls.hrmctl("workout", "lap", cls.id, "--at", "90s")
+        cls.hrmctl("workout", "pause", cls.id, "--at", "80s")
+        cls.hrmctl("workout", "resume", cls.id, "--at", "70s")
+        subprocess.run([binary("hrmd"), "--store", cls.store, "--sensor", "mock:id=wf,hz=4,contact-loss=0", "--duration", "3"],
+                       check=True, capture_output=True, timeout=CALL_TIMEOUT_S)
+        cls.hrmctl("workout", "end", cls.id)
+        cls.shown = json.loads(cls.hrmctl("workout", "show", cls.id, "--output", "json"))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.directory.cleanup()
+
+    @classmethod
+    def hrmctl(cls, *arguments):
+        result = subprocess.run([binary("hrmctl")] + list(arguments) + ["--store", cls.store],
+                                capture_output=True, text=True, timeout=CALL_TIMEOUT_S)
+        if result.returncode != 0:
+            raise AssertionError("hrmctl %s: exit %d: %s" % (" ".join(arguments), result.returncode, result.stderr))
+        return result.stdout
+
+    def export(self, format_):
+        path = os.path.join(self.directory.name, "workout." + format_)
+        self.hrmctl("workout", "export", self.id, "--format", format_, "-o", path)
+        return path
+
+    def test_the_fit_activity_is_what_garmins_sdk_and_fitdecode_read(self):
+        path = self.export("fit")
+        decoder = Decoder(Stream.from_file(path))
+        self.assertTrue(decoder.is_fit())
+        self.assertTrue(decoder.check_integrity(), "the header or file CRC is wrong")
+        messages, errors = Decoder(Stream.from_file(path)).read()
+        self.assertEqual(errors, [])
+        for kind in ("file_id_mesgs", "event_mesgs", "record_mesgs", "lap_mesgs", "session_mesgs", "activity_mesgs"):
+            self.assertIn(kind, messages)
+        self.assertEqual(messages["file_id_mesgs"][0]["type"], "activity")
+        session = messages["session_mesgs"][0]
+        self.assertEqual(session["sport"], "cycling")
+        self.assertEqual(session["num_laps"], 2)
+        self.assertAlmostEqual(session["total_elapsed_time"], self.shown["elapsedSeconds"], delta=0.01)
+        self.assertAlmostEqual(session["total_timer_time"], self.shown["activeSeconds"], delta=0.01)
+        self.assertEqual(session["avg_heart_rate"], round(self.shown["heartRate"]["average"]))
+        self.assertEqual(len(messages["lap_mesgs"]), 2)
+        records = messages["record_mesgs"]
+        self.assertTrue(all(1 <= record["heart_rate"] <= 254 for record in records))
+        timers = [(event["event"], event["event_type"]) for event in messages["event_mesgs"]]
+        self.assertEqual(timers, [("timer", "start"), ("timer", "stop_all"), ("timer", "start"), ("timer", "stop_all")])
+        times = [record["timestamp"] for record in records]
+        self.assertEqual(times, sorted(times))
+        self.assertGreater(len(records), 0)
+        with fitdecode.FitReader(path, check_crc=fitdecode.CrcCheck.ENABLED) as reader:
+            names = [frame.name for frame in reader if isinstance(frame, fitdecode.FitDataMessage)]
+        self.assertEqual(names.count("record"), len(records))
+        self.assertEqual(names[0], "file_id")
+        self.assertEqual(names[-1], "activity")
+        # The validator is not blind: one flipped byte fails its integrity check.
+        with open(path, "rb") as f:
+            damaged = bytearray(f.read())
+        damaged[len(damaged) // 2] ^= 0x01
+        self.assertFalse(Decoder(Stream.from_byte_array(damaged)).check_integrity())
+
+    def test_the_tcx_file_is_valid_against_the_schema(self):
+        path = self.export("tcx")
+        schema = etree.XMLSchema(etree.parse(SCHEMA))
+        document = etree.parse(path)
+        self.assertTrue(schema.validate(document), str(schema.error_log))
+        activity = document.find(".//%sActivity" % TCX)
+        self.assertEqual(activity.get("Sport"), "Biking")
+        laps = activity.findall("%sLap" % TCX)
+        self.assertEqual(len(laps), 2)
+        # The samples were recorded after the resume: all in the second lap's one track.
+        self.assertEqual(len(laps[0].findall("%sTrack" % TCX)), 0)
+        self.assertEqual(len(laps[1].findall("%sTrack" % TCX)), 1)
+        points = document.findall(".//%sTrackpoint" % TCX)
+        self.assertGreater(len(points), 0)
+        total = sum(float(lap.find("%sTotalTimeSeconds" % TCX).text) for lap in laps)
+        self.assertAlmostEqual(total, self.shown["activeSeconds"], delta=0.01)
+
+    def test_the_json_file_is_the_workout_with_its_samples(self):
+        with open(self.export("json")) as f:
+            document = json.load(f)
+        self.assertEqual(document["id"], self.id)
+        self.assertEqual(document["laps"], self.shown["laps"])
+        self.assertGreater(len(document["samples"]), 0)
+        start = datetime.datetime.fromisoformat(document["start"].replace("Z", "+00:00"))
+        self.assertTrue(all(datetime.datetime.fromisoformat(s["time"].replace("Z", "+00:00")) >= start for s in document["samples"]))
+
+    def test_an_open_workout_is_not_exported(self):
+        opened = self.hrmctl("workout", "start", "--device", "wf-free").splitlines()[-1]
+        result = subprocess.run([binary("hrmctl"), "workout", "export", opened, "--format", "fit", "-o",
+                                 os.path.join(self.directory.name, "open.fit"), "--store", self.store],
+                                capture_output=True, text=True, timeout=CALL_TIMEOUT_S)
+        self.assertEqual(result.returncode, 64, result.stderr)
+        self.assertIn("open", result.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.directory.name, "open.fit")))
+
+
+if __name__ == "__main__":
+    program = unittest.main(exit=False, verbosity=2)
+    result = program.result
+    failed = len(result.failures) + len(result.errors)
+    print("%d passed, %d failed, %d skipped" % (result.testsRun - failed - len(result.skipped), failed, len(result.skipped)))
+    sys.exit(1 if failed else 0)

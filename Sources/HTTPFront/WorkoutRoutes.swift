@@ -23,6 +23,16 @@ extension APIRoute {
             let answer = try await serve(WorkoutDetails(app: caller.app, id: id), as: caller)
             return WorkoutJSON.object(answer.workout, summary: answer.summary)
         },
+        APIRoute(.get, "workouts/changes", parameters: ["anchor", "limit"], serves: WorkoutChanges.name) { _, query, caller, _ in
+            let anchorText = query.string("anchor") ?? "0"
+            guard let anchor = UInt64(anchorText) else { throw RequestFailure.invalidArguments("anchor must be a number a previous answer gave") }
+            let answer = try await serve(WorkoutChanges(app: caller.app, anchor: anchor, limit: Int(try query.unsigned("limit") ?? 100)), as: caller)
+            let now = Timestamp.now()
+            return .object([
+                ("workouts", .array(answer.workouts.map { WorkoutJSON.object($0, now: now) })),
+                ("deleted", .array(answer.deleted.map { .string($0) })), ("anchor", .string(String(answer.newAnchor))),
+            ])
+        },
         APIRoute(.post, "workouts/start", serves: StartWorkout.name) { request, query, caller, _ in
             let body = try await WorkoutAction.read(request)
             let activity: WorkoutActivity

@@ -305,3 +305,20 @@ extension WorkoutPoint: Codable {
         try container.encode(value, forKey: .value)
     }
 }
+
+/// The workouts started, changed or deleted after an anchor (HKAnchoredObjectQuery over
+/// workouts): each workout as it is now, each deletion by id, in the order of their anchors,
+/// and the anchor to ask from next.
+public struct WorkoutChangeSet: Sendable, Hashable {
+    public var workouts: [Workout]
+    /// Ids of deleted workouts.
+    public var deleted: [String]
+    /// The anchor of the last change in the set; the anchor asked from when it is empty.
+    public var anchor: Int64
+
+    public init(workouts: [Workout], deleted: [String], anchor: Int64) {
+        self.workouts = workouts
+        self.deleted = deleted
+        self.anchor = anchor
+    }
+}

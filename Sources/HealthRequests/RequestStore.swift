@@ -42,4 +42,5 @@ public protocol RequestStore: Sendable {
     func deleteWorkout(_ id: String, writer: String?) throws(HealthStoreError)
     func workouts(_ query: WorkoutQuery) throws(HealthStoreError) -> [Workout]
     func workout(_ id: String, reader: String?) throws(HealthStoreError) -> Workout?
+    func workoutChanges(since anchor: Int64, limit: Int, reader: String?) throws(HealthStoreError) -> WorkoutChangeSet
 }

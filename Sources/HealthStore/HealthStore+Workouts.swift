@@ -128,7 +128,46 @@ extension HealthStore {
         }
     }
 
+    /// The workouts `reader` may see (nil: every one) that were started, changed or deleted
+    /// after `anchor`, at most `limit` changes, oldest change first.
+    public func workoutChanges(since anchor: Int64, limit: Int, reader: String?) throws(HealthStoreError) -> WorkoutChangeSet {
+        try read { db in
+            let visible = reader == nil ? "" : " AND " + Self.readableCondition
+            let readerArguments: StatementArguments = reader.map { [$0, $0] } ?? []
+            let changed = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT w.anchor, w.uuid FROM workout w JOIN source s ON s.id = w.sourceId WHERE w.anchor > ?\(visible)
+                    UNION ALL
+                    SELECT d.anchor, NULL FROM deletedWorkout d JOIN source s ON s.id = d.sourceId WHERE d.anchor > ?\(visible)
+                    ORDER BY 1 LIMIT ?
+                    """,
+                arguments: [anchor] + readerArguments + [anchor] + readerArguments + [max(0, limit)])
+            var workouts: [Workout] = []
+            var deleted: [String] = []
+            for row in changed {
+                if let id = row[1] as String? {
+                    if let workout = try Self.fetchWorkout(id, db) { workouts.append(workout) }
+                } else if let id = try String.fetchOne(db, sql: "SELECT uuid FROM deletedWorkout WHERE anchor = ?", arguments: [row[0] as Int64]) {
+                    deleted.append(id)
+                }
+            }
+            return WorkoutChangeSet(workouts: workouts, deleted: deleted, anchor: changed.last?[0] ?? anchor)
+        }
+    }
+
     // MARK: Inside a transaction
+
+    private static func fetchWorkout(_ id: String, _ db: Database) throws -> Workout? {
+        try Row.fetchOne(
+            db,
+            sql: """
+                SELECT w.id, w.uuid, s.name, w.person, w.device, w.activity, w.start, w."end"
+                FROM workout w JOIN source s ON s.id = w.sourceId WHERE w.uuid = ?
+                """,
+            arguments: [id]
+        ).map { try workout($0, db) }
+    }
 
     /// What a reader may see: its own source's workouts, and every one with read
     /// authorization of `workout` (two arguments: the reader, twice).

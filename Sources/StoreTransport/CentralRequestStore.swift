@@ -169,4 +169,6 @@ struct CentralRequestStore: RequestStore, @unchecked Sendable {
     func workouts(_ query: WorkoutQuery) throws(HealthStoreError) -> [Workout] { throw Self.noWorkouts }
 
     func workout(_ id: String, reader: String?) throws(HealthStoreError) -> Workout? { throw Self.noWorkouts }
+
+    func workoutChanges(since anchor: Int64, limit: Int, reader: String?) throws(HealthStoreError) -> WorkoutChangeSet { throw Self.noWorkouts }
 }

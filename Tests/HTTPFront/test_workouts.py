@@ -83,6 +83,29 @@ class WorkoutTests(front.FrontTestCase):
         # An application with no read authorization of workout sees none of it.
         self.assertError(self.hrmd.get("/api/v1/workouts/details?id=" + identifier, self.coach), 400, "no workout")
 
+    def test_changes_follow_starts_events_ends_and_deletions(self):
+        front.hrmctl("auth", "grant", "mary/changes", "workout", "--store", self.hrmd.store)
+        token, _ = self.hrmd.token("mary/changes")
+        first = self.hrmd.get("/api/v1/workouts/changes", token)
+        self.assertEqual(first.status, 200, first)
+        anchor = first.json["anchor"]
+        started = self.post("start", token, {"device": "strap-ch"})
+        self.assertEqual(started.status, 200, started)
+        changed = self.hrmd.get("/api/v1/workouts/changes?anchor=" + anchor, token)
+        self.assertEqual([w["id"] for w in changed.json["workouts"]], [started.json["id"]], changed)
+        self.assertNotEqual(changed.json["anchor"], anchor)
+        self.assertEqual(self.post("end", token, {"device": "strap-ch"}).status, 200)
+        ended = self.hrmd.get("/api/v1/workouts/changes?anchor=" + changed.json["anchor"], token)
+        self.assertIn("end", ended.json["workouts"][0])
+        self.assertEqual(self.hrmd.request("DELETE", "/api/v1/workouts?id=" + started.json["id"], token).status, 200)
+        deleted = self.hrmd.get("/api/v1/workouts/changes?anchor=" + ended.json["anchor"], token)
+        self.assertEqual((deleted.json["workouts"], deleted.json["deleted"]), ([], [started.json["id"]]), deleted)
+        quiet = self.hrmd.get("/api/v1/workouts/changes?anchor=" + deleted.json["anchor"], token)
+        self.assertEqual(quiet.json, {"workouts": [], "deleted": [], "anchor": deleted.json["anchor"]})
+        for query in ("anchor=-1", "anchor=x", "limit=0", "limit=1001", "anchor=1&anchor=2"):
+            with self.subTest(query=query):
+                self.assertError(self.hrmd.get("/api/v1/workouts/changes?" + query, token), 400)
+
     def test_hostile_bodies_and_parameters(self):
         self.grant("mary/coach")
         for body in (b"", b"{", b"[]", b"null", b'{"person": 5}', json.dumps({"person": "x" * 600}).encode(),

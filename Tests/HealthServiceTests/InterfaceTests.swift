@@ -105,7 +105,8 @@ struct RequestTableTests {
             AddWorkoutEvent(app: "a", id: nil, person: "ann", device: nil, type: .lap, at: Timestamp(microsecondsSinceEpoch: 7)),
             EndWorkout(app: "a", id: "0f", person: nil, device: nil, at: nil),
             Workouts(app: "a", since: nil, until: Timestamp(microsecondsSinceEpoch: 9), person: nil, device: "d", limit: 10),
-            WorkoutDetails(app: "a", id: "0f"), WorkoutHeartRate(app: "a", id: "0f"), DeleteWorkout(app: "a", id: "0f"),
+            WorkoutDetails(app: "a", id: "0f"), WorkoutHeartRate(app: "a", id: "0f"),
+            WorkoutChanges(app: "a", anchor: 5, limit: 10), DeleteWorkout(app: "a", id: "0f"),
         ]
         #expect(Set(requests.map { type(of: $0).name }) == Set(RequestCatalog.all.map { $0.name }))
         for request in requests {

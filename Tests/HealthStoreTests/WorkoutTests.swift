@@ -166,6 +166,34 @@ struct WorkoutTests {
         #expect(try store.workouts(WorkoutQuery(openOnly: true)).count == 2)
     }
 
+    @Test("anchored changes give each changed workout once, as it is now, and each deletion, in the order they were made")
+    func changes() throws {
+        let store = try Fixture.memoryStore()
+        let first = workout(person: nil, source: "mary/coach")
+        var second = workout(person: nil, source: "mary/other")
+        second.device = "strap-2"
+        try store.saveWorkout(first)
+        try store.saveWorkout(second)
+        let all = try store.workoutChanges(since: 0, limit: 10, reader: nil)
+        #expect(all.workouts.map(\.id) == [first.id, second.id] && all.deleted.isEmpty)
+        let paged = try store.workoutChanges(since: 0, limit: 1, reader: nil)
+        #expect(paged.workouts.map(\.id) == [first.id])
+        #expect(try store.workoutChanges(since: paged.anchor, limit: 10, reader: nil).workouts.map(\.id) == [second.id])
+        // Two changes to the first: it comes once, whole, after the second.
+        try store.addWorkoutEvent(WorkoutEvent(.lap, at: at(5)), to: first.id, writer: nil)
+        try store.endWorkout(first.id, at: at(10), writer: nil)
+        let later = try store.workoutChanges(since: all.anchor, limit: 10, reader: nil)
+        #expect(later.workouts.map(\.id) == [first.id] && later.workouts.first?.end == at(10))
+        try store.deleteWorkout(second.id, writer: nil)
+        let deletion = try store.workoutChanges(since: later.anchor, limit: 10, reader: nil)
+        #expect(deletion.workouts.isEmpty && deletion.deleted == [second.id])
+        #expect(try store.workoutChanges(since: deletion.anchor, limit: 10, reader: nil) == WorkoutChangeSet(workouts: [], deleted: [], anchor: deletion.anchor))
+        // A reader sees its own source's changes, and deletions, only.
+        let coach = try store.workoutChanges(since: 0, limit: 10, reader: "mary/coach")
+        #expect(coach.workouts.map(\.id) == [first.id] && coach.deleted.isEmpty)
+        #expect(try store.workoutChanges(since: 0, limit: 10, reader: "mary/other").deleted == [second.id])
+    }
+
     @Test("a workout outlives the store being closed and opened again")
     func survivesReopening() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("workouts-\(UUID().uuidString)")

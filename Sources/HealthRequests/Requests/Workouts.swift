@@ -286,6 +286,54 @@ public struct WorkoutHeartRate: HealthRequest {
     }
 }
 
+/// The workouts the caller may read that were started, changed or deleted after an anchor
+/// (0: from the beginning), at most `limit` changes, and the anchor to pass next: how an
+/// application keeps a copy of the workouts in step (HKAnchoredObjectQuery). A changed
+/// workout comes whole, as it is now. An application's anchors are opaque tokens.
+public struct WorkoutChanges: HealthRequest {
+    public static let name = "WorkoutChanges"
+    public static let access = RequestAccess.application
+    public static let memory: RequestMemory = .answer(WorkoutQuery.answerLimit, of: "workout")
+
+    public var app: String
+    public var anchor: UInt64
+    /// 1…``WorkoutQuery/answerLimit``.
+    public var limit: UInt32
+
+    public init(app: String, anchor: UInt64, limit: Int) {
+        self.app = app
+        self.anchor = anchor
+        self.limit = UInt32(clamping: limit)
+    }
+
+    public struct Response: Codable, Sendable {
+        public var workouts: [Workout]
+        public var deleted: [String]
+        public var newAnchor: UInt64
+
+        public init(workouts: [Workout], deleted: [String], newAnchor: UInt64) {
+            self.workouts = workouts
+            self.deleted = deleted
+            self.newAnchor = newAnchor
+        }
+    }
+
+    public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {
+        let source = try context.source(app: app)
+        guard (1...UInt32(WorkoutQuery.answerLimit)).contains(limit) else {
+            throw .invalidArguments("limit must be 1…\(WorkoutQuery.answerLimit), not \(limit)")
+        }
+        let view = try await context.view(of: source)
+        let plain = try view.plainAnchor(anchor)
+        let limit = Int(self.limit)
+        let changes = try await context.onStore { store throws(HealthStoreError) in
+            try store.workoutChanges(since: plain, limit: limit, reader: view.reader)
+        }
+        return Response(
+            workouts: changes.workouts, deleted: changes.deleted, newAnchor: changes.anchor == plain ? anchor : view.anchor(changes.anchor))
+    }
+}
+
 /// Deletes a workout of the caller's source (any workout for a manager); its samples stay.
 public struct DeleteWorkout: HealthRequest {
     public static let name = "DeleteWorkout"

@@ -39,6 +39,13 @@ struct APIParameters {
         return time
     }
 
+    /// An anchor a previous answer gave (default 0: from the beginning).
+    func anchor(_ name: String = "anchor") throws(RequestFailure) -> UInt64 {
+        guard let text = values[name] else { return 0 }
+        guard let anchor = UInt64(text) else { throw .invalidArguments("anchor must be a number a previous answer gave") }
+        return anchor
+    }
+
     func unsigned(_ name: String) throws(RequestFailure) -> UInt32? {
         guard let text = values[name] else { return nil }
         guard let value = UInt32(text) else { throw .invalidArguments("\(name) must be a whole number 0…\(UInt32.max), not \(text.quoted)") }

@@ -107,8 +107,7 @@ extension APIRoute {
             return .object([("zones", .array(answer.zones.map(APIShapes.zone)))])
         },
         APIRoute(.get, "changes", parameters: ["type", "anchor", "limit"], serves: Changes.name) { _, query, caller, _ in
-            let anchorText = query.string("anchor") ?? "0"
-            guard let anchor = UInt64(anchorText) else { throw RequestFailure.invalidArguments("anchor must be a number a previous answer gave") }
+            let anchor = try query.anchor()
             let answer = try await serve(
                 Changes(app: caller.app, type: try SampleType.quantityNamed(query.type()), anchor: Int64(bitPattern: anchor), limit: Int(try query.unsigned("limit") ?? 1000)),
                 as: caller)

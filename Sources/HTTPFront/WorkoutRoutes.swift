@@ -24,8 +24,7 @@ extension APIRoute {
             return WorkoutJSON.object(answer.workout, summary: answer.summary)
         },
         APIRoute(.get, "workouts/changes", parameters: ["anchor", "limit"], serves: WorkoutChanges.name) { _, query, caller, _ in
-            let anchorText = query.string("anchor") ?? "0"
-            guard let anchor = UInt64(anchorText) else { throw RequestFailure.invalidArguments("anchor must be a number a previous answer gave") }
+            let anchor = try query.anchor()
             let answer = try await serve(WorkoutChanges(app: caller.app, anchor: anchor, limit: Int(try query.unsigned("limit") ?? 100)), as: caller)
             let now = Timestamp.now()
             return .object([

@@ -209,6 +209,33 @@ public struct TimeSpan: Sendable, Hashable {
     public func overlap(_ from: Double, _ to: Double) -> Double { max(0, min(upper, to) - max(lower, from)) }
 }
 
+extension Array where Element == TimeSpan {
+    /// The index of the first span that ends after `time`, found by halving: the spans are in
+    /// time order and apart, as a workout's active intervals and laps are.
+    func firstEnding(after time: Double) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if self[middle].upper > time { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+
+    /// The index of the span that holds `time`, if one does.
+    public func index(containing time: Double) -> Int? {
+        let index = firstEnding(after: time)
+        return index < count && self[index].contains(time) ? index : nil
+    }
+
+    /// The indices of the spans that share some time with [from, to).
+    public func overlapping(_ from: Double, _ to: Double) -> Range<Int> {
+        let first = firstEnding(after: from)
+        var end = first
+        while end < count, self[end].lower < to { end += 1 }
+        return first..<end
+    }
+}
+
 /// A workout codes as plain values: times in microseconds since the epoch; events as
 /// parallel arrays of types and times (so that it travels as one D-Bus dictionary).
 extension Workout: Codable {
@@ -262,6 +289,10 @@ public struct WorkoutQuery: Sendable, Hashable {
 
     /// The most workouts one answer holds.
     public static let answerLimit = 1000
+    /// The most events one answer holds in all (about 1.5 MB on D-Bus, well within a reply's
+    /// 8 MiB): an answer ends before the workout that would pass it, though it always holds one
+    /// (a workout keeps at most ``Workout/eventLimit``). Page on with `until` (or the anchor).
+    public static let answerEventLimit = 65_536
 
     public init(
         since: Timestamp? = nil, until: Timestamp? = nil, person: String? = nil, device: String? = nil, openOnly: Bool = false,

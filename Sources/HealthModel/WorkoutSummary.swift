@@ -100,6 +100,9 @@ public struct WorkoutPhysiology: Sendable, Hashable {
         age = person?.birthYear.map { year - $0 }
     }
 
+    /// Whether energy can be estimated: the sex, weight and age are known.
+    var knowsEnergy: Bool { sex != nil && weightKilograms != nil && age != nil }
+
     /// Banister's TRIMP per minute at `bpm`: HRr × 0.64 × e^(k × HRr), HRr the fraction of the
     /// heart-rate reserve, k 1.92 for men and 1.67 for women (and when the sex is not known).
     func trimpPerMinute(_ bpm: Double) -> Double {
@@ -162,21 +165,22 @@ extension WorkoutSummary {
             }
             if let earlier = pending[device] { credit(earlier.bpm, from: earlier.time, to: earlier.time + min(HeartRateZones.maximumGap, max(0, time - earlier.time))) }
             pending[device] = (time, bpm)
-            guard active.contains(where: { $0.contains(time) }) else { return }
+            guard active.index(containing: time) != nil else { return }
             overall.count(bpm)
-            if let lap = lapSpans.firstIndex(where: { $0.contains(time) }) { lapTallies[lap].count(bpm) }
+            if let lap = lapSpans.index(containing: time) { lapTallies[lap].count(bpm) }
         }
 
-        /// Adds the time [from, to) at `bpm` that lies in the active intervals, per lap.
+        /// Adds the time [from, to) at `bpm` that lies in the active intervals, per lap: only
+        /// the few spans it touches are looked at, however many events the workout has.
         private mutating func credit(_ bpm: Double, from: Double, to: Double) {
             guard to > from else { return }
-            for span in active {
-                let seconds = span.overlap(from, to)
-                guard seconds > 0 else { continue }
-                overall.credit(bpm, seconds: seconds, physiology)
-                for (index, lap) in lapSpans.enumerated() {
-                    let inLap = TimeSpan(max(span.lower, from), min(span.upper, to)).overlap(lap.lower, lap.upper)
-                    if inLap > 0 { lapTallies[index].credit(bpm, seconds: inLap, physiology) }
+            for span in active[active.overlapping(from, to)] {
+                let lower = max(span.lower, from), upper = min(span.upper, to)
+                guard upper > lower else { continue }
+                overall.credit(bpm, seconds: upper - lower, physiology)
+                for lap in lapSpans.overlapping(lower, upper) {
+                    let inLap = lapSpans[lap].overlap(lower, upper)
+                    if inLap > 0 { lapTallies[lap].credit(bpm, seconds: inLap, physiology) }
                 }
             }
         }
@@ -188,14 +192,15 @@ extension WorkoutSummary {
             let laps = zip(lapSpans, builder.lapTallies).map { span, tally in
                 WorkoutSummary.Lap(
                     start: Timestamp(secondsSinceEpoch: span.lower), end: Timestamp(secondsSinceEpoch: span.upper),
-                    activeSeconds: active.reduce(0) { $0 + $1.overlap(span.lower, span.upper) }, heartRate: tally.figures,
+                    activeSeconds: active[active.overlapping(span.lower, span.upper)].reduce(0) { $0 + $1.overlap(span.lower, span.upper) },
+                    heartRate: tally.figures,
                     zones: tally.zones)
             }
             let recovery = builder.atEnd.flatMap { atEnd in builder.minuteAfter.map { atEnd.bpm - $0.bpm } }
             return WorkoutSummary(
                 elapsedSeconds: elapsed, activeSeconds: active.reduce(0) { $0 + $1.seconds }, heartRate: builder.overall.figures,
                 zones: builder.overall.zones, laps: laps, recoveryOneMinute: recovery,
-                energyKilocalories: physiology.kilocaloriesPerMinute(0) == nil ? nil : builder.overall.kilocalories,
+                energyKilocalories: physiology.knowsEnergy ? builder.overall.kilocalories : nil,
                 trimp: builder.overall.trimp)
         }
     }

@@ -103,29 +103,24 @@ extension HealthStore {
             }
             let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
             let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT w.id, w.uuid, s.name, w.person, w.device, w.activity, w.start, w."end"
-                    FROM workout w JOIN source s ON s.id = w.sourceId \(filter)
-                    ORDER BY w.start DESC, w.id DESC LIMIT ?
-                    """,
+                db, sql: "\(Self.selectWorkouts) \(filter) ORDER BY w.start DESC, w.id DESC LIMIT ?",
                 arguments: arguments + [max(0, min(query.limit, WorkoutQuery.answerLimit))])
-            return try rows.map { row in try Self.workout(row, db) }
+            var workouts: [Workout] = []
+            var events = 0
+            for row in rows {
+                let workout = try Self.workout(row, db)
+                events += workout.events.count
+                // The first workout always; then only while the answer keeps within its events.
+                guard workouts.isEmpty || events <= WorkoutQuery.answerEventLimit else { break }
+                workouts.append(workout)
+            }
+            return workouts
         }
     }
 
     /// The workout `id`, if `reader` (nil: a manager) may see it.
     public func workout(_ id: String, reader: String?) throws(HealthStoreError) -> Workout? {
-        try read { db in
-            let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT w.id, w.uuid, s.name, w.person, w.device, w.activity, w.start, w."end"
-                    FROM workout w JOIN source s ON s.id = w.sourceId WHERE w.uuid = ?\(reader == nil ? "" : " AND " + Self.readableCondition)
-                    """,
-                arguments: reader.map { [id, $0, $0] } ?? [id])
-            return try row.map { try Self.workout($0, db) }
-        }
+        try read { db in try Self.fetchWorkout(id, reader: reader, db)?.workout }
     }
 
     /// The workouts `reader` may see (nil: every one) that were started, changed or deleted
@@ -137,36 +132,49 @@ extension HealthStore {
             let changed = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT w.anchor, w.uuid FROM workout w JOIN source s ON s.id = w.sourceId WHERE w.anchor > ?\(visible)
+                    SELECT w.anchor, w.uuid, 0 FROM workout w JOIN source s ON s.id = w.sourceId WHERE w.anchor > ?\(visible)
                     UNION ALL
-                    SELECT d.anchor, NULL FROM deletedWorkout d JOIN source s ON s.id = d.sourceId WHERE d.anchor > ?\(visible)
+                    SELECT d.anchor, d.uuid, 1 FROM deletedWorkout d JOIN source s ON s.id = d.sourceId WHERE d.anchor > ?\(visible)
                     ORDER BY 1 LIMIT ?
                     """,
                 arguments: [anchor] + readerArguments + [anchor] + readerArguments + [max(0, limit)])
-            var workouts: [Workout] = []
-            var deleted: [String] = []
+            var changes = WorkoutChangeSet(workouts: [], deleted: [], anchor: anchor)
+            var events = 0
             for row in changed {
-                if let id = row[1] as String? {
-                    if let workout = try Self.fetchWorkout(id, db) { workouts.append(workout) }
-                } else if let id = try String.fetchOne(db, sql: "SELECT uuid FROM deletedWorkout WHERE anchor = ?", arguments: [row[0] as Int64]) {
-                    deleted.append(id)
+                let id: String = row[1]
+                if row[2] as Bool {
+                    changes.deleted.append(id)
+                } else if let found = try Self.fetchWorkout(id, reader: nil, db) {
+                    events += found.workout.events.count
+                    // The first change always; then only while the answer keeps within its events.
+                    guard changes.anchor == anchor || events <= WorkoutQuery.answerEventLimit else { break }
+                    changes.workouts.append(found.workout)
                 }
+                changes.anchor = row[0]
             }
-            return WorkoutChangeSet(workouts: workouts, deleted: deleted, anchor: changed.last?[0] ?? anchor)
+            return changes
         }
     }
 
     // MARK: Inside a transaction
 
-    private static func fetchWorkout(_ id: String, _ db: Database) throws -> Workout? {
-        try Row.fetchOne(
-            db,
-            sql: """
-                SELECT w.id, w.uuid, s.name, w.person, w.device, w.activity, w.start, w."end"
-                FROM workout w JOIN source s ON s.id = w.sourceId WHERE w.uuid = ?
-                """,
-            arguments: [id]
-        ).map { try workout($0, db) }
+    /// The columns ``workout(_:_:)`` reads, then the row's source id, over `workout w` joined
+    /// with its `source s`.
+    private static let selectWorkouts = """
+        SELECT w.id, w.uuid, s.name, w.person, w.device, w.activity, w.start, w."end", w.sourceId
+        FROM workout w JOIN source s ON s.id = w.sourceId
+        """
+
+    /// The workout `id` with its row and source ids, if `reader` (nil: a manager) may see it.
+    private static func fetchWorkout(_ id: String, reader: String?, _ db: Database) throws
+        -> (workout: Workout, rowID: Int64, sourceID: Int64)?
+    {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "\(selectWorkouts) WHERE w.uuid = ?\(reader == nil ? "" : " AND " + readableCondition)",
+                arguments: reader.map { [id, $0, $0] } ?? [id])
+        else { return nil }
+        return (try workout(row, db), row[0], row[8])
     }
 
     /// What a reader may see: its own source's workouts, and every one with read
@@ -196,20 +204,11 @@ extension HealthStore {
     /// `writer` cannot read is one the store has not, and one it reads but did not write is
     /// refused.
     private static func loadForChange(_ id: String, writer: String?, _ db: Database) throws -> (Workout, Int64, Int64) {
-        guard
-            let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT w.id, w.uuid, s.name, w.person, w.device, w.activity, w.start, w."end", w.sourceId
-                    FROM workout w JOIN source s ON s.id = w.sourceId WHERE w.uuid = ?\(writer == nil ? "" : " AND " + readableCondition)
-                    """,
-                arguments: writer.map { [id, $0, $0] } ?? [id])
-        else { throw HealthStoreError.conflict("no workout \(id.debugDescription)") }
-        let workout = try workout(row, db)
-        if let writer, workout.source != writer {
-            throw HealthStoreError.conflict("the workout \(id) is \(workout.source)'s; only its source changes it")
+        guard let found = try fetchWorkout(id, reader: writer, db) else { throw HealthStoreError.conflict("no workout \(id.debugDescription)") }
+        if let writer, found.workout.source != writer {
+            throw HealthStoreError.conflict("the workout \(id) is \(found.workout.source)'s; only its source changes it")
         }
-        return (workout, row[0], row[8])
+        return (found.workout, found.rowID, found.sourceID)
     }
 
     private static func workout(_ row: Row, _ db: Database) throws -> Workout {

@@ -8,8 +8,6 @@ import Timestamps
 /// time, one `lap` per lap, the `session` and the `activity`. Its heart rates are whole
 /// count/min (FIT's `uint8`), its times whole seconds.
 public struct FITActivityWriter: Sendable {
-    /// Seconds from the Unix epoch to FIT's (1989-12-31T00:00:00Z).
-    static let fitEpoch: Int64 = 631_065_600
     /// The FIT profile version the file says it follows (21.40).
     static let profileVersion: UInt16 = 2140
 
@@ -79,8 +77,8 @@ public struct FITActivityWriter: Sendable {
 
     /// FIT time: whole seconds since 1989-12-31T00:00:00Z; times before it or past 2125 do not fit.
     static func time(_ time: Timestamp) throws(WorkoutFileError) -> UInt32 {
-        let seconds = time.microsecondsSinceEpoch / 1_000_000 - fitEpoch
-        guard seconds >= 0x1000_0000, let fitted = UInt32(exactly: seconds), fitted < 0xFFFF_FFFF else {
+        let seconds = time.microsecondsSinceEpoch / 1_000_000 - FITDecoder.epochOffset
+        guard seconds >= Int64(FITDecoder.relativeLimit), let fitted = UInt32(exactly: seconds), fitted < 0xFFFF_FFFF else {
             throw WorkoutFileError("\(time) cannot be written as FIT time (1998 to 2125)")
         }
         return fitted

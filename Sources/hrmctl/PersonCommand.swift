@@ -120,13 +120,8 @@ struct PersonCommand: ParsableCommand {
         @Option(help: ArgumentHelp("Until WHEN (exclusive; default open-ended).", valueName: "when")) var until: String?
 
         func range(now: Timestamp = .now()) throws(ValidationError) -> (from: Timestamp, until: Timestamp?) {
-            func time(_ text: String?, _ flag: String) throws(ValidationError) -> Timestamp? {
-                guard let text else { return nil }
-                guard let time = TimeExpression.parse(text, now: now) else { throw ValidationError("\(flag) '\(text)' is not \(TimeExpression.expected)") }
-                return time
-            }
-            let start = try time(from, "--from") ?? now
-            let end = try time(until, "--until")
+            let start = try TimeExpression.option(from, "--from", now: now) ?? now
+            let end = try TimeExpression.option(until, "--until", now: now)
             if let end, end <= start { throw ValidationError("--until is not after --from") }
             return (start, end)
         }

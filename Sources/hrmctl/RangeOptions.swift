@@ -24,17 +24,22 @@ struct RangeOptions: ParsableArguments {
                 throw ValidationError("unit \(unit) is not compatible with \(sampleType.identifier) (\(sampleType.canonicalUnit.unitString))")
             }
         }
-        func time(_ text: String?, _ flag: String) throws(ValidationError) -> Timestamp? {
-            guard let text else { return nil }
-            guard let time = TimeExpression.parse(text, now: now) else {
-                throw ValidationError("\(flag) '\(text)' is not \(TimeExpression.expected)")
-            }
-            return time
-        }
-        let query = SampleQuery(type: sampleType, since: try time(since, "--since"), until: try time(until, "--until"))
+        let query = SampleQuery(
+            type: sampleType, since: try TimeExpression.option(since, "--since", now: now),
+            until: try TimeExpression.option(until, "--until", now: now))
         if let start = query.since, let end = query.until, end < start {
             throw ValidationError("--until (\(end)) is before --since (\(start))")
         }
         return (query, displayUnit)
+    }
+}
+
+extension TimeExpression {
+    /// The time a flag's text names (RFC 3339 or an age before `now`); nil when the flag is
+    /// absent, a usage error that names the flag when the text is neither.
+    static func option(_ text: String?, _ flag: String, now: Timestamp) throws(ValidationError) -> Timestamp? {
+        guard let text else { return nil }
+        guard let time = parse(text, now: now) else { throw ValidationError("\(flag) '\(text)' is not \(expected)") }
+        return time
     }
 }

@@ -41,11 +41,7 @@ struct WorkoutCommand: ParsableCommand {
 
     /// Parses `--at` and the other times of the workout commands.
     static func time(_ text: String?, _ flag: String, now: Timestamp = .now()) throws(CommandFailure) -> Timestamp? {
-        guard let text else { return nil }
-        guard let time = TimeExpression.parse(text, now: now) else {
-            throw CommandFailure("\(flag) '\(text)' is not \(TimeExpression.expected)", status: .usage)
-        }
-        return time
+        do { return try TimeExpression.option(text, flag, now: now) } catch { throw CommandFailure(error.message, status: .usage) }
     }
 
     /// One line for a workout as it is now.
@@ -193,8 +189,8 @@ struct WorkoutCommand: ParsableCommand {
                             [
                                 workout.id, workout.person ?? workout.device ?? "", workout.activity.rawValue,
                                 RFC3339.string(from: workout.start, fractionDigits: 0),
-                                workout.isOpen ? "open, \(Duration.text(workout.effectiveEnd(now: now), since: workout.start))"
-                                    : Duration.text(workout.effectiveEnd(now: now), since: workout.start),
+                                workout.isOpen ? "open, \(ElapsedText.text(workout.effectiveEnd(now: now), since: workout.start))"
+                                    : ElapsedText.text(workout.effectiveEnd(now: now), since: workout.start),
                                 String(workout.laps(now: now).count),
                             ]
                         })
@@ -293,7 +289,7 @@ struct WorkoutCommand: ParsableCommand {
 }
 
 /// A span of time as a person reads it: `1:02:03` or `12:34`.
-enum Duration {
+enum ElapsedText {
     static func text(_ end: Timestamp, since start: Timestamp) -> String { text(seconds: end.secondsSinceEpoch - start.secondsSinceEpoch) }
 
     static func text(seconds: Double) -> String {
@@ -312,14 +308,14 @@ struct WorkoutReport {
         func bpm(_ value: Double) -> String { String(Int(value.rounded())) }
         Swift.print("\(workout.activity.rawValue) of \(TerminalText.escaped(workout.person ?? workout.device ?? "")) (\(workout.id))")
         Swift.print("  from \(RFC3339.string(from: workout.start, fractionDigits: 0)) \(workout.end.map { "to " + RFC3339.string(from: $0, fractionDigits: 0) } ?? "(open)")")
-        Swift.print("  elapsed \(Duration.text(seconds: summary.elapsedSeconds)), active \(Duration.text(seconds: summary.activeSeconds))")
+        Swift.print("  elapsed \(ElapsedText.text(seconds: summary.elapsedSeconds)), active \(ElapsedText.text(seconds: summary.activeSeconds))")
         if let heartRate = summary.heartRate {
             Swift.print("  heart rate: average \(bpm(heartRate.average)), min \(bpm(heartRate.minimum)), max \(bpm(heartRate.maximum)) count/min")
         } else {
             Swift.print("  heart rate: no samples")
         }
         if let zones = summary.zones {
-            Swift.print("  zones: " + zones.filter { $0.number > 0 }.map { "Z\($0.number) \(Duration.text(seconds: $0.seconds))" }.joined(separator: "  "))
+            Swift.print("  zones: " + zones.filter { $0.number > 0 }.map { "Z\($0.number) \(ElapsedText.text(seconds: $0.seconds))" }.joined(separator: "  "))
         }
         if let recovery = summary.recoveryOneMinute { Swift.print("  recovery (1 min): \(bpm(recovery)) count/min") }
         if let energy = summary.energyKilocalories { Swift.print("  energy: \(Int(energy.rounded())) kcal") }
@@ -329,7 +325,7 @@ struct WorkoutReport {
             header: ["LAP", "START", "ACTIVE", "AVG HR", "MAX HR"],
             rows: summary.laps.enumerated().map { index, lap in
                 [
-                    String(index + 1), RFC3339.string(from: lap.start, fractionDigits: 0), Duration.text(seconds: lap.activeSeconds),
+                    String(index + 1), RFC3339.string(from: lap.start, fractionDigits: 0), ElapsedText.text(seconds: lap.activeSeconds),
                     lap.heartRate.map { bpm($0.average) } ?? "", lap.heartRate.map { bpm($0.maximum) } ?? "",
                 ]
             })

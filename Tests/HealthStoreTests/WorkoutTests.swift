@@ -115,6 +115,27 @@ struct WorkoutTests {
         #expect(zones[1].seconds == 1)
     }
 
+    @Test("a workout with thousands of events: each lap and pause counts its own seconds")
+    func manyEvents() {
+        // Every 10 s: a lap, then a pause 5 s later, resumed 2 s after it; samples each second.
+        var events: [WorkoutEvent] = []
+        for block in 0..<400 {
+            let base = Double(block) * 10
+            if block > 0 { events.append(WorkoutEvent(.lap, at: at(base))) }
+            events += [WorkoutEvent(.pause, at: at(base + 5)), WorkoutEvent(.resume, at: at(base + 7))]
+        }
+        let done = workout(events, end: 4000)
+        var builder = WorkoutSummary.Builder(
+            workout: done, physiology: WorkoutPhysiology(person: Person(name: "ann", maximumHeartRate: 200), year: 2026), now: at(5000))
+        for second in stride(from: 0.0, to: 4000, by: 1) { builder.add(150, at: at(second).secondsSinceEpoch, device: "a") }
+        let summary = builder.summary()
+        #expect(summary.laps.count == 400)
+        #expect(summary.activeSeconds == 400 * 8)
+        #expect(summary.laps.allSatisfy { $0.activeSeconds == 8 && $0.heartRate?.count == 8 })
+        #expect(summary.heartRate?.count == 3200)
+        #expect(summary.zones?[3].seconds == 3200, "150 is zone 3 of 200; paused seconds add nothing")
+    }
+
     // MARK: The store
 
     @Test("a workout is started, takes its events, ends and is deleted, each change at a new anchor, with a tombstone")
@@ -192,6 +213,24 @@ struct WorkoutTests {
         let coach = try store.workoutChanges(since: 0, limit: 10, reader: "mary/coach")
         #expect(coach.workouts.map(\.id) == [first.id] && coach.deleted.isEmpty)
         #expect(try store.workoutChanges(since: 0, limit: 10, reader: "mary/other").deleted == [second.id])
+    }
+
+    @Test("an answer stops before the workout that would take it past its events, and pages on")
+    func eventBudget() throws {
+        let store = try Fixture.memoryStore()
+        let markers = (0..<Workout.eventLimit).map { WorkoutEvent(.marker, at: at(Double($0) / 10)) }
+        for index in 0..<20 {
+            var full = workout(markers, end: 1000, person: nil)
+            full.device = "strap-\(index)"
+            try store.saveWorkout(full)
+        }
+        let fitting = WorkoutQuery.answerEventLimit / Workout.eventLimit
+        #expect(try store.workouts(WorkoutQuery()).count == fitting)
+        let first = try store.workoutChanges(since: 0, limit: 1000, reader: nil)
+        #expect(first.workouts.count == fitting)
+        let rest = try store.workoutChanges(since: first.anchor, limit: 1000, reader: nil)
+        #expect(rest.workouts.count == 20 - fitting)
+        #expect(Set((first.workouts + rest.workouts).map(\.id)).count == 20)
     }
 
     @Test("a workout outlives the store being closed and opened again")

@@ -19,6 +19,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "pysupport"))
+import builds  # noqa: E402
 from builds import binary  # noqa: E402
 
 import fitdecode  # noqa: E402
@@ -55,11 +56,7 @@ class WorkoutFileTests(unittest.TestCase):
 
     @classmethod
     def hrmctl(cls, *arguments):
-        result = subprocess.run([binary("hrmctl")] + list(arguments) + ["--store", cls.store],
-                                capture_output=True, text=True, timeout=CALL_TIMEOUT_S)
-        if result.returncode != 0:
-            raise AssertionError("hrmctl %s: exit %d: %s" % (" ".join(arguments), result.returncode, result.stderr))
-        return result.stdout
+        return builds.hrmctl(*arguments, "--store", cls.store, timeout=CALL_TIMEOUT_S).stdout
 
     def export(self, format_):
         path = os.path.join(self.directory.name, "workout." + format_)
@@ -129,9 +126,8 @@ class WorkoutFileTests(unittest.TestCase):
 
     def test_an_open_workout_is_not_exported(self):
         opened = self.hrmctl("workout", "start", "--device", "wf-free").splitlines()[-1]
-        result = subprocess.run([binary("hrmctl"), "workout", "export", opened, "--format", "fit", "-o",
-                                 os.path.join(self.directory.name, "open.fit"), "--store", self.store],
-                                capture_output=True, text=True, timeout=CALL_TIMEOUT_S)
+        result = builds.hrmctl("workout", "export", opened, "--format", "fit", "-o", os.path.join(self.directory.name, "open.fit"),
+                               "--store", self.store, timeout=CALL_TIMEOUT_S, check=False)
         self.assertEqual(result.returncode, 64, result.stderr)
         self.assertIn("open", result.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.directory.name, "open.fit")))

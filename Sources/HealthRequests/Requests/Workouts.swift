@@ -35,6 +35,11 @@ public enum WorkoutArguments {
     }
 }
 
+/// What the requests that change one workout answer: the workout as it now is.
+public struct WorkoutAnswer: Codable, Sendable {
+    public var workout: Workout
+}
+
 /// Starts a workout as the caller's source: a person's, or a device's (the person it is
 /// assigned to then, when anyone). Needs share authorization of `workout`, as a manager has.
 public struct StartWorkout: HealthRequest {
@@ -59,9 +64,7 @@ public struct StartWorkout: HealthRequest {
         self.at = at?.microsecondsSinceEpoch ?? WireTime.noLowerBound
     }
 
-    public struct Response: Codable, Sendable {
-        public var workout: Workout
-    }
+    public typealias Response = WorkoutAnswer
 
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {
         let source = try context.source(app: app)
@@ -112,9 +115,7 @@ public struct AddWorkoutEvent: HealthRequest {
         self.at = at?.microsecondsSinceEpoch ?? WireTime.noLowerBound
     }
 
-    public struct Response: Codable, Sendable {
-        public var workout: Workout
-    }
+    public typealias Response = WorkoutAnswer
 
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {
         let source = try context.source(app: app)
@@ -150,9 +151,7 @@ public struct EndWorkout: HealthRequest {
         self.at = at?.microsecondsSinceEpoch ?? WireTime.noLowerBound
     }
 
-    public struct Response: Codable, Sendable {
-        public var workout: Workout
-    }
+    public typealias Response = WorkoutAnswer
 
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {
         let source = try context.source(app: app)

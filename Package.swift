@@ -105,8 +105,8 @@ let package = Package(
         .target(
             name: "Ingest",
             dependencies: [
-                "SensorFrames", "ANTDecoding", "HealthUnits", "HealthModel", "HealthStore", "Timestamps", "Recordings",
-                .product(name: "Logging", package: "swift-log"),
+                "SensorFrames", "ANTDecoding", "HealthUnits", "HealthModel", "HealthStore", "Timestamps", "Recordings", "WorkoutFiles",
+                "FITDecoding", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -337,7 +337,7 @@ let package = Package(
             dependencies: ["SystemdSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "FITDecodingTests", dependencies: ["ByteSources", "FITDecoding", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "WorkoutFilesTests", dependencies: ["WorkoutFiles", "FITDecoding", "HealthModel", "Timestamps"]),
+        .testTarget(name: "WorkoutFilesTests", dependencies: ["WorkoutFiles", "FITDecoding", "HealthModel", "Timestamps", "ByteSources"]),
         .testTarget(name: "JSONLinesTests", dependencies: ["JSONLines"]),
         .testTarget(name: "SeriesCodingTests", dependencies: ["SeriesCoding", "TestSupport"]),
         .testTarget(

@@ -18,6 +18,8 @@ public struct FITHeartRateSummary: Sendable, Equatable {
     public private(set) var recorder: FITActivity.Device?
     /// `file_id.serial_number` of the device that wrote the file.
     public private(set) var creatorSerial: UInt32?
+    /// The file's sessions, laps and timer events (those before any damage).
+    public private(set) var sessions = FITSessions()
     /// What was wrong with the file; the records counted are those before it.
     public private(set) var damage: FITError?
     /// Absolute − system FIT time of the file's first `timestamp_correlation`.
@@ -52,6 +54,8 @@ public struct FITHeartRateSummary: Sendable, Equatable {
                 if let (absolute, system) = FITProfile.TimestampCorrelation.times(of: message) {
                     anchors.correlate(absolute: absolute, system: system)
                 }
+            case FITProfile.Session.message, FITProfile.Lap.message, FITProfile.Event.message:
+                sessions.add(message)
             default:
                 break
             }

@@ -14,6 +14,32 @@ enum FITProfile {
         static let timeCreated: UInt8 = 4  // date_time
     }
 
+    /// `session` (global 18): one sport's part of the activity, with its totals.
+    enum Session {
+        static let message: UInt16 = 18
+        static let startTime: UInt8 = 2  // date_time
+        static let sport: UInt8 = 5  // enum `sport`
+        static let subSport: UInt8 = 6  // enum `sub_sport`
+        static let totalElapsedTime: UInt8 = 7  // uint32, scale 1000, seconds
+    }
+
+    /// `lap` (global 19): one lap; its timestamp (253) is its end.
+    enum Lap {
+        static let message: UInt16 = 19
+        static let startTime: UInt8 = 2  // date_time
+    }
+
+    /// `event` (global 21): among others, the timer's starts and stops (pauses).
+    enum Event {
+        static let message: UInt16 = 21
+        static let event: UInt8 = 0  // enum `event` (0 = timer)
+        static let eventType: UInt8 = 1  // enum `event_type`
+        static let timer: UInt8 = 0
+        /// `event_type` start; stop, stop_all, stop_disable and stop_disable_all stop the timer.
+        static let start: UInt8 = 0
+        static let stops: Set<UInt8> = [1, 4, 8, 9]
+    }
+
     /// `record` (global 20): the activity's samples.
     enum Record {
         static let message: UInt16 = 20

@@ -285,3 +285,10 @@ public struct PersonLookup: Sendable {
         return assignments[low - 1].person
     }
 }
+
+extension Array where Element == StrapAssignment {
+    /// The person wearing `device` at `time` by these assignments, if anyone.
+    public func person(wearing device: String, at time: Timestamp) -> String? {
+        first { $0.device == device && $0.from <= time && ($0.until.map { time < $0 } ?? true) }?.person
+    }
+}

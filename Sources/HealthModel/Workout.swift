@@ -353,3 +353,21 @@ public struct WorkoutChangeSet: Sendable, Hashable {
         self.anchor = anchor
     }
 }
+
+/// What importing a workout did: stored it, or found it stored already (as `id`).
+public enum WorkoutImportOutcome: Sendable, Hashable {
+    case stored
+    case unchanged(id: String)
+}
+
+extension Workout {
+    /// A new workout id: a random (version 4) UUID in lower case.
+    public static func newID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        let hex = bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+        return [0..<4, 4..<6, 6..<8, 8..<10, 10..<16].map { hex[$0].joined() }.joined(separator: "-")
+    }
+}

@@ -8,35 +8,39 @@ import Timestamps
 /// manager) may change only its own workouts.
 extension HealthStore {
     /// Stores a new open or whole workout (`workout.problem` must be nil). A person named must
-    /// exist, and a person (or a device that is nobody's) has at most one open workout.
+    /// exist, and a person's (or a device's that is nobody's) workouts do not overlap: at most
+    /// one is open, and it starts after the others end.
     public func saveWorkout(_ workout: Workout) throws(HealthStoreError) {
         if let problem = workout.problem { throw .conflict(problem) }
         try write { db in
-            if let person = workout.person, try !(Bool.fetchOne(db, sql: "SELECT 1 FROM person WHERE name = ?", arguments: [person]) ?? false) {
-                throw HealthStoreError.conflict("no person named \(person.debugDescription); add them with hrmctl person add")
+            if let overlapping = try Self.overlappingWorkout(workout, db) {
+                throw HealthStoreError.conflict(Self.overlapProblem(workout, overlapping))
             }
-            if workout.isOpen, let open = try Self.openWorkoutID(person: workout.person, device: workout.device, db) {
-                throw HealthStoreError.conflict("\(Self.owner(workout)) has an open workout already (\(open)); end it first")
-            }
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM workout WHERE uuid = ?", arguments: [workout.id]) != true else {
-                throw HealthStoreError.conflict("a workout \(workout.id) exists")
-            }
-            let sourceID = try Self.upsertSource(HealthSource(name: workout.source), db)
-            var anchors = try AnchorSequence(db)
-            anchors.last += 1
-            try anchors.save(db)
-            let rowID = try Int64.fetchOne(
-                db,
-                sql: """
-                    INSERT INTO workout (uuid, anchor, sourceId, person, device, activity, start, "end")
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
-                    """,
-                arguments: [
-                    workout.id, anchors.last, sourceID, workout.person, workout.device, workout.activity.rawValue,
-                    workout.start.microsecondsSinceEpoch, workout.end?.microsecondsSinceEpoch,
-                ])!
-            for (position, event) in workout.events.enumerated() { try Self.insert(event, at: position, of: rowID, db) }
+            try Self.insert(workout, db)
         }
+    }
+
+    /// Stores a whole workout read from a file, unless the store holds it already: one of the
+    /// same source and owner, with the same activity, start, end and events, is the same
+    /// workout (importing a file again stores nothing new). Any other overlap is refused.
+    public func importWorkout(_ workout: Workout) throws(HealthStoreError) -> WorkoutImportOutcome {
+        if let problem = workout.problem { throw .conflict(problem) }
+        return try write { db in
+            guard let overlapping = try Self.overlappingWorkout(workout, db) else {
+                try Self.insert(workout, db)
+                return .stored
+            }
+            let same =
+                overlapping.source == workout.source && overlapping.activity == workout.activity && overlapping.start == workout.start
+                && overlapping.end == workout.end && overlapping.events == workout.events
+            guard same else { throw HealthStoreError.conflict(Self.overlapProblem(workout, overlapping)) }
+            return .unchanged(id: overlapping.id)
+        }
+    }
+
+    /// The person wearing `device` at `time` by their assignments, if anyone.
+    public func personWearing(_ device: String, at time: Timestamp) throws(HealthStoreError) -> String? {
+        try strapAssignments().person(wearing: device, at: time)
     }
 
     /// Adds `event` to the open workout `id` as `writer` (nil: a manager); returns the workout
@@ -230,13 +234,51 @@ extension HealthStore {
             arguments: [rowID, position, event.type.rawValue, event.time.microsecondsSinceEpoch])
     }
 
-    /// The uuid of the open workout of `person` (or, without one, of the device).
-    static func openWorkoutID(person: String?, device: String?, _ db: Database) throws -> String? {
-        if let person {
-            return try String.fetchOne(db, sql: #"SELECT uuid FROM workout WHERE person = ? AND "end" IS NULL"#, arguments: [person])
+    /// A new workout's row and events, at a new anchor. Its person must exist, its id be new.
+    private static func insert(_ workout: Workout, _ db: Database) throws {
+        if let person = workout.person, try !(Bool.fetchOne(db, sql: "SELECT 1 FROM person WHERE name = ?", arguments: [person]) ?? false) {
+            throw HealthStoreError.conflict("no person named \(person.debugDescription); add them with hrmctl person add")
         }
-        return try String.fetchOne(
-            db, sql: #"SELECT uuid FROM workout WHERE device = ? AND person IS NULL AND "end" IS NULL"#, arguments: [device])
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM workout WHERE uuid = ?", arguments: [workout.id]) != true else {
+            throw HealthStoreError.conflict("a workout \(workout.id) exists")
+        }
+        let sourceID = try upsertSource(HealthSource(name: workout.source), db)
+        var anchors = try AnchorSequence(db)
+        anchors.last += 1
+        try anchors.save(db)
+        let rowID = try Int64.fetchOne(
+            db,
+            sql: """
+                INSERT INTO workout (uuid, anchor, sourceId, person, device, activity, start, "end")
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                """,
+            arguments: [
+                workout.id, anchors.last, sourceID, workout.person, workout.device, workout.activity.rawValue,
+                workout.start.microsecondsSinceEpoch, workout.end?.microsecondsSinceEpoch,
+            ])!
+        for (position, event) in workout.events.enumerated() { try insert(event, at: position, of: rowID, db) }
+    }
+
+    /// A workout of the same person (or device that is nobody's) whose time overlaps
+    /// `workout`'s (an open one lasts on), if any.
+    private static func overlappingWorkout(_ workout: Workout, _ db: Database) throws -> Workout? {
+        let owner = workout.person == nil ? "w.device = ? AND w.person IS NULL" : "w.person = ?"
+        var arguments: StatementArguments = [workout.person ?? workout.device]
+        var overlap = #"("end" IS NULL OR "end" > ?)"#
+        arguments += [workout.start.microsecondsSinceEpoch]
+        if let end = workout.end {
+            overlap += " AND w.start < ?"
+            arguments += [end.microsecondsSinceEpoch]
+        }
+        guard let row = try Row.fetchOne(db, sql: "\(selectWorkouts) WHERE \(owner) AND \(overlap) ORDER BY w.start LIMIT 1", arguments: arguments)
+        else { return nil }
+        return try self.workout(row, db)
+    }
+
+    private static func overlapProblem(_ workout: Workout, _ other: Workout) -> String {
+        other.isOpen
+            ? "\(owner(workout)) has an open workout already (\(other.id)); end it first"
+            : "\(owner(workout)) has a workout from \(other.start) to \(other.end.map { "\($0)" } ?? "") (\(other.id)) that this one overlaps"
     }
 
     private static func owner(_ workout: Workout) -> String {

@@ -4,13 +4,18 @@ import SDBus
 
 extension RecordingImportSummary {
     /// The summary Import returns: `frames`, `stored`, `unchanged`, `denied`, `lost`,
-    /// `badLines`, `badRecords` u; `skipped` a{su}; `hrmdMayShare` b.
+    /// `badLines`, `badRecords`, `workoutsStored`, `workoutsUnchanged`,
+    /// `workoutsDenied`, `workoutsRefused` u; `skipped` a{su}; `hrmdMayShare` b.
     public var wireValue: DBusValue {
         WireDictionary.value([
             ("frames", .uint32(UInt32(clamping: frames))), ("stored", .uint32(UInt32(clamping: stored))),
             ("unchanged", .uint32(UInt32(clamping: unchanged))), ("denied", .uint32(UInt32(clamping: denied))),
             ("lost", .uint32(UInt32(clamping: lost))), ("badLines", .uint32(UInt32(clamping: badLines))),
             ("badRecords", .uint32(UInt32(clamping: badRecords))),
+            ("workoutsStored", .uint32(UInt32(clamping: workoutsStored))),
+            ("workoutsUnchanged", .uint32(UInt32(clamping: workoutsUnchanged))),
+            ("workoutsDenied", .uint32(UInt32(clamping: workoutsDenied))),
+            ("workoutsRefused", .uint32(UInt32(clamping: workoutsRefused))),
             ("skipped", .dictionary(key: "s", value: "u", skipped.sorted { $0.key < $1.key }.map {
                 DBusDictionaryEntry(.string($0.key), .uint32(UInt32(clamping: $0.value)))
             })),
@@ -28,6 +33,10 @@ extension RecordingImportSummary {
         lost = Int(try entries.integer("lost") ?? 0)
         badLines = Int(try entries.integer("badLines") ?? 0)
         badRecords = Int(try entries.integer("badRecords") ?? 0)
+        workoutsStored = Int(try entries.integer("workoutsStored") ?? 0)
+        workoutsUnchanged = Int(try entries.integer("workoutsUnchanged") ?? 0)
+        workoutsDenied = Int(try entries.integer("workoutsDenied") ?? 0)
+        workoutsRefused = Int(try entries.integer("workoutsRefused") ?? 0)
         heartRateShareStatus = try entries.bool("hrmdMayShare") == true ? .sharingAuthorized : .sharingDenied
         storedNothingForLackOfAuthorization = !mayShareHeartRate && denied > 0 && stored == 0
         if let skips = entries.entries["skipped"]?.stringKeyed {
@@ -44,6 +53,10 @@ extension RecordingImportSummary {
         lost += other.lost
         badLines += other.badLines
         badRecords += other.badRecords
+        workoutsStored += other.workoutsStored
+        workoutsUnchanged += other.workoutsUnchanged
+        workoutsDenied += other.workoutsDenied
+        workoutsRefused += other.workoutsRefused
         skipped.merge(other.skipped, uniquingKeysWith: +)
         heartRateShareStatus = other.heartRateShareStatus
         storedNothingForLackOfAuthorization = !mayShareHeartRate && denied > 0 && stored == 0

@@ -1,14 +1,18 @@
+import FITDecoding
 import HealthModel
 import HealthStore
 import Logging
 import Recordings
 import SensorFrames
 import Timestamps
+import WorkoutFiles
 
 /// Replays recordings (hrmd traces, FIT files and btsnoop captures, told apart by content)
 /// into the store through the same decode → convert → authorize → store path as live data,
 /// with their original timestamps, as `hrmctl replay` and the store service's Import do.
-/// Replaying what is already stored stores nothing new.
+/// Replaying what is already stored stores nothing new. A FIT file's sessions become
+/// workouts (of the person wearing its strap then, else of the strap), as the importing
+/// source when it may share `workout`.
 ///
 /// Replay each recording with `replay(path:)` or `replay(descriptor:name:)`, then call
 /// `finish()` for the totals. Messages for the user (`NAME:12: reason` for a bad trace line,
@@ -45,6 +49,7 @@ public struct RecordingImport {
     private var ingestor: FrameIngestor
     private var badLines = 0
     private var badRecords = 0
+    private var workouts = WorkoutTotals()
 
     /// An import into `store` with `settings` (its source is the one that writes, and whose
     /// authorization applies). Ingest errors are logged to `logger`; messages for the user go
@@ -102,6 +107,10 @@ public struct RecordingImport {
         summary.lost = counters.lost
         summary.badLines = badLines
         summary.badRecords = badRecords
+        summary.workoutsStored = workouts.stored
+        summary.workoutsUnchanged = workouts.unchanged
+        summary.workoutsDenied = workouts.denied
+        summary.workoutsRefused = workouts.refused
         for skip in ingestor.skipTotals { summary.skipped[skip.reason, default: 0] += skip.count }
         let seen = ingestor.authorizationStatuses[.heartRate]
         summary.heartRateShareStatus = seen
@@ -110,10 +119,48 @@ public struct RecordingImport {
         return summary
     }
 
-    /// A FIT file: the damage accepted is told first.
+    /// A FIT file: the damage accepted is told first; its workouts are stored after its samples.
     private mutating func replay(_ recording: FITRecording, name: String, progress: ((Int) -> Void)?) {
         if let damage = recording.damage { messages("\(name): \(damage); storing what was read before it") }
         replay(recording, name: name, numbering: .none, progress: progress)
+        storeWorkouts(of: recording, name: name)
+    }
+
+    /// Stores the workouts of a FIT file's sessions, telling in one line each what was not
+    /// stored and why.
+    private mutating func storeWorkouts(of recording: FITRecording, name: String) {
+        let sessions = recording.sessions
+        let kept = sessions.sessions.count
+        if sessions.sessionCount - sessions.unusableSessions > kept {
+            messages("\(name): the file has \(sessions.sessionCount) sessions; only the first \(kept) become workouts")
+        }
+        if sessions.unusableSessions > 0 {
+            messages("\(name): \(sessions.unusableSessions) sessions have no absolute start or end after it; they are not workouts")
+        }
+        if sessions.marksDropped > 0 {
+            messages("\(name): \(sessions.marksDropped) laps and timer events past the first \(FITSessions.markLimit) are left out of its workouts")
+        }
+        guard kept > 0 else { return }
+        let source = ingestor.settings.source.name
+        guard (try? store.authorizationStatus(source: source, type: .workout)) == .sharingAuthorized else {
+            workouts.denied += kept
+            messages("\(name): \(kept) workout\(kept == 1 ? " is" : "s are") not stored: \(source) may not share workout (grant it with: hrmctl auth grant \(source) workout)")
+            return
+        }
+        let device = recording.device.rawValue
+        for session in FITSessionWorkout.all(sessions) {
+            do throws(HealthStoreError) {
+                let person = try store.personWearing(device, at: session.start)
+                let workout = session.workout(id: Workout.newID(), source: source, person: person, device: device)
+                switch try store.importWorkout(workout) {
+                case .stored: workouts.stored += 1
+                case .unchanged: workouts.unchanged += 1
+                }
+            } catch {
+                workouts.refused += 1
+                messages("\(name): the \(session.activity.rawValue) workout from \(RFC3339.string(from: session.start)) is not stored: \(error)")
+            }
+        }
     }
 
     /// Takes every entry of `recording`; `progress` hears how far it has read after each.
@@ -149,6 +196,14 @@ public struct RecordingImport {
             told.notice(text)
         }
     }
+}
+
+/// What became of the workouts of the recordings replayed.
+private struct WorkoutTotals {
+    var stored = 0
+    var unchanged = 0
+    var denied = 0
+    var refused = 0
 }
 
 /// Tells one recording's bad lines (or records): the first `RecordingImport.maxBadLineMessages`

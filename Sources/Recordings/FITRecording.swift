@@ -26,7 +26,10 @@ public struct FITRecording: Sequence, RecordingReader {
     /// The next beat not yet placed, and where the beats placed so far end (Unix seconds).
     private var pendingBeat: Double?
     private var beatEnd: Double = 0
-    private let device: SensorID
+    /// The strap (or recorder) the frames are from.
+    public let device: SensorID
+    /// The file's sessions, laps and timer events: its workouts.
+    public let sessions: FITSessions
 
     /// Reads the FIT file in `source`; `name` stands for it in messages. A damaged file is an
     /// error that says what could be read, unless `acceptingDamage`, when what was read
@@ -46,6 +49,7 @@ public struct FITRecording: Sequence, RecordingReader {
                 reason: "\(damage); \(summary.recordCount) heart-rate records were read before it (store them with --accept-damaged)")
         }
         damage = summary.damage.map { "\($0)" }
+        sessions = summary.sessions
         let sensor = summary.strap ?? summary.recorder
         device = SensorID((sensor?.serialNumber ?? summary.creatorSerial).map { "fit-\($0)" } ?? "fit")
         if summary.unanchoredCount > 0 {

@@ -4,8 +4,8 @@ import Timestamps
 
 /// Writes a workout as a FIT activity file (FIT protocol 2.0, little-endian), the file
 /// Garmin Connect, Strava, GoldenCheetah and TrainingPeaks import: `file_id`, the timer's
-/// start, stop and restart `event`s (pauses), one `record` per heart-rate sample of the active
-/// time, one `lap` per lap, the `session` and the `activity`. Its heart rates are whole
+/// start, stop and restart `event`s (pauses), one `record` a second of the active time (the
+/// last heart-rate sample that starts in it), one `lap` per lap, the `session` and the `activity`. Its heart rates are whole
 /// count/min (FIT's `uint8`), its times whole seconds.
 public struct FITActivityWriter: Sendable {
     /// The FIT profile version the file says it follows (21.40).
@@ -38,11 +38,15 @@ public struct FITActivityWriter: Sendable {
             default: break
             }
         }
+        // One record a second: the last sample that starts in it.
+        var lastRecordTime: UInt32?
         for point in recording.activePoints {
             let bpm = point.value.rounded()
             guard bpm >= 1, bpm < 255 else { continue }
             let time = try Self.time(point.time)
-            timed.append((time, 2, FITMessages.Entry(.record, [.uint32(253, time), .uint8(3, UInt8(bpm))])))
+            let record = (time, 2, FITMessages.Entry(.record, [.uint32(253, time), .uint8(3, UInt8(bpm))]))
+            if lastRecordTime == time { timed[timed.count - 1] = record } else { timed.append(record) }
+            lastRecordTime = time
         }
         timed.append((end, 3, FITMessages.Entry(.event, [.uint32(253, end), .enumeration(0, 0), .enumeration(1, 4)])))
         // Each lap's message comes after its last record.
@@ -103,6 +107,11 @@ public struct FITActivityWriter: Sendable {
 struct FITSport: Sendable, Hashable {
     var sport: UInt8
     var subSport: UInt8
+
+    init(sport: UInt8, subSport: UInt8) {
+        self.sport = sport
+        self.subSport = subSport
+    }
 
     init(_ activity: WorkoutActivity) {
         (sport, subSport) =

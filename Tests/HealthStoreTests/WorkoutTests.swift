@@ -155,8 +155,11 @@ struct WorkoutTests {
         #expect(ended.end == at(120) && ended.events == [WorkoutEvent(.lap, at: at(60))])
         #expect(try store.currentAnchor() == anchorAfterStart + 2)
         #expect(try store.workout(open.id, reader: nil) == ended)
-        // Ended, so the person may start another.
-        try store.saveWorkout(workout())
+        // Ended, so the person may start another from its end.
+        #expect(throws: HealthStoreError.self, "it would overlap the one ended") { try store.saveWorkout(workout()) }
+        var next = workout()
+        next.start = at(120)
+        try store.saveWorkout(next)
         try store.deleteWorkout(open.id, writer: nil)
         #expect(try store.workout(open.id, reader: nil) == nil)
         #expect(throws: HealthStoreError.self) { try store.deleteWorkout(open.id, writer: nil) }
@@ -248,5 +251,36 @@ struct WorkoutTests {
         let reopened = try HealthStore.open(path: path, mode: .existingOnly)
         let found = try #require(try reopened.workouts(WorkoutQuery(device: "strap-1", openOnly: true)).first)
         #expect(found.id == open.id && found.isPaused)
+    }
+
+    @Test("a person's workouts never overlap; a workout imported again is found, not stored twice")
+    func overlapsAndImports() throws {
+        let store = try Fixture.memoryStore()
+        try store.savePerson(Person(name: "ann"), creating: true)
+        let first = workout([WorkoutEvent(.lap, at: at(60))], end: 600)
+        #expect(try store.importWorkout(first) == .stored)
+        var again = first
+        again.id = Workout.newID()
+        #expect(try store.importWorkout(again) == .unchanged(id: first.id))
+        var moved = again
+        moved.end = at(601)
+        #expect(throws: HealthStoreError.self, "the same start with another end overlaps") { try store.importWorkout(moved) }
+        var inside = workout(end: 300)
+        inside.start = at(100)
+        #expect(throws: HealthStoreError.self, "a workout inside another") { try store.saveWorkout(inside) }
+        var openBefore = workout()
+        openBefore.start = at(-10)
+        #expect(throws: HealthStoreError.self, "an open one started before lasts on into the other") { try store.saveWorkout(openBefore) }
+        var after = workout(end: 900)
+        after.start = at(600)
+        #expect(try store.importWorkout(after) == .stored, "one that starts where the other ends")
+        var otherSource = first
+        otherSource.id = Workout.newID()
+        otherSource.source = "someone/else"
+        #expect(throws: HealthStoreError.self, "another source's copy overlaps") { try store.importWorkout(otherSource) }
+        var nobody = workout(end: 600, person: nil)
+        nobody.id = Workout.newID()
+        #expect(try store.importWorkout(nobody) == .stored, "a device's workouts do not meet a person's")
+        #expect(try store.workouts(WorkoutQuery()).count == 3)
     }
 }

@@ -135,10 +135,35 @@ struct RecordingImportTests {
             try recordings.replay(descriptor: fd, name: "ride.fit")
         }
         let summary = recordings.finish()
-        #expect(messages.isEmpty)
+        #expect(messages == ["ride.fit: 1 workout is not stored: hrmd may not share workout (grant it with: hrmctl auth grant hrmd workout)"])
         #expect(summary.stored == expected.count && summary.badLines == 0)
+        #expect(summary.workoutsDenied == 1 && summary.workoutsStored == 0)
         let values = try store.samples(SampleQuery(type: .heartRate)).map { $0.sample.canonicalValue }
         #expect(values == expected)
+    }
+
+    @Test("a Garmin Edge's ride becomes its cycling workout, its laps and pauses as the file says, once")
+    func workoutOfARide() throws {
+        try grant()
+        try store.setShareAuthorization(.sharingAuthorized, source: "hrmd", type: .workout)
+        let path = "\(Self.fixtures)/garmin-edge-820-bike.fit"
+        var messages: [String] = []
+        var recordings = importer { messages.append($0) }
+        try recordings.replay(path: path)
+        #expect(messages.isEmpty)
+        #expect(recordings.finish().workoutsStored == 1)
+        let workout = try #require(try store.workouts(WorkoutQuery()).first)
+        #expect(workout.activity == .cycling && workout.source == "hrmd" && workout.person == nil)
+        #expect(workout.device?.hasPrefix("fit") == true)
+        #expect(workout.problem == nil && !workout.isOpen)
+        let samples = try store.samples(SampleQuery(type: .heartRate))
+        let first = try #require(samples.first).sample.start, last = try #require(samples.last).sample.start
+        let end = try #require(workout.end)
+        #expect(workout.start <= first && last <= end, "the session holds its records")
+        var again = importer()
+        try again.replay(path: path)
+        let second = again.finish()
+        #expect(second.workoutsUnchanged == 1 && second.workoutsStored == 0 && second.stored == 0)
     }
 
     @Test("a damaged FIT file from a descriptor is refused, or stored up to the damage when accepted")

@@ -1,3 +1,4 @@
+import ByteSources
 import FITDecoding
 import Foundation
 import HealthModel
@@ -78,5 +79,67 @@ struct WorkoutFilesTests {
         #expect(xml.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<TrainingCenterDatabase "))
         #expect(TCXWriter.sport(.yoga) == "Other" && TCXWriter.sport(.cycling) == "Biking")
         #expect(TCXWriter.escaped("a<b>&\u{1}c") == "a&lt;b&gt;&amp;c")
+    }
+
+    @Test("a FIT file's session reads back as the workout it was written from: activity, start, end, laps and pauses")
+    func sessionsReadBack() throws {
+        for activity in WorkoutActivity.allCases {
+            let recording = Self.recording(activity: activity)
+            let bytes = try FITActivityWriter().write(recording)
+            let sessions = try FITHeartRateSummary(scanning: ByteSource(bytes)).sessions
+            #expect(sessions.isComplete)
+            let read = try #require(FITSessionWorkout.all(sessions).first)
+            #expect(FITSessionWorkout.all(sessions).count == 1)
+            #expect(read.activity == activity)
+            #expect(read.start == recording.workout.start && read.end == recording.workout.end)
+            #expect(read.events == recording.workout.events)
+            let workout = read.workout(id: "x", source: "hrmd", person: nil, device: "fit-1")
+            #expect(workout.problem == nil)
+        }
+    }
+
+    @Test("a FIT sport hrmd does not write reads as the activity of its sport, or other")
+    func foreignSports() {
+        #expect(WorkoutActivity(fitSport: 1, subSport: 3) == .running, "treadmill running is running")
+        #expect(WorkoutActivity(fitSport: 10, subSport: 43) == .yoga)
+        #expect(WorkoutActivity(fitSport: 10, subSport: 99) == .other)
+        #expect(WorkoutActivity(fitSport: 200, subSport: 0) == .other)
+    }
+
+    @Test("a hostile file of 10,000 sessions and 40,000 timer stops keeps a bounded part, counted")
+    func manySessions() throws {
+        var messages = FITMessages()
+        let base = try FITActivityWriter.time(Self.start)
+        for index in 0..<10_000 {
+            let start = base + UInt32(index * 10)
+            for offset in 1...4 {
+                messages.add(.event, [.uint32(253, start + UInt32(offset)), .enumeration(0, 0), .enumeration(1, 4)])
+            }
+            messages.add(.session, [.uint32(253, start + 9), .uint32(2, start), .enumeration(5, 1), .enumeration(6, 0), .uint32(7, 9000)])
+        }
+        let bytes = messages.file(profileVersion: FITActivityWriter.profileVersion)
+        let sessions = try FITHeartRateSummary(scanning: ByteSource(bytes)).sessions
+        #expect(sessions.sessionCount == 10_000)
+        #expect(sessions.sessions.count == FITSessions.sessionLimit)
+        #expect(sessions.marks.count == FITSessions.markLimit)
+        #expect(sessions.marksDropped == 40_000 - FITSessions.markLimit)
+        #expect(!sessions.isComplete)
+        let workouts = FITSessionWorkout.all(sessions)
+        #expect(workouts.count == FITSessions.sessionLimit)
+        #expect(workouts.allSatisfy { $0.events.count == 1 && $0.events[0].type == .pause }, "repeated stops pause once")
+    }
+
+    @Test("a session without a start, or ending before it starts, is counted, not kept")
+    func unusableSessions() throws {
+        var messages = FITMessages()
+        let base = try FITActivityWriter.time(Self.start)
+        messages.add(.session, [.uint32(253, base + 10), .enumeration(5, 1)])
+        messages.add(.session, [.uint32(253, base + 10), .uint32(2, base + 20), .enumeration(5, 1)])
+        messages.add(.session, [.uint32(253, base + 10), .uint32(2, base), .enumeration(5, 2)])
+        let sessions = try FITHeartRateSummary(scanning: ByteSource(messages.file(profileVersion: 2140))).sessions
+        #expect(sessions.sessionCount == 3 && sessions.unusableSessions == 2)
+        #expect(sessions.isComplete)
+        #expect(FITSessionWorkout.all(sessions).map(\.activity) == [.cycling])
+        #expect(FITSessionWorkout.all(sessions).first?.end == Self.at(10))
     }
 }

@@ -3,7 +3,8 @@
 `hrmctl workout export --format fit` writes is read by Garmin's FIT SDK (integrity, no decoding
 error, the messages an activity needs) and by fitdecode (CRCs checked); the TCX file is valid
 against Garmin's Training Center Database v2 schema. Both say what the workout says: its laps,
-its pause, its sport, its heart rate.
+its pause, its sport, its heart rate. A FIT file exported and replayed into an empty store gives
+the workout and its samples back.
 
 Runs the built hrmd (a mock strap) and hrmctl against a store file in a temporary folder. Run
 with the venv's Python (make check-exports makes it): Tests/exports/test_workout_files.py
@@ -132,6 +133,93 @@ class WorkoutFileTests(unittest.TestCase):
         self.assertIn("open", result.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.directory.name, "open.fit")))
 
+
+class FITRoundTripTests(unittest.TestCase):
+    """A workout hrmd exported as FIT and replayed into an empty store comes back whole: the same
+    activity, start, end, laps and pauses, and the same samples (whole count/min at whole
+    seconds, as FIT keeps them) inside its active time. Replayed again, nothing is new."""
+
+    START = datetime.datetime(2026, 11, 20, 9, 0, 0, tzinfo=datetime.timezone.utc)
+
+    @classmethod
+    def setUpClass(cls):
+        cls.directory = tempfile.TemporaryDirectory(prefix="hrmd-fit-round-trip-")
+        cls.original = os.path.join(cls.directory.name, "original.sqlite")
+        cls.copy = os.path.join(cls.directory.name, "copy.sqlite")
+        trace = os.path.join(cls.directory.name, "run.trace.jsonl")
+        with open(trace, "w") as f:
+            f.write(json.dumps({"format": "hrmd-trace", "version": 1}) + "\n")
+            for second in range(600):
+                f.write(json.dumps({"t": cls.time(second), "transport": "ble", "device": "rt-strap", "kind": "notify",
+                                    "characteristic": "2a37", "value": "00%02x" % (100 + (second * 7) % 61)}) + "\n")
+        for store in (cls.original, cls.copy):
+            cls.hrmctl(store, "auth", "grant", "hrmd", "heart-rate")
+            cls.hrmctl(store, "auth", "grant", "hrmd", "workout")
+        cls.hrmctl(cls.original, "replay", trace)
+        cls.hrmctl(cls.original, "person", "add", "bo")
+        cls.hrmctl(cls.original, "person", "assign", "bo", "rt-strap", "--from", cls.time(-3600))
+        cls.id = cls.hrmctl(cls.original, "workout", "start", "--person", "bo", "--activity", "rowing",
+                            "--at", cls.time(0)).splitlines()[-1]
+        for event, second in (("lap", 200), ("pause", 300), ("resume", 360), ("lap", 450)):
+            cls.hrmctl(cls.original, "workout", event, cls.id, "--at", cls.time(second))
+        cls.hrmctl(cls.original, "workout", "end", cls.id, "--at", cls.time(600))
+        cls.fit = os.path.join(cls.directory.name, "workout.fit")
+        cls.hrmctl(cls.original, "workout", "export", cls.id, "--format", "fit", "-o", cls.fit)
+        cls.replayed = cls.hrmctl(cls.copy, "replay", cls.fit)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.directory.cleanup()
+
+    @classmethod
+    def time(cls, second):
+        return (cls.START + datetime.timedelta(seconds=second)).strftime("%Y-%m-%dT%H:%M:%S.000000Z")
+
+    @classmethod
+    def hrmctl(cls, store, *arguments):
+        return builds.hrmctl(*arguments, "--store", store, timeout=CALL_TIMEOUT_S).stdout
+
+    @classmethod
+    def workouts(cls, store):
+        return [json.loads(line) for line in cls.hrmctl(store, "workout", "list", "--output", "json").splitlines()]
+
+    @staticmethod
+    def seconds(text):
+        return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+    def samples(self, store):
+        lines = self.hrmctl(store, "samples", "--since", self.time(-10), "--until", self.time(700), "--output", "json")
+        return [(self.seconds(s["start"]), s["value"]) for s in map(json.loads, lines.splitlines())]
+
+    def test_the_workout_comes_back(self):
+        (original,) = [w for w in self.workouts(self.original) if w["id"] == self.id]
+        (copy,) = self.workouts(self.copy)
+        self.assertIn("1 workout (1 stored)", self.replayed)
+        for key in ("activity", "start", "end", "events"):
+            self.assertEqual(copy[key], original[key], key)
+        self.assertEqual([e["type"] for e in copy["events"]], ["lap", "pause", "resume", "lap"])
+
+    def test_the_active_samples_come_back(self):
+        active = lambda t: self.seconds(self.time(0)) <= t < self.seconds(self.time(300)) or \
+            self.seconds(self.time(360)) <= t < self.seconds(self.time(600))
+        expected = [(t, v) for t, v in self.samples(self.original) if active(t)]
+        self.assertEqual(len(expected), 540)
+        self.assertEqual(self.samples(self.copy), expected)
+
+    def test_replaying_again_stores_nothing_new(self):
+        again = self.hrmctl(self.copy, "replay", self.fit)
+        self.assertIn("0 samples stored", again)
+        self.assertIn("1 workout (1 already stored)", again)
+        self.assertEqual(len(self.workouts(self.copy)), 1)
+
+    def test_without_workout_authorization_the_samples_are_stored_and_the_workout_told(self):
+        store = os.path.join(self.directory.name, "no-workouts.sqlite")
+        self.hrmctl(store, "auth", "grant", "hrmd", "heart-rate")
+        done = builds.hrmctl("replay", self.fit, "--store", store, timeout=CALL_TIMEOUT_S)
+        self.assertIn("540 samples stored", done.stdout)
+        self.assertIn("1 workout (1 not authorized)", done.stdout)
+        self.assertIn("hrmctl auth grant hrmd workout", done.stderr)
+        self.assertEqual(self.workouts(store), [])
 
 if __name__ == "__main__":
     program = unittest.main(exit=False, verbosity=2)

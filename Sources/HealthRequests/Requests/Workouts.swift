@@ -78,11 +78,9 @@ public struct StartWorkout: HealthRequest {
         let device = device.isEmpty ? nil : device
         let workout = try await context.onStore { store throws(HealthStoreError) -> Workout in
             var owner = named
-            if owner == nil, let device {
-                owner = try store.strapAssignments().first { $0.device == device && $0.from <= start && ($0.until.map { start < $0 } ?? true) }?.person
-            }
+            if owner == nil, let device { owner = try store.strapAssignments().person(wearing: device, at: start) }
             let workout = Workout(
-                id: UUID().uuidString.lowercased(), source: source, person: owner, device: device, activity: activity, start: start)
+                id: Workout.newID(), source: source, person: owner, device: device, activity: activity, start: start)
             try store.saveWorkout(workout)
             return workout
         }

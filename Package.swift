@@ -39,7 +39,7 @@ let package = Package(
         // Pure: FIT activity files (header, CRCs, definitions, records, hrv, device_info).
         .target(name: "FITDecoding", dependencies: ["ByteSources"]),
         // Pure: workouts as files other programs import (FIT activities, TCX).
-        .target(name: "WorkoutFiles", dependencies: ["HealthModel", "FITDecoding", "Timestamps"]),
+        .target(name: "WorkoutFiles", dependencies: ["HealthModel", "FITDecoding", "JSONLines", "Timestamps"]),
         // Pure: series chunks: many (time, value) points or heartbeats in one compact blob
         // (delta-of-delta or reference-delta ticks, scaled-integer or XOR values, codes fitted per chunk).
         .target(name: "SeriesCoding"),
@@ -337,7 +337,7 @@ let package = Package(
             dependencies: ["SystemdSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "FITDecodingTests", dependencies: ["ByteSources", "FITDecoding", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "WorkoutFilesTests", dependencies: ["WorkoutFiles", "FITDecoding", "HealthModel", "Timestamps", "ByteSources"]),
+        .testTarget(name: "WorkoutFilesTests", dependencies: ["WorkoutFiles", "FITDecoding", "HealthModel", "Timestamps", "ByteSources", "JSONLines"]),
         .testTarget(name: "JSONLinesTests", dependencies: ["JSONLines"]),
         .testTarget(name: "SeriesCodingTests", dependencies: ["SeriesCoding", "TestSupport"]),
         .testTarget(

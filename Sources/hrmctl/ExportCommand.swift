@@ -8,6 +8,7 @@ import HealthStore
 import HealthUnits
 import JSONLines
 import Timestamps
+import WorkoutFiles
 
 /// `hrmctl export`: stored samples in formats other tools read.
 struct ExportCommand: AsyncParsableCommand {
@@ -163,11 +164,7 @@ final class FHIRBundleExport: SampleExportWriter {
         for person in people?.wearers ?? [] {
             let url = "urn:uuid:\(UUID().uuidString.lowercased())"
             patients[person.name] = url
-            var patient: [(String, JSONValue)] = [("resourceType", .string("Patient")), ("name", .array([.object([("text", .string(person.name))])]))]
-            if let sex = person.sex { patient.append(("gender", .string(sex.rawValue))) }
-            if let year = person.birthYear { patient.append(("birthDate", .string(String(format: "%04d", year)))) }
-            let entry = JSONValue.object([("fullUrl", .string(url)), ("resource", .object(patient))])
-            sink.write((wroteEntry ? ",\n" : "") + entry.serialized)
+            sink.write((wroteEntry ? ",\n" : "") + FHIRResource.entry(url, FHIRResource.patient(person)).serialized)
             wroteEntry = true
         }
     }
@@ -175,32 +172,9 @@ final class FHIRBundleExport: SampleExportWriter {
     func write(_ stored: StoredSample, first: Bool, to sink: LineSink) {
         let sample = stored.sample
         let bpm = DisplayNumber(value: (try? sample.quantity.doubleValue(for: .countPerMinute)) ?? .nan)
-        var observation: [(String, JSONValue)] = [
-            ("resourceType", .string("Observation")),
-            ("id", .string("hrmd-\(stored.id)")),
-            ("meta", .object([("profile", .array([.string("http://hl7.org/fhir/StructureDefinition/heartrate")]))])),
-            ("status", .string("final")),
-            ("category", .array([.object([
-                ("coding", .array([.object([
-                    ("system", .string("http://terminology.hl7.org/CodeSystem/observation-category")),
-                    ("code", .string("vital-signs")), ("display", .string("Vital Signs")),
-                ])])),
-                ("text", .string("Vital Signs")),
-            ])])),
-            ("code", .object([
-                ("coding", .array([.object([
-                    ("system", .string("http://loinc.org")), ("code", .string("8867-4")), ("display", .string("Heart rate")),
-                ])])),
-                ("text", .string("Heart rate")),
-            ])),
-            ("effectiveDateTime", .string(RFC3339.string(from: sample.start))),
-            ("valueQuantity", .object([
-                ("value", bpm.json), ("unit", .string("beats/minute")),
-                ("system", .string("http://unitsofmeasure.org")), ("code", .string("/min")),
-            ])),
-        ]
+        var observation = FHIRResource.heartRateObservation(id: "hrmd-\(stored.id)", time: sample.start, bpm: bpm.json)
         if let name = people?.lookup.person(device: sample.device?.localIdentifier, at: sample.start), let url = patients[name] {
-            observation.append(("subject", .object([("reference", .string(url)), ("display", .string(name))])))
+            observation.append(("subject", FHIRResource.reference(url, display: name)))
         }
         if let device = sample.device {
             let name = device.name.map { "\($0) (\(device.localIdentifier))" } ?? device.localIdentifier
@@ -216,7 +190,7 @@ final class FHIRBundleExport: SampleExportWriter {
             site.append(("text", .string(location.name)))
             observation.append(("bodySite", .object(site)))
         }
-        let entry = JSONValue.object([("fullUrl", .string("urn:uuid:\(UUID().uuidString.lowercased())")), ("resource", .object(observation))])
+        let entry = FHIRResource.entry("urn:uuid:\(UUID().uuidString.lowercased())", observation)
         sink.write((wroteEntry ? ",\n" : "") + entry.serialized)
         wroteEntry = true
     }

@@ -225,28 +225,32 @@ struct WorkoutCommand: ParsableCommand {
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "export",
-            abstract: "Write an ended workout as a FIT activity, a TCX file or JSON, for Garmin Connect, Strava, GoldenCheetah or TrainingPeaks.",
+            abstract: "Write an ended workout as a FIT activity, a TCX file, a FHIR Bundle or JSON, for Garmin Connect, Strava, GoldenCheetah, TrainingPeaks or a health record.",
             discussion: """
-                fit: a FIT activity (file_id, timer events, a record per heart-rate sample of
-                the active time, a lap per lap, the session and the activity). tcx: Garmin's
-                Training Center Database v2, a Lap per lap with its Trackpoints, a Track per
-                stretch between pauses. json: what workout show --output json prints, with
-                "samples" (each sample's time and count/min) from start to end.
+                fit: a FIT activity (file_id, timer events, a record a second of the active
+                time, a lap per lap, the session and the activity). tcx: Garmin's Training
+                Center Database v2, a Lap per lap with its Trackpoints, a Track per stretch
+                between pauses. fhir: a FHIR R4 Bundle, the workout as an Encounter of the
+                person (a Patient) with an exercise-duration Observation and a heart-rate
+                Observation per sample of the active time. json: what workout show --output
+                json prints, with "samples" (each sample's time and count/min) from start to
+                end.
                 """)
 
         enum Format: String, ExpressibleByArgument, CaseIterable {
-            case fit, tcx, json
+            case fit, tcx, fhir, json
         }
 
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: ArgumentHelp("The workout's id (hrmctl workout list).", valueName: "id")) var id: String
-        @Option(help: "fit, tcx or json.") var format: Format
+        @Option(help: "fit, tcx, fhir or json.") var format: Format
         @Option(name: [.customShort("o"), .customLong("output-file")], help: ArgumentHelp("The file to write (replaced whole).", valueName: "file"))
         var outputFile: String
 
         func run() async throws {
             try await reportingFailures {
-                let answer = try await storeOptions.access().send(WorkoutHeartRate(app: ServiceTransport.app, id: id))
+                let access = try await storeOptions.access()
+                let answer = try await access.send(WorkoutHeartRate(app: ServiceTransport.app, id: id))
                 guard answer.workout.end != nil else {
                     throw CommandFailure("the workout \(id) is open; end it first (hrmctl workout end \(id))", status: .usage)
                 }
@@ -256,6 +260,13 @@ struct WorkoutCommand: ParsableCommand {
                 case .fit:
                     do { bytes = try FITActivityWriter().write(recording) } catch { throw CommandFailure("\(error)", status: .dataError) }
                 case .tcx: bytes = Array(TCXWriter().write(recording).utf8)
+                case .fhir:
+                    // The person's record, when the caller may list people (a manager); else their name.
+                    var person: Person?
+                    if let name = answer.workout.person {
+                        person = (try? await access.send(People()))?.people.first { $0.name == name } ?? Person(name: name)
+                    }
+                    bytes = Array(FHIRWorkoutWriter().write(recording, person: person).utf8)
                 case .json:
                     guard case .object(var members) = WorkoutJSON.object(answer.workout, summary: answer.summary) else { return }
                     members.append((

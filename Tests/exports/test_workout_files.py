@@ -2,7 +2,8 @@
 """A workout's files checked by their formats' own validators: the FIT activity
 `hrmctl workout export --format fit` writes is read by Garmin's FIT SDK (integrity, no decoding
 error, the messages an activity needs) and by fitdecode (CRCs checked); the TCX file is valid
-against Garmin's Training Center Database v2 schema. Both say what the workout says: its laps,
+against Garmin's Training Center Database v2 schema; the FHIR Bundle is one fhir.resources (R4)
+accepts, the workout an Encounter of its person. Both say what the workout says: its laps,
 its pause, its sport, its heart rate. A FIT file exported and replayed into an empty store gives
 the workout and its samples back.
 
@@ -25,6 +26,7 @@ from builds import binary  # noqa: E402
 
 import fitdecode  # noqa: E402
 from garmin_fit_sdk import Decoder, Stream  # noqa: E402
+from fhir.resources.bundle import Bundle  # noqa: E402
 from lxml import etree  # noqa: E402
 
 CALL_TIMEOUT_S = 60
@@ -115,6 +117,40 @@ class WorkoutFileTests(unittest.TestCase):
         self.assertGreater(len(points), 0)
         total = sum(float(lap.find("%sTotalTimeSeconds" % TCX).text) for lap in laps)
         self.assertAlmostEqual(total, self.shown["activeSeconds"], delta=0.01)
+
+    def test_the_fhir_bundle_is_valid_and_is_the_persons_encounter(self):
+        with open(self.export("fhir")) as f:
+            text = f.read()
+        self.assertEqual(Bundle.parse_raw(text).type, "collection")  # raises on anything R4 does not allow
+        entries = json.loads(text)["entry"]
+        by_type = {}
+        for entry in entries:
+            by_type.setdefault(entry["resource"]["resourceType"], []).append(entry)
+        (patient,) = by_type["Patient"]
+        self.assertEqual(patient["resource"]["name"][0]["text"], "ann")
+        self.assertEqual((patient["resource"]["gender"], patient["resource"]["birthDate"]), ("female", "1990"))
+        (encounter,) = by_type["Encounter"]
+        self.assertEqual(encounter["fullUrl"], "urn:uuid:" + self.id)
+        self.assertEqual(encounter["resource"]["status"], "finished")
+        self.assertEqual(encounter["resource"]["type"][0]["text"], "cycling")
+        self.assertEqual(encounter["resource"]["subject"]["reference"], patient["fullUrl"])
+        self.assertAlmostEqual(encounter["resource"]["length"]["value"], self.shown["activeSeconds"] / 60, delta=0.001)
+        observations = [entry["resource"] for entry in by_type["Observation"]]
+        codes = [o["code"]["coding"][0]["code"] for o in observations]
+        self.assertEqual(codes.count("55411-3"), 1)
+        heart = [o for o in observations if o["code"]["coding"][0]["code"] == "8867-4"]
+        self.assertGreater(len(heart), 0)
+        self.assertTrue(all(o["encounter"]["reference"] == encounter["fullUrl"] and o["subject"]["reference"] == patient["fullUrl"]
+                            for o in observations))
+        with open(self.export("json")) as f:
+            samples = json.load(f)["samples"]
+        self.assertEqual([o["valueQuantity"]["value"] for o in heart], [s["value"] for s in samples],
+                         "every sample of the active time (the samples came after the resume)")
+        # The validator is not blind: an Encounter without its class (required in R4) is refused.
+        broken = json.loads(text)
+        del broken["entry"][1]["resource"]["class"]
+        with self.assertRaises(Exception):
+            Bundle.parse_obj(broken)
 
     def test_the_json_file_is_the_workout_with_its_samples(self):
         with open(self.export("json")) as f:

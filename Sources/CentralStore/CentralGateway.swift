@@ -83,6 +83,38 @@ public final class CentralGateway {
         return outcome
     }
 
+    /// Runs `body` in one transaction that holds the cursor of `type` at `from` and moves it to
+    /// `to` when `body` succeeds; `cursorMoved` (nothing done) when the cursor is elsewhere.
+    /// `body` gets the connection and a way to the central id of a source; the ids it learns
+    /// are kept only once the transaction commits.
+    func inCursorTransaction<Outcome>(
+        of type: SampleType, from: Int64, to: Int64,
+        _ body: (PostgresConnection, (HealthSource) throws(PostgresError) -> Int32) throws(PostgresError) -> Outcome
+    ) throws(CentralStoreError) -> Outcome {
+        var learned = sources
+        let sourceID = { (source: HealthSource) throws(PostgresError) -> Int32 in
+            if let known = learned[source] { return known }
+            let row = try self.connection.execute(
+                "SELECT hrmd.source_id($1, $2)", [CentralText.storable(source.name), source.version.map(CentralText.storable)])
+            let id = Int32(try row.int64(0, 0))
+            learned[source] = id
+            return id
+        }
+        let outcome = try CentralStoreError.running { () throws(PostgresError) -> Result<Outcome, CentralStoreError> in
+            try connection.transaction { () throws(PostgresError) -> Result<Outcome, CentralStoreError> in
+                let cursor = try lockCursor(type)
+                guard cursor == from else { return .failure(.cursorMoved(type: type.identifier, expected: from, found: cursor)) }
+                let outcome = try body(connection, sourceID)
+                _ = try connection.execute("SELECT hrmd.cursor_move($1, $2, $3)", [String(id), type.identifier, String(to)])
+                _ = try connection.execute("SELECT hrmd.gateway_touch($1)", [String(id)])
+                _ = try connection.execute("SELECT pg_notify($1, $2)", [CentralSchema.changesChannel, name])
+                return .success(outcome)
+            }
+        }
+        sources = learned
+        return outcome
+    }
+
     /// The cursor of `type`, locked until the transaction ends (made at 0 the first time): the
     /// batch's hold on this gateway's rows of the type.
     private func lockCursor(_ type: SampleType) throws(PostgresError) -> Int64 {

@@ -31,6 +31,7 @@ public enum CentralSchema {
         Migration(version: 3, name: "views", sql: views),
         Migration(version: 4, name: "gateway-isolation", sql: gatewayIsolation),
         Migration(version: 5, name: "gateway-writes", sql: gatewayWrites),
+        Migration(version: 6, name: "workouts", sql: workouts),
     ]
 
     /// The newest version this hrmd knows.
@@ -368,6 +369,75 @@ public enum CentralSchema {
             END LOOP;
         END $$;
         REVOKE UPDATE, DELETE, TRUNCATE ON hrmd.gateway, hrmd.cursor, hrmd.chunk, hrmd.synced_sample, hrmd.tombstone FROM hrmd_gateway;
+        """
+
+    /// Workouts, each as its gateway last sent it: one row per (gateway, workout id), its
+    /// events as two arrays of one length. Gateways read every row and change their own only
+    /// through `workout_put` and `workout_drop` (row security keeps those to the caller's
+    /// gateways, as for samples). Bounds as the local store's: 4096 events, names of at most
+    /// 256 bytes. `hrmd.workouts` shows them with gateway and source by name, times as
+    /// timestamptz.
+    private static let workouts = """
+        CREATE TABLE hrmd.workout (
+            id bigserial PRIMARY KEY,
+            gateway_id integer NOT NULL REFERENCES hrmd.gateway,
+            uuid text NOT NULL CHECK (octet_length(uuid) BETWEEN 1 AND 64),
+            source_id integer NOT NULL REFERENCES hrmd.source,
+            person text CHECK (octet_length(person) <= 256),
+            device text CHECK (octet_length(device) <= 256),
+            activity text NOT NULL CHECK (octet_length(activity) <= 64),
+            start_time bigint NOT NULL,
+            end_time bigint CHECK (end_time >= start_time),
+            event_types text[] NOT NULL,
+            event_times bigint[] NOT NULL,
+            anchor bigint NOT NULL,
+            changed bigint NOT NULL DEFAULT nextval('hrmd.change_seq'),
+            UNIQUE (gateway_id, uuid),
+            CHECK (array_ndims(event_types) IS NULL OR (array_ndims(event_types) = 1 AND array_ndims(event_times) = 1)),
+            CHECK (cardinality(event_types) = cardinality(event_times) AND cardinality(event_types) <= 4096),
+            CHECK (array_position(event_types, NULL) IS NULL AND array_position(event_times, NULL) IS NULL)
+        );
+        CREATE INDEX workout_time ON hrmd.workout (start_time);
+        CREATE INDEX workout_changed ON hrmd.workout (changed);
+        ALTER TABLE hrmd.workout ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
+        CREATE POLICY workout_read ON hrmd.workout FOR SELECT USING (true);
+        CREATE POLICY workout_own ON hrmd.workout FOR ALL USING (hrmd.owns_gateway(gateway_id)) WITH CHECK (hrmd.owns_gateway(gateway_id));
+        GRANT SELECT ON hrmd.workout TO hrmd_gateway, hrmd_analyst;
+        CREATE FUNCTION hrmd.workout_put(
+            gateway_ref integer, workout_uuid text, source_ref integer, person_name text, device_identifier text,
+            activity_name text, start_at bigint, end_at bigint, types text[], times bigint[], local_anchor bigint
+        ) RETURNS void
+            LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+            AS $$
+            INSERT INTO hrmd.workout (gateway_id, uuid, source_id, person, device, activity, start_time, end_time,
+                event_types, event_times, anchor)
+            VALUES (gateway_ref, workout_uuid, source_ref, person_name, device_identifier, activity_name, start_at, end_at,
+                types, times, local_anchor)
+            ON CONFLICT (gateway_id, uuid) DO UPDATE SET
+                source_id = EXCLUDED.source_id, person = EXCLUDED.person, device = EXCLUDED.device, activity = EXCLUDED.activity,
+                start_time = EXCLUDED.start_time, end_time = EXCLUDED.end_time, event_types = EXCLUDED.event_types,
+                event_times = EXCLUDED.event_times, anchor = EXCLUDED.anchor, changed = nextval('hrmd.change_seq')
+            $$;
+        CREATE FUNCTION hrmd.workout_drop(gateway_ref integer, workout_uuids text[]) RETURNS bigint
+            LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+            AS $$
+            WITH gone AS (DELETE FROM hrmd.workout WHERE gateway_id = gateway_ref AND uuid = ANY(workout_uuids) RETURNING 1)
+            SELECT count(*) FROM gone
+            $$;
+        REVOKE ALL ON FUNCTION hrmd.workout_put(integer, text, integer, text, text, text, bigint, bigint, text[], bigint[], bigint) FROM PUBLIC;
+        REVOKE ALL ON FUNCTION hrmd.workout_drop(integer, text[]) FROM PUBLIC;
+        GRANT EXECUTE ON FUNCTION hrmd.workout_put(integer, text, integer, text, text, text, bigint, bigint, text[], bigint[], bigint)
+            TO hrmd_gateway;
+        GRANT EXECUTE ON FUNCTION hrmd.workout_drop(integer, text[]) TO hrmd_gateway;
+        CREATE VIEW hrmd.workouts WITH (security_invoker = true) AS
+            SELECT g.name AS gateway, w.uuid AS id, s.name AS source, w.person, w.device, w.activity,
+                   timestamptz 'epoch' + w.start_time * interval '1 microsecond' AS start_time,
+                   timestamptz 'epoch' + w.end_time * interval '1 microsecond' AS end_time,
+                   w.event_types, w.event_times
+            FROM hrmd.workout w
+            JOIN hrmd.gateway g ON g.id = w.gateway_id
+            JOIN hrmd.source s ON s.id = w.source_id;
+        GRANT SELECT ON hrmd.workouts TO hrmd_gateway, hrmd_analyst;
         """
 
     /// The view `hrmd.samples` (without its leading `CREATE`): chunk samples, and each sample

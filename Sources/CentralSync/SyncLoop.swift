@@ -26,6 +26,7 @@ final class SyncLoop: @unchecked Sendable {
     private var announced = false
     private var backoff: Duration = .zero
     private var totals = SyncOutcome()
+    private var workoutTotals = WorkoutSyncOutcome()
     private var batches = 0
     /// Since when the sync has been catching up (a pass left changes unsent, or the first pass
     /// after an outage succeeded), for the caught-up line, and what it sent meanwhile.
@@ -86,7 +87,8 @@ final class SyncLoop: @unchecked Sendable {
         }
         finalPass()
         gateway?.close()
-        logger.info("sync: stopped: \(batches) batches, \(totals.stored) samples sent, \(totals.duplicates) already there, \(totals.deleted) deleted")
+        logger.info(
+            "sync: stopped: \(batches) batches, \(totals.stored) samples sent, \(totals.duplicates) already there, \(totals.deleted) deleted, \(workoutTotals.stored) workouts sent, \(workoutTotals.deleted) deleted")
     }
 
     /// At shutdown, once the recording has stopped and flushed: what it flushed last goes out
@@ -142,7 +144,24 @@ final class SyncLoop: @unchecked Sendable {
             logger.trace("sync: \(type) \(cursor)→\(changes.anchor): \(outcome.stored) stored, \(outcome.duplicates) already there, \(outcome.deleted) deleted")
             if changes.added.count + changes.deleted.count >= settings.batchSize { more = true }
         }
+        if try passWorkouts(gateway) { more = true }
         return more
+    }
+
+    /// One batch of workout changes, when `hrmd/sync` may read workouts. True when there are more.
+    private func passWorkouts(_ gateway: CentralGateway) throws -> Bool {
+        guard try mayRead(.workout) else { return false }
+        let cursor = try cursors[.workout] ?? gateway.cursor(of: .workout)
+        cursors[.workout] = cursor
+        let changes = try store.workoutChanges(since: cursor, limit: settings.batchSize, reader: SyncService.source)
+        guard changes.anchor != cursor else { return false }
+        let outcome = try gateway.apply(WorkoutSyncBatch(from: cursor, to: changes.anchor, changed: changes.workouts, deleted: changes.deleted))
+        cursors[.workout] = changes.anchor
+        batches += 1
+        workoutTotals.stored += outcome.stored
+        workoutTotals.deleted += outcome.deleted
+        logger.trace("sync: workout \(cursor)→\(changes.anchor): \(outcome.stored) stored, \(outcome.deleted) deleted")
+        return changes.workouts.count + changes.deleted.count >= settings.batchSize
     }
 
     /// Whether `hrmd/sync` may read `type` now; says so in the log when that changes.

@@ -11,6 +11,19 @@ public enum PostgresArrayLiteral {
     public static func double(_ values: some Sequence<Double>) -> String { literal(values) { text($0) } }
     public static func double(_ values: some Sequence<Double?>) -> String { literal(values) { $0.map(text) } }
 
+    /// Texts, each quoted (backslash and double quote escaped), so that any text reads back
+    /// as itself.
+    public static func text(_ values: some Sequence<String>) -> String {
+        literal(values) { value in
+            var quoted = "\""
+            for character in value {
+                if character == "\\" || character == "\"" { quoted.append("\\") }
+                quoted.append(character)
+            }
+            return quoted + "\""
+        }
+    }
+
     /// A double as PostgreSQL's float8 input reads it back to the same bits.
     public static func text(_ value: Double) -> String {
         if value.isNaN { return "NaN" }

@@ -153,9 +153,11 @@ struct CentralRequestStore: RequestStore, @unchecked Sendable {
 
     func assignStrap(device: String, person: String, from: Timestamp, until: Timestamp?) throws(HealthStoreError) { throw Self.noPeople }
 
-    /// Workouts are kept by each gateway's store; the central store does not receive them.
+    /// Workouts are kept and changed by each gateway's store; the central store holds copies
+    /// for SQL (`hrmd.workouts`), without the people whose samples their figures need.
     private static var noWorkouts: HealthStoreError {
-        .engine(EngineFailure(.readOnly, "the central store keeps no workouts: each gateway's store keeps its own (hrmctl workout on the gateway)"))
+        .engine(EngineFailure(
+            .readOnly, "hrmctl workout reads a gateway's store: the central store's copies of workouts are read with SQL (hrmd.workouts)"))
     }
 
     func saveWorkout(_ workout: Workout) throws(HealthStoreError) { throw Self.noWorkouts }

@@ -86,6 +86,12 @@ struct PostgresClientTests {
         #expect(try connection.execute("SELECT $1::bigint[]", [PostgresArrayLiteral.int64(many)]).int64Elements(0, 0) == many)
         let manyDoubles = (0..<10_000).map { Double($0) * 0.37 - 1234.5 }
         #expect(try connection.execute("SELECT $1::float8[]", [PostgresArrayLiteral.double(manyDoubles)]).doubleElements(0, 0) == manyDoubles)
+        // Texts read back as themselves whatever they hold: quotes, backslashes, braces, commas, NULL.
+        let texts = ["plain", "a \"quoted\" \\ back", "{braces},comma", "NULL", "", " spaced ", "ünï"]
+        let textsBack = try connection.execute(
+            "SELECT array_to_json($1::text[])::text, cardinality($1::text[])", [PostgresArrayLiteral.text(texts)])
+        #expect(try JSONSerialization.jsonObject(with: Data((textsBack.string(0, 0) ?? "").utf8)) as? [String] == texts)
+        #expect(textsBack.string(0, 1) == String(texts.count))
         let int32s = try connection.execute("SELECT ARRAY[1, NULL, -2147483648]::int[], '{}'::int[], '[0:1]={5,6}'::int[]")
         #expect(try int32s.int32Array(0, 0) == [1, nil, Int32.min])
         #expect(try int32s.int32Elements(0, 1) == [])

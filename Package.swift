@@ -337,7 +337,7 @@ let package = Package(
             dependencies: ["SystemdSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "FITDecodingTests", dependencies: ["ByteSources", "FITDecoding", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "WorkoutFilesTests", dependencies: ["WorkoutFiles", "FITDecoding", "HealthModel", "Timestamps", "ByteSources", "JSONLines"]),
+        .testTarget(name: "WorkoutFilesTests", dependencies: ["WorkoutFiles", "FITDecoding", "HealthModel", "Timestamps", "ByteSources"]),
         .testTarget(name: "JSONLinesTests", dependencies: ["JSONLines"]),
         .testTarget(name: "SeriesCodingTests", dependencies: ["SeriesCoding", "TestSupport"]),
         .testTarget(

@@ -207,7 +207,7 @@ let package = Package(
         .target(
             name: "MQTTPublisher",
             dependencies: [
-                "CMosquitto", "HealthModel", "HealthStore", "LiveFeed", "JSONLines", "Secrets",
+                "CMosquitto", "HealthModel", "HealthStore", "LiveFeed", "JSONLines", "Secrets", "Timestamps",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -348,7 +348,7 @@ let package = Package(
         .testTarget(
             name: "SerialPortTests", dependencies: ["SerialPort", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "TraceFormatTests", dependencies: ["TraceFormat", "SensorFrames", "Timestamps"]),
-        .testTarget(name: "MQTTPublisherTests", dependencies: ["MQTTPublisher", "JSONLines"]),
+        .testTarget(name: "MQTTPublisherTests", dependencies: ["MQTTPublisher", "JSONLines", "HealthModel", "LiveFeed", "Timestamps"]),
         .testTarget(
             name: "CentralStoreTests",
             dependencies: [

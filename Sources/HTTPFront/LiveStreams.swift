@@ -1,5 +1,6 @@
 import HTTPTypes
 import HealthModel
+import HealthRequests
 import HealthStore
 import Hummingbird
 import HummingbirdWebSocket
@@ -23,7 +24,7 @@ struct LiveStreams: Sendable {
     let counts = StreamCounts()
 
     /// The types a stream follows.
-    static let types: Set<SampleType> = [.heartRate]
+    static let types: Set<SampleType> = [.heartRate, .workout]
 
     /// The SSE answer for `token`, or the refusal.
     func serverSentEvents(_ request: Request, token: AccessTokenRecord) throws -> Response {
@@ -120,9 +121,19 @@ struct LiveStreams: Sendable {
             buffer.writeBytes(sample.rendered(by: LiveSampleJSON.self))
             buffer.writeStaticString("\n\n")
         case .state(let activity): buffer.writeString("event: state\ndata: \(APIShapes.sensor(activity).serialized)\n\n")
+        case .workout(let change): buffer.writeString("event: workout\ndata: \(Self.workoutJSON(change).serialized)\n\n")
         case .gap(let missed): buffer.writeString("event: gap\ndata: {\"missed\":\(missed)}\n\n")
         case .keepalive: buffer.writeStaticString(": keep-alive\n\n")
         case .ended(let reason): buffer.writeString("event: error\ndata: \(JSONErrorLine.of(reason))\n\n")
+        }
+    }
+
+    /// A workout change as the stream sends it: the workout as `workout list` shows it, or
+    /// `{"id":…,"deleted":true}`.
+    static func workoutJSON(_ change: LiveWorkout) -> JSONValue {
+        switch change {
+        case .changed(let workout): WorkoutJSON.object(workout)
+        case .deleted(let id): .object([("id", .string(id)), ("deleted", .bool(true))])
         }
     }
 
@@ -137,6 +148,7 @@ struct LiveStreams: Sendable {
             buffer.writeBytes(json)
             buffer.writeStaticString("}")
         case .state(let activity): buffer.writeString(#"{"kind":"state","state":\#(APIShapes.sensor(activity).serialized)}"#)
+        case .workout(let change): buffer.writeString(#"{"kind":"workout","workout":\#(Self.workoutJSON(change).serialized)}"#)
         case .gap(let missed): buffer.writeString(#"{"kind":"gap","missed":\#(missed)}"#)
         case .keepalive: buffer.writeStaticString(#"{"kind":"keepalive"}"#)
         case .ended(let reason): buffer.writeString(#"{"kind":"error","error":\#(JSONErrorLine.string(reason))}"#)

@@ -12,11 +12,12 @@ extension HealthStore {
     /// one is open, and it starts after the others end.
     public func saveWorkout(_ workout: Workout) throws(HealthStoreError) {
         if let problem = workout.problem { throw .conflict(problem) }
-        try write { db in
+        try writeAnnouncing { db in
             if let overlapping = try Self.overlappingWorkout(workout, db) {
                 throw HealthStoreError.conflict(Self.overlapProblem(workout, overlapping))
             }
             try Self.insert(workout, db)
+            return ((), try workoutChange(of: workout.source, db))
         }
     }
 
@@ -25,16 +26,16 @@ extension HealthStore {
     /// workout (importing a file again stores nothing new). Any other overlap is refused.
     public func importWorkout(_ workout: Workout) throws(HealthStoreError) -> WorkoutImportOutcome {
         if let problem = workout.problem { throw .conflict(problem) }
-        return try write { db in
+        return try writeAnnouncing { db in
             guard let overlapping = try Self.overlappingWorkout(workout, db) else {
                 try Self.insert(workout, db)
-                return .stored
+                return (.stored, try workoutChange(of: workout.source, db))
             }
             let same =
                 overlapping.source == workout.source && overlapping.activity == workout.activity && overlapping.start == workout.start
                 && overlapping.end == workout.end && overlapping.events == workout.events
             guard same else { throw HealthStoreError.conflict(Self.overlapProblem(workout, overlapping)) }
-            return .unchanged(id: overlapping.id)
+            return (.unchanged(id: overlapping.id), nil)
         }
     }
 
@@ -67,8 +68,8 @@ extension HealthStore {
 
     /// Deletes workout `id` as `writer` (nil: a manager), leaving a tombstone.
     public func deleteWorkout(_ id: String, writer: String?) throws(HealthStoreError) {
-        try write { db in
-            let (_, rowID, sourceID) = try Self.loadForChange(id, writer: writer, db)
+        try writeAnnouncing { db in
+            let (workout, rowID, sourceID) = try Self.loadForChange(id, writer: writer, db)
             var anchors = try AnchorSequence(db)
             anchors.last += 1
             try anchors.save(db)
@@ -76,6 +77,7 @@ extension HealthStore {
             try db.execute(
                 sql: "INSERT INTO deletedWorkout (anchor, uuid, sourceId, deletedAt) VALUES (?, ?, ?, ?)",
                 arguments: [anchors.last, id, sourceID, Timestamp.now().microsecondsSinceEpoch])
+            return ((), try workoutChange(of: workout.source, db))
         }
     }
 
@@ -162,6 +164,13 @@ extension HealthStore {
 
     // MARK: Inside a transaction
 
+    /// The change to announce for a workout of `source` (as type `workout`), once the write commits.
+    private func workoutChange(of source: String, _ db: Database) throws -> StoreChange? {
+        var changes = ChangeCollector()
+        changes.record(.workout, source: source)
+        return try pendingChange(changes, db)
+    }
+
     /// The columns ``workout(_:_:)`` reads, then the row's source id, over `workout w` joined
     /// with its `source s`.
     private static let selectWorkouts = """
@@ -193,14 +202,14 @@ extension HealthStore {
     private func changeWorkout(
         _ id: String, writer: String?, _ change: (inout Workout, Int64, Database) throws -> Void
     ) throws(HealthStoreError) -> Workout {
-        try write { db in
+        try writeAnnouncing { db in
             var (workout, rowID, _) = try Self.loadForChange(id, writer: writer, db)
             try change(&workout, rowID, db)
             var anchors = try AnchorSequence(db)
             anchors.last += 1
             try anchors.save(db)
             try db.execute(sql: "UPDATE workout SET anchor = ? WHERE id = ?", arguments: [anchors.last, rowID])
-            return workout
+            return (workout, try workoutChange(of: workout.source, db))
         }
     }
 

@@ -7,6 +7,8 @@ public enum LiveEvent: Sendable {
     case sample(LiveSample)
     /// A sensor's state changed (connected, searching, battery, …).
     case state(SensorActivity)
+    /// A workout the reader may read was started, took an event, ended, or was deleted.
+    case workout(LiveWorkout)
     /// The reader fell behind: `missed` events were dropped, and it continues from the newest.
     case gap(missed: Int)
     /// Nothing happened for a while: fronts send a keep-alive, so a reader that vanished
@@ -14,6 +16,14 @@ public enum LiveEvent: Sendable {
     case keepalive
     /// The feed ended this reader (its permission was withdrawn, or hrmd stops): one line why.
     case ended(reason: String)
+}
+
+/// A change of a workout, as live readers get it.
+public enum LiveWorkout: Sendable, Equatable {
+    /// The workout as it is after the change (its events so far; no end while open).
+    case changed(Workout)
+    /// The workout `id` was deleted.
+    case deleted(id: String)
 }
 
 /// A stored sample on its way to live readers. Each front renders its own bytes of it, once

@@ -5,11 +5,12 @@ import ServiceLifecycle
 import Synchronization
 import Timestamps
 
-/// The store's new samples and sensor states as they are committed, fanned out to many live
-/// readers (the HTTP front's streams, the MQTT publisher). Each reader sees what its source may
-/// read, as a query would show it: a manager everything, a source with read authorization
-/// for a type every source's samples of it, any other only its own; sensor states go to
-/// readers that may read heart rate. The store is read once per round for all readers, and
+/// The store's new samples, workout changes and sensor states as they are committed, fanned
+/// out to many live readers (the HTTP front's streams, the MQTT publisher). Each reader sees
+/// what its source may read, as a query would show it: a manager everything, a source with
+/// read authorization for a type every source's samples (or workouts) of it, any other only
+/// its own; sensor states go to readers that may read heart rate. Workout deletions go to the
+/// readers that may read every source's workouts. The store is read once per round for all readers, and
 /// each reader has a bounded queue (``LiveSubscription``), so a slow reader costs only itself.
 ///
 /// A round runs after each commit of this process and at least once a second (for writes of
@@ -20,6 +21,10 @@ public final class LiveFeed: Service, Sendable {
     /// Changes read per type and round at most; past that the readers get a gap marker and
     /// the feed continues from the newest (a large import is not live data).
     public static let changesPerRound = 20_000
+    /// Workout changes read per round at most, with the same rule.
+    public static let workoutChangesPerRound = 2_000
+    /// Open workouts a new reader is sent at most (the most recently started).
+    public static let openWorkoutsSent = 1_000
     /// How often a reader hears at least a keep-alive.
     public static let keepaliveInterval = Duration.seconds(15)
 
@@ -37,6 +42,8 @@ public final class LiveFeed: Service, Sendable {
         var latest: [String: LiveSample] = [:]
         /// Sensor states by identifier, as last sent.
         var activity: [String: SensorActivity] = [:]
+        /// The open workouts, by id.
+        var openWorkouts: [String: Workout] = [:]
         /// Per type, the sources with read authorization.
         var readers: [SampleType: Set<String>] = [:]
         /// Whether the store was read at start.
@@ -87,6 +94,11 @@ public final class LiveFeed: Service, Sendable {
         if maySeeSensors(reader, state.readers) {
             for activity in state.activity.values.sorted(by: { $0.identifier < $1.identifier }) { subscription.push(.state(activity)) }
         }
+        if reader.types.contains(.workout) {
+            for workout in state.openWorkouts.values.sorted(by: { $0.start < $1.start }) where mayRead(workout, reader, state.readers) {
+                subscription.push(.workout(.changed(workout)))
+            }
+        }
     }
 
     /// Stops a reader (its connection went away).
@@ -100,18 +112,20 @@ public final class LiveFeed: Service, Sendable {
         defer { observation.cancel() }
         var anchors: [SampleType: Int64] = [:]
         do {
-            let (anchor, recent) = try await workers.run { [store, types] () throws(HealthStoreError) in
+            let (anchor, recent, open) = try await workers.run { [store, types] () throws(HealthStoreError) in
                 let anchor = try store.currentAnchor()
                 let since = Timestamp(microsecondsSinceEpoch: Timestamp.now().microsecondsSinceEpoch - Self.recentSeconds * 1_000_000)
                 var recent: [StoredSample] = []
-                for type in types {
+                for type in types where type.kind == .quantity {
                     recent += try store.samples(SampleQuery(type: type, since: since, limit: 5000, newestFirst: true)).reversed()
                 }
-                return (anchor, recent)
+                let open = types.contains(.workout) ? try store.workouts(WorkoutQuery(openOnly: true, limit: Self.openWorkoutsSent)) : []
+                return (anchor, recent, open)
             }
             for type in types { anchors[type] = anchor }
             state.withLock { state in
                 for stored in recent { state.latest[Self.key(stored)] = LiveSample(stored: stored) }
+                for workout in open { state.openWorkouts[workout.id] = workout }
                 state.ready = true
                 // Readers that came before the feed had read the store get what they missed.
                 for subscription in state.subscriptions.values { Self.sendSnapshot(to: subscription, state) }
@@ -165,9 +179,9 @@ public final class LiveFeed: Service, Sendable {
     /// after each commit of 20 straps would otherwise read them twenty times as often).
     private func round(_ anchors: inout [SampleType: Int64], refreshing: Bool) async throws(HealthStoreError) {
         let known = anchors
-        let (changes, grants, activity) = try await workers.run { [store, types] () throws(HealthStoreError) in
+        let (changes, workoutChanges, grants, activity) = try await workers.run { [store, types] () throws(HealthStoreError) in
             var changes: [(SampleType, [StoredSample], Int64, Bool)] = []
-            for type in types {
+            for type in types where type.kind == .quantity {
                 var anchor = known[type] ?? 0
                 var added: [StoredSample] = []
                 var skipped = false
@@ -185,13 +199,15 @@ public final class LiveFeed: Service, Sendable {
                 }
                 changes.append((type, added, anchor, skipped))
             }
-            guard refreshing else { return (changes, nil as [SampleType: Set<String>]?, nil as [SensorActivity]?) }
+            let workoutChanges = try types.contains(.workout) ? Self.workoutChanges(since: known[.workout] ?? 0, in: store) : nil
+            guard refreshing else { return (changes, workoutChanges, nil as [SampleType: Set<String>]?, nil as [SensorActivity]?) }
             var grants: [SampleType: Set<String>] = [:]
             for entry in try store.authorizationAccessEntries() where entry.access == .read && entry.status == .sharingAuthorized {
                 grants[entry.type, default: []].insert(entry.source)
             }
-            return (changes, grants, try store.sensorActivity())
+            return (changes, workoutChanges, grants, try store.sensorActivity())
         }
+        if let workoutChanges { anchors[.workout] = workoutChanges.anchor }
         var arrived: [LiveSample] = []
         var skipped = false
         for (type, added, anchor, skippedType) in changes {
@@ -210,6 +226,8 @@ public final class LiveFeed: Service, Sendable {
             }
             for sample in arrived { state.latest[Self.key(sample.stored)] = sample }
             Self.prune(&state.latest)
+            for workout in workoutChanges?.workouts ?? [] { state.openWorkouts[workout.id] = workout.isOpen ? workout : nil }
+            for id in workoutChanges?.deleted ?? [] { state.openWorkouts[id] = nil }
             for subscription in state.subscriptions.values {
                 let reader = subscription.reader
                 if skipped { subscription.push(.gap(missed: 0)) }
@@ -219,8 +237,45 @@ public final class LiveFeed: Service, Sendable {
                 if !changedStates.isEmpty && Self.maySeeSensors(reader, grants) {
                     for activity in changedStates { subscription.push(.state(activity)) }
                 }
+                if let workoutChanges, reader.types.contains(.workout) {
+                    if workoutChanges.skipped { subscription.push(.gap(missed: 0)) }
+                    for workout in workoutChanges.workouts where Self.mayRead(workout, reader, grants) {
+                        subscription.push(.workout(.changed(workout)))
+                    }
+                    if Self.maySeeEveryWorkout(reader, grants) {
+                        for id in workoutChanges.deleted { subscription.push(.workout(.deleted(id: id))) }
+                    }
+                }
             }
         }
+    }
+
+    /// The workout changes after `anchor`, at most ``workoutChangesPerRound``: past them,
+    /// `skipped` and the anchor moved to the newest.
+    private static func workoutChanges(since anchor: Int64, in store: HealthStore) throws(HealthStoreError) -> WorkoutRound {
+        var round = WorkoutRound(anchor: anchor)
+        let page = 500
+        while true {
+            let changes = try store.workoutChanges(since: round.anchor, limit: page, reader: nil)
+            round.workouts += changes.workouts
+            round.deleted += changes.deleted
+            let more = changes.anchor != round.anchor && changes.workouts.count + changes.deleted.count >= page
+            round.anchor = changes.anchor
+            guard more else { return round }
+            if round.workouts.count + round.deleted.count >= workoutChangesPerRound {
+                round.anchor = try store.currentAnchor()
+                round.skipped = true
+                return round
+            }
+        }
+    }
+
+    /// What one round read of workout changes.
+    private struct WorkoutRound: Sendable {
+        var anchor: Int64
+        var workouts: [Workout] = []
+        var deleted: [String] = []
+        var skipped = false
     }
 
     /// Ends the readers whose recheck now says no (rechecks may read the store: on the workers).
@@ -259,6 +314,16 @@ public final class LiveFeed: Service, Sendable {
     static func mayRead(_ stored: StoredSample, _ reader: LiveReader, _ grants: [SampleType: Set<String>]) -> Bool {
         ReadScope(reader: reader.source, isManager: reader.isManager, type: stored.sample.type, readers: grants)
             .admits(source: stored.source.name)
+    }
+
+    /// The store's read rule for workouts: its own source's, or every one with read
+    /// authorization of `workout` (a manager has it).
+    static func mayRead(_ workout: Workout, _ reader: LiveReader, _ grants: [SampleType: Set<String>]) -> Bool {
+        workout.source == reader.source || maySeeEveryWorkout(reader, grants)
+    }
+
+    static func maySeeEveryWorkout(_ reader: LiveReader, _ grants: [SampleType: Set<String>]) -> Bool {
+        reader.isManager || grants[.workout]?.contains(reader.source) == true
     }
 
     /// Sensor states tell of heart-rate straps: for readers that may read every source's heart rate.

@@ -3,12 +3,14 @@ import HealthStore
 import LiveFeed
 import Logging
 import ServiceLifecycle
+import Timestamps
 
 /// hrmd's MQTT publisher, one more service in its group: a reader of the live feed as the
 /// source `hrmd/mqtt`, so it publishes only what that source may read, and a client of one
 /// broker. Each strap's heart rate (and battery, contact, RR intervals when asked) goes to its
-/// state topics; each strap's discovery documents go out when it is first seen and after each
-/// reconnect; the gateway's status is `online` while connected, and `offline` as the last will.
+/// state topics, and each person's (or unworn strap's) workout state to its own; discovery
+/// documents go out when a strap or owner is first seen and after each reconnect; the
+/// gateway's status is `online` while connected, and `offline` as the last will.
 ///
 /// A broker that is down, slow or refusing costs nothing but the messages: hrmd records as
 /// before, the publisher says so once per change, reconnects with back-off on its own thread,
@@ -65,6 +67,12 @@ public struct MQTTPublisherService: Service {
             group.addTask { [input] in
                 while let event = await subscription.next() { input.yield(.live(event)) }
             }
+            group.addTask { [input] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: WorkoutPublisher.tickInterval)
+                    input.yield(.tick)
+                }
+            }
             group.addTask { [input, store] in
                 while !Task.isCancelled {
                     let statuses = try? await workers.run { () throws(HealthStoreError) -> [(SampleType, AuthorizationStatus)] in
@@ -92,6 +100,8 @@ enum PublisherInput: Sendable {
     case connection(MosquittoEvent)
     case live(LiveEvent)
     case permissions([(SampleType, AuthorizationStatus)])
+    /// Time to tell the open workouts' elapsed time again.
+    case tick
 }
 
 /// The publisher's state and decisions: which straps it knows, what it last sent of each,
@@ -122,11 +132,13 @@ struct StrapPublisher {
     private(set) var droppedInAll = 0
     private var droppedSinceConnected = 0
     private var withoutDevice = 0
+    private var workouts: WorkoutPublisher
 
     init(settings: MQTTSettings, connection: MosquittoConnection, logger: Logger) {
         self.settings = settings
         self.connection = connection
         self.logger = logger
+        workouts = WorkoutPublisher(layout: settings.layout, publishesDiscovery: settings.publishesDiscovery)
     }
 
     private var layout: MQTTLayout { settings.layout }
@@ -138,6 +150,10 @@ struct StrapPublisher {
         case .permissions(let statuses): permissionsChanged(statuses)
         case .live(.sample(let sample)): publish(sample.stored)
         case .live(.state(let activity)): stateChanged(activity)
+        case .live(.workout(let change)):
+            for message in workouts.messages(for: change, now: .now()) { send(message) }
+        case .tick:
+            if connection.isConnected { for message in workouts.tick(now: .now()) { send(message) } }
         case .live(.gap(let missed)): logger.debug("mqtt: fell behind the live feed; \(missed) events skipped")
         case .live(.keepalive): break
         case .live(.ended(let reason)):
@@ -191,6 +207,7 @@ struct StrapPublisher {
             if let level = battery[strap.identifier] { sendBattery(level, device: strap.identifier) }
             if let detected = contact[strap.identifier] { sendContact(detected, device: strap.identifier) }
         }
+        for message in workouts.announce(now: .now()) { send(message) }
     }
 
     private mutating func discover(_ strap: StrapDescription) {

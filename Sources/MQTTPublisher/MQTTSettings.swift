@@ -17,8 +17,8 @@ public struct MQTTSettings: Sendable {
         self.brokerName = brokerName
     }
 
-    /// The types the publisher reads: heart rate, and RR intervals when it publishes them.
-    public var types: [SampleType] { layout.publishesRRIntervals ? [.heartRate, .rrInterval] : [.heartRate] }
+    /// The types the publisher reads: heart rate, workouts, and RR intervals when it publishes them.
+    public var types: [SampleType] { layout.publishesRRIntervals ? [.heartRate, .rrInterval, .workout] : [.heartRate, .workout] }
 
     /// The password in `path`: its first line, without the line break.
     public static func readPassword(file path: String) throws(MQTTPublisherError) -> Secret {

@@ -98,6 +98,26 @@ class LiveTests(front.FrontTestCase):
                 self.assertEqual(refused.close_code, 1008)
                 self.assertEqual(refused.close_reason, message["error"])
 
+    def test_workout_changes_on_both_streams(self):
+        stream = self.sse(self.manager)
+        socket_ = self.websocket(self.manager)
+        self.assertTrue(socket_.accepted, socket_.status)
+        _, started, _ = front.hrmctl("workout", "start", "--store", self.hrmd.store, "--device", "l1", "--activity", "hiit")
+        workout_id = started.splitlines()[-1]
+        event = stream.next_named({"workout"}, EVENT_S)
+        self.assertIsNotNone(event, "the stream ended")
+        workout = front.json.loads(event[1])
+        self.assertEqual((workout["id"], workout["activity"], workout["device"]), (workout_id, "hiit", "l1"))
+        self.assertNotIn("end", workout)
+        message = socket_.next_kind({"workout"}, EVENT_S)
+        self.assertEqual(list(message.keys()), ["kind", "workout"])
+        self.assertEqual(message["workout"]["id"], workout_id)
+        front.hrmctl("workout", "end", "--store", self.hrmd.store, workout_id)
+        self.assertIn("end", front.json.loads(stream.next_named({"workout"}, EVENT_S)[1]))
+        front.hrmctl("workout", "delete", "--store", self.hrmd.store, workout_id)
+        self.assertEqual(front.json.loads(stream.next_named({"workout"}, EVENT_S)[1]), {"id": workout_id, "deleted": True})
+        self.assertEqual(socket_.next_kind({"workout"}, EVENT_S)["workout"]["id"], workout_id)
+
     def test_reader_without_read_authorization_sees_no_samples_of_others(self):
         token, _ = self.hrmd.token("mary/live-reader")
         stream = self.sse(token)

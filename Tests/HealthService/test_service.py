@@ -212,7 +212,7 @@ class HealthServiceTests(harness.ServiceTestCase):
 
     # Signals.
 
-    def observer(self, who, app, observe=True, eavesdrop=False):
+    def observer(self, who, app, observe=True, eavesdrop=False, type_="heart-rate"):
         code = """
             def changed(type_, anchor, sender=None, destination=None):
                 print("changed %%s %%d %%s" %% (type_, anchor, destination), flush=True)
@@ -225,7 +225,7 @@ class HealthServiceTests(harness.ServiceTestCase):
                 except dbus.exceptions.DBusException as error:
                     print("no eavesdropping: " + error.get_dbus_name(), flush=True)
             if %(observe)r:
-                health.Observe(%(app)r, "heart-rate")
+                health.Observe(%(app)r, %(type)r)
             # Each line on stdin: a Ping to the service, "pong" at its reply. The service sends
             # the reply after whatever it sent this client before, and the bus keeps that order:
             # a SamplesChanged sent before the Ping is printed before "pong".
@@ -242,7 +242,7 @@ class HealthServiceTests(harness.ServiceTestCase):
             loop = GLib.MainLoop()
             GLib.timeout_add(%(life)d, loop.quit)
             loop.run()
-        """ % {"app": app, "observe": observe, "eavesdrop": eavesdrop, "life": OBSERVER_LIFE_S * 1000}
+        """ % {"app": app, "observe": observe, "eavesdrop": eavesdrop, "life": OBSERVER_LIFE_S * 1000, "type": type_}
         background = harness.background_snippet_as(who, self.bus, code, stdin=subprocess.PIPE)
         self.addCleanup(background.kill)
         ready = background.wait_for_line(lambda line: line == "ready" or line.startswith("{"), SIGNAL_WAIT_S)
@@ -277,6 +277,21 @@ class HealthServiceTests(harness.ServiceTestCase):
             _, lines, _ = background.kill()
             self.assertEqual([line for line in lines if line.startswith("changed")], [],
                              "%s received SamplesChanged: %r" % (who, lines))
+
+    def test_workout_changes_reach_only_observers_that_may_read_them(self):
+        app = "sig-coach"
+        self.manager().SetAuthorization(source(NOBODY, app), "workout", "share", "sharingAuthorized", timeout=harness.CALL_TIMEOUT_S)
+        own = self.observer(NOBODY, app, type_="workout")
+        stranger = self.observer(NAMELESS, "sig-stranger", type_="workout")
+        self.assertOk(self.call(NOBODY, "health.StartWorkout(%r, '', 'sig-strap', 'yoga', dbus.Int64(%d))" % (app, self.base)))
+        line = own.wait_for_line(lambda line: line.startswith("changed workout "), SIGNAL_WAIT_S)
+        self.assertIsNotNone(line, "the workout's source got no SamplesChanged: %r%s" % (own.lines, self.log()))
+        self.assertNotEqual(line.split()[3], "None", "SamplesChanged must be sent to the observer alone")
+        stranger.process.stdin.write(b"ping\n")
+        stranger.process.stdin.flush()
+        self.assertEqual(stranger.wait_for_line(lambda line: line.startswith("pong"), SIGNAL_WAIT_S), "pong", self.log())
+        _, lines, _ = stranger.kill()
+        self.assertEqual([line for line in lines if line.startswith("changed")], [], "a stranger was told: %r" % lines)
 
     # Bad arguments.
 

@@ -74,12 +74,14 @@ struct LiveFeedTests {
     }
 
     /// A feed on a fresh store file, running until `body` returns.
-    private static func withFeed(_ body: @Sendable (HealthStore, LiveFeed) async throws -> Void) async throws {
+    private static func withFeed(
+        types: [SampleType] = [.heartRate], _ body: @Sendable (HealthStore, LiveFeed) async throws -> Void
+    ) async throws {
         let directory = try TemporaryDirectory()
         let store = try HealthStore.open(path: directory.file("live.sqlite"), mode: .createIfMissing)
         try store.setShareAuthorization(.sharingAuthorized, source: hrmd.name, type: .heartRate)
         try store.setShareAuthorization(.sharingAuthorized, source: "mary/app", type: .heartRate)
-        let feed = LiveFeed(store: store, types: [.heartRate], logger: Logger(label: "test"), roundInterval: .milliseconds(50))
+        let feed = LiveFeed(store: store, types: types, logger: Logger(label: "test"), roundInterval: .milliseconds(50))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await feed.run() }
             try await eventually("the feed reads the store") { feed.isReady }
@@ -129,6 +131,45 @@ struct LiveFeedTests {
                 _ = try await Self.values(mary, count: 1)
                 return john.queuedSamples == 0
             }
+        }
+    }
+
+    /// The next `count` workout changes `subscription` receives (other events skipped).
+    private static func workoutChanges(_ subscription: LiveSubscription, count: Int) async throws -> [LiveWorkout] {
+        try await withinHangBound("\(count) workout changes") {
+            var changes: [LiveWorkout] = []
+            while changes.count < count, let event = await subscription.next() {
+                if case .workout(let change) = event { changes.append(change) }
+            }
+            return changes
+        }
+    }
+
+    @Test("workout changes reach the readers that may read them, whole; a new reader is sent the open ones")
+    func workouts() async throws {
+        try await Self.withFeed(types: [.heartRate, .workout]) { store, feed in
+            let start = Timestamp.now()
+            let open = Workout(
+                id: "w-open", source: "mary/app", person: nil, device: "strap-9", activity: .cycling, start: start.advanced(bySeconds: -60))
+            try store.saveWorkout(open)
+            let manager = feed.subscribe(LiveReader(source: "root/hrmctl", isManager: true, types: [.heartRate, .workout]))
+            let mary = feed.subscribe(LiveReader(source: "mary/app", isManager: false, types: [.workout]))
+            let john = feed.subscribe(LiveReader(source: "john/app", isManager: false, types: [.heartRate, .workout]))
+            #expect(try await Self.workoutChanges(manager, count: 1) == [.changed(open)], "the open workout, first")
+            // Each change is awaited before the next: changes made within one round come as the
+            // workout is after them (a deletion alone).
+            let lapped = try store.addWorkoutEvent(WorkoutEvent(.lap, at: start), to: open.id, writer: "mary/app")
+            #expect(try await Self.workoutChanges(manager, count: 1) == [.changed(lapped)])
+            let ended = try store.endWorkout(open.id, at: start.advanced(bySeconds: 1), writer: "mary/app")
+            #expect(try await Self.workoutChanges(manager, count: 1) == [.changed(ended)])
+            try store.deleteWorkout(open.id, writer: nil)
+            #expect(try await Self.workoutChanges(manager, count: 1) == [.deleted(id: open.id)])
+            let marys = try await Self.workoutChanges(mary, count: 3)
+            #expect(marys == [.changed(open), .changed(lapped), .changed(ended)], "her own; a deletion only for those who read every source's")
+            // john may read none of it: his own workout, saved after, is the first he gets.
+            let his = Workout(id: "w-john", source: "john/app", person: nil, device: "strap-8", activity: .yoga, start: start)
+            try store.saveWorkout(his)
+            #expect(try await Self.workoutChanges(john, count: 1) == [.changed(his)])
         }
     }
 

@@ -175,6 +175,58 @@ class StateTest(PublisherTest):
             self.assertTrue(any(abs(value - s) < 1e-6 for s in stored), "%s ms is not stored" % value)
 
 
+class WorkoutTest(PublisherTest):
+    def test_a_persons_workout_state_and_its_home_assistant_entities(self):
+        broker = self.start_broker()
+        self.grant_all()
+        self.store.grant("hrmd/mqtt", "workout", read=True)
+        watcher = self.subscribe(broker, ["homeassistant/#", "hrmd/#"])
+        hrmd = self.start_hrmd(broker.url, sensors=["mock:id=strap-w,hz=2"])
+        hrmd.wait_for_line("mqtt: connected to %s" % broker.url)
+        hrmd.wait_for_line("mqtt: hrmd/mqtt may read workout: publishing")
+        self.store.hrmctl("person", "add", "ann")
+        workout_id = self.store.hrmctl("workout", "start", "--person", "ann", "--activity", "rowing").stdout.splitlines()[-1]
+        topic = "hrmd/gw/person/ann/workout"
+
+        def state(name):
+            return lambda m: m.topic == topic and m.payload and m.json()["state"] == name
+
+        active = watcher.wait_for(state("active"), 20, what="the active state")
+        self.assertEqual((active.json()["activity"], active.json()["id"]), ("rowing", workout_id))
+        document = watcher.wait_for(lambda m: m.topic == "homeassistant/sensor/hrmd_gw_person_ann/workout/config", 10,
+                                    what="the workout entity").json()
+        self.assertEqual((document["state_topic"], document["value_template"]), (topic, "{{ value_json.state }}"))
+        self.assertEqual(document["device"]["name"], "ann")
+        elapsed = watcher.wait_for(lambda m: m.topic == "homeassistant/sensor/hrmd_gw_person_ann/workout_elapsed/config", 10,
+                                   what="the elapsed entity").json()
+        self.assertEqual((elapsed["device_class"], elapsed["unit_of_measurement"]), ("duration", "s"))
+        self.store.hrmctl("workout", "pause", workout_id)
+        watcher.wait_for(state("paused"), 20, what="the paused state")
+        self.store.hrmctl("workout", "end", workout_id)
+        ended = watcher.wait_for(state("ended"), 20, what="the ended state")
+        self.assertIn("end", ended.json())
+        self.assertGreaterEqual(ended.json()["elapsed"], 0)
+        # A later subscriber gets the last state from the broker: it is retained.
+        late = self.subscribe(broker, [topic])
+        retained = late.wait_for(lambda m: m.topic == topic, 10, what="the retained state")
+        self.assertTrue(retained.retain)
+        self.assertEqual(retained.json()["state"], "ended")
+        self.store.hrmctl("workout", "delete", workout_id)
+        watcher.wait_for(state("none"), 20, what="the state after the deletion")
+
+    def test_without_the_workout_grant_no_workout_is_published(self):
+        broker = self.start_broker()
+        self.grant_all()
+        watcher = self.subscribe(broker, ["hrmd/#"])
+        hrmd = self.start_hrmd(broker.url, sensors=["mock:id=strap-v,hz=2"])
+        hrmd.wait_for_line("mqtt: waiting for permission to read workout; grant it with: hrmctl auth grant hrmd/mqtt workout --read")
+        self.store.hrmctl("workout", "start", "--device", "strap-v")
+        # Heart rate flows after the workout started: had the workout been published, it would be there.
+        before = len(watcher.received(is_state("strap-v")))
+        watcher.wait_for(is_state("strap-v"), 20, count=before + 4, what="heart-rate messages after the start")
+        self.assertEqual([], watcher.received(lambda m: m.topic.endswith("/workout")))
+
+
 class StatusTest(PublisherTest):
     def test_online_then_the_last_will_when_hrmd_is_killed(self):
         broker = self.start_broker()

@@ -1,7 +1,8 @@
 import HealthModel
 
 /// From now on the caller is told (`SamplesChanged`) when samples of a type it may read
-/// change, until it unobserves or leaves.
+/// change, until it unobserves or leaves. The type `workout` tells of workouts started,
+/// changed, ended or deleted (read them with `WorkoutChanges`).
 public struct Observe: HealthRequest {
     public static let name = "Observe"
     public static let access = RequestAccess.application
@@ -17,7 +18,7 @@ public struct Observe: HealthRequest {
 
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> NoResponse {
         let source = try context.source(app: app)
-        let type = try SampleType.quantityNamed(type)
+        let type = try SampleType.named(type)
         try context.front.observe(source: source, type: type, isManager: try await context.isManager())
         return NoResponse()
     }
@@ -39,7 +40,7 @@ public struct Unobserve: HealthRequest {
 
     public func serve(in context: some RequestContext) async throws(RequestFailure) -> NoResponse {
         let source = try context.source(app: app)
-        context.front.unobserve(source: source, type: try SampleType.quantityNamed(type))
+        context.front.unobserve(source: source, type: try SampleType.named(type))
         return NoResponse()
     }
 }

@@ -130,4 +130,10 @@ class WorkoutTests(front.FrontTestCase):
         self.assertError(self.post("event", self.coach, {"person": "bo", "type": "lap", "at": "2h"}), 400, "before")
         self.assertError(self.post("end", self.coach, {"person": "bo", "at": "2026-01-01T00:00:00Z"}), 400)
         self.assertEqual(self.post("end", self.coach, {"person": "bo"}).status, 200)
+        # One overlapping the workout just ended, and one of ten years.
+        self.assertError(self.post("start", self.coach, {"person": "bo", "at": "30m"}), 400, "overlaps")
+        decade = self.post("start", self.coach, {"device": "decade-strap", "at": "3650d"})
+        self.assertEqual(decade.status, 200, decade)
+        self.assertError(self.post("end", self.coach, {"device": "decade-strap"}), 400, "at most 7 days")
+        self.assertError(self.post("event", self.coach, {"device": "decade-strap", "type": "lap"}), 400, "at most 7 days")
         self.assertTrue(self.hrmd.answers(self.coach))

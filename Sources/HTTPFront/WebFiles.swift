@@ -4,7 +4,7 @@ import Hummingbird
 import NIOCore
 
 /// The dashboard's pages and files: `/` (the dashboard and, with `?view=group`, the group
-/// view), `/overlay`, `/day`, `/static/…` from the web directory, and `/javascript/…` from
+/// view), `/overlay`, `/day`, `/workout`, `/static/…` from the web directory, and `/javascript/…` from
 /// Debian's browser libraries. Nothing else of the file system is reachable: paths are
 /// checked before a file is opened, and only regular files are served.
 struct WebFiles: RouterMiddleware {
@@ -13,7 +13,7 @@ struct WebFiles: RouterMiddleware {
     let webDirectory: String?
     let javascriptDirectory: String
 
-    private static let pages = ["/": "index.html", "/overlay": "overlay.html", "/day": "day.html"]
+    private static let pages = ["/": "index.html", "/overlay": "overlay.html", "/day": "day.html", "/workout": "workout.html"]
     /// Files served at most this large.
     private static let maxFileBytes = 8 << 20
 

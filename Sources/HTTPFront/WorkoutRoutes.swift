@@ -23,6 +23,11 @@ extension APIRoute {
             let answer = try await serve(WorkoutDetails(app: caller.app, id: id), as: caller)
             return WorkoutJSON.object(answer.workout, summary: answer.summary)
         },
+        APIRoute(.get, "workouts/heart-rate", parameters: ["id"], serves: WorkoutHeartRate.name) { _, query, caller, _ in
+            guard let id = query.string("id") else { throw RequestFailure.invalidArguments("name the workout: ?id=ID") }
+            let answer = try await serve(WorkoutHeartRate(app: caller.app, id: id), as: caller)
+            return WorkoutJSON.object(answer.workout, summary: answer.summary, samples: answer.points)
+        },
         APIRoute(.get, "workouts/changes", parameters: ["anchor", "limit"], serves: WorkoutChanges.name) { _, query, caller, _ in
             let anchor = try query.anchor()
             let answer = try await serve(WorkoutChanges(app: caller.app, anchor: anchor, limit: Int(try query.unsigned("limit") ?? 100)), as: caller)

@@ -37,6 +37,17 @@ public enum WorkoutJSON {
         return .object(members)
     }
 
+    /// The workout with its figures and `"samples"`: each heart-rate sample from start to end
+    /// as `{"time":…,"value":…}` (count/min), oldest first (what `workout export --format json`
+    /// writes).
+    public static func object(_ workout: Workout, summary: WorkoutSummary, samples: [WorkoutPoint], now: Timestamp = .now()) -> JSONValue {
+        guard case .object(var members) = object(workout, summary: summary, now: now) else { return .null }
+        members.append((
+            "samples", .array(samples.map { .object([("time", .string(RFC3339.string(from: $0.time))), ("value", .number($0.value))]) })
+        ))
+        return .object(members)
+    }
+
     private static func members(_ workout: Workout, now: Timestamp) -> [(String, JSONValue)] {
         var members: [(String, JSONValue)] = [("id", .string(workout.id)), ("source", .string(workout.source))]
         if let person = workout.person { members.append(("person", .string(person))) }

@@ -268,12 +268,7 @@ struct WorkoutCommand: ParsableCommand {
                     }
                     bytes = Array(FHIRWorkoutWriter().write(recording, person: person).utf8)
                 case .json:
-                    guard case .object(var members) = WorkoutJSON.object(answer.workout, summary: answer.summary) else { return }
-                    members.append((
-                        "samples",
-                        .array(answer.points.map { .object([("time", .string(RFC3339.string(from: $0.time))), ("value", .number($0.value))]) })
-                    ))
-                    bytes = Array((JSONValue.object(members).serialized + "\n").utf8)
+                    bytes = Array((WorkoutJSON.object(answer.workout, summary: answer.summary, samples: answer.points).serialized + "\n").utf8)
                 }
                 do {
                     try Data(bytes).write(to: URL(fileURLWithPath: outputFile), options: .atomic)

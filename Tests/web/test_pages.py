@@ -261,6 +261,108 @@ class GroupView(PageTest):
             self.assertGreaterEqual(digits, 40)
 
 
+class GroupClass(PageTest):
+    """A coach runs a class from the group view: its buttons start a workout on every strap,
+    lap, pause and resume them, and end the class; the tiles and the class timer follow the
+    store through the live stream."""
+
+    sensors = [mock(device, bpm, ",seed=%d" % number) for number, (device, bpm) in enumerate(list(RIDERS.items())[:4])]
+
+    def open_workouts(self):
+        out = self.server.hrmctl("workout", "list", "--output", "json").stdout
+        return [w for w in map(__import__("json").loads, out.splitlines()) if "end" not in w]
+
+    def workout_states(self):
+        return self.browser.script("const r = {}; for (const t of document.querySelectorAll('[data-device]'))"
+                                   " r[t.dataset.device] = t.dataset.workout || ''; return r;")
+
+    def click(self, name):
+        self.browser.script("document.querySelector('.classbar .class-%s').click()" % name)
+
+    def test_a_class_started_lapped_paused_and_ended_from_the_buttons(self):
+        riders = sorted(RIDERS)[:4]
+        self.server.hrmctl("person", "add", "ann")
+        self.server.hrmctl("person", "assign", "ann", riders[0], "--from", "1h")
+        token = self.server.token("gym/coach", manager=True)
+        self.browser.open(self.server.url("/?view=group#token=" + token))
+        wait_until(lambda: sorted(self.browser.tiles()) == riders, PAGE_TIMEOUT_S, "a tile per rider")
+        self.browser.script("const s = document.querySelector('.classbar .activity'); s.value = 'rowing';")
+        self.click("start")
+        wait_until(lambda: set(self.workout_states().values()) == {"active"}, PAGE_TIMEOUT_S,
+                   "every tile's workout active (%s)" % self.workout_states())
+        opened = self.open_workouts()
+        self.assertEqual(sorted(w["device"] for w in opened), riders)
+        self.assertEqual({w["activity"] for w in opened}, {"rowing"})
+        self.assertEqual([w.get("person") for w in opened if w["device"] == riders[0]], ["ann"], "the wearer's workout")
+        wait_until(lambda: self.browser.script("return document.querySelector('.classbar .class-timer').textContent") != "",
+                   PAGE_TIMEOUT_S, "the class timer runs")
+        person = self.browser.script("return document.querySelector('[data-device=\"%s\"] .person').textContent" % riders[0])
+        self.assertEqual(person, "ann")
+        self.click("lap")
+        wait_until(lambda: all([e["type"] for e in w["events"]] == ["lap"] for w in self.open_workouts()), PAGE_TIMEOUT_S,
+                   "a lap on every workout")
+        self.click("pause")
+        wait_until(lambda: set(self.workout_states().values()) == {"paused"}, PAGE_TIMEOUT_S, "every workout paused")
+        self.assertEqual(self.browser.script("return document.querySelector('.classbar .class-pause').textContent"), "Resume")
+        self.browser.screenshot("group-class")
+        self.click("pause")
+        wait_until(lambda: set(self.workout_states().values()) == {"active"}, PAGE_TIMEOUT_S, "every workout resumed")
+        self.click("end")
+        wait_until(lambda: set(self.workout_states().values()) == {""}, PAGE_TIMEOUT_S, "no open workout on the tiles")
+        self.assertEqual(self.open_workouts(), [])
+        self.assertEqual(self.browser.status()[0], "ok", self.browser.status())
+
+
+def a_rowing_session(server):
+    """Twenty minutes of a rower's heart rate ending a minute ago, and ann's workout over it: a
+    lap, a pause of two minutes, ended a few seconds before the samples do (the recovery)."""
+    now = datetime.now().astimezone().replace(microsecond=0)
+    start = now - timedelta(minutes=21)
+    path = os.path.join(server.directory, "rowing.trace.jsonl")
+    write_day_trace(path, {"rower": 70}, start, now - timedelta(minutes=1), step_s=1)
+    server.hrmctl("replay", path)
+    server.hrmctl("person", "add", "ann", "--max-hr", "190")
+    server.hrmctl("person", "assign", "ann", "rower", "--from", (start - timedelta(hours=1)).isoformat())
+    at = lambda minutes: (start + timedelta(minutes=minutes)).isoformat()
+    workout = server.hrmctl("workout", "start", "--person", "ann", "--activity", "rowing", "--at", at(1)).stdout.split()[-1]
+    for event, minutes in (("lap", 6), ("pause", 9), ("resume", 11)):
+        server.hrmctl("workout", event, workout, "--at", at(minutes))
+    server.hrmctl("workout", "end", workout, "--at", at(18))
+    WorkoutPage.workout = workout
+
+
+class WorkoutPage(PageTest):
+    """The workout page draws a workout's figures, its curve with the pause shaded, its zones and
+    laps, as the store computes them."""
+
+    sensors = [mock("idle", 60)]
+    before_start = a_rowing_session
+    workout = None
+
+    def test_the_workout_page_shows_the_workouts_figures(self):
+        token = self.server.token("coach/page", manager=True)
+        self.browser.open(self.server.url("/workout?id=%s#token=%s" % (self.workout, token)))
+        wait_until(lambda: self.browser.script("return document.body.dataset.loaded === 'true'"), PAGE_TIMEOUT_S,
+                   "the page loads the workout (%s)" % (self.browser.status(),))
+        shown = __import__("json").loads(self.server.hrmctl("workout", "show", self.workout, "--output", "json").stdout)
+        figures = self.browser.script("const r = {}; for (const f of document.querySelectorAll('#summary .figure'))"
+                                      " r[f.dataset.figure] = f.querySelector('.value').textContent; return r;")
+        self.assertEqual(figures["average"], "%d bpm" % round(shown["heartRate"]["average"]))
+        self.assertEqual(figures["maximum"], "%d bpm" % round(shown["heartRate"]["maximum"]))
+        self.assertEqual(figures["active"], "15:00")
+        self.assertIn("recoveryOneMinute", shown)
+        self.assertEqual(figures["recovery (1 min)"], "%d bpm" % round(shown["recoveryOneMinute"]))
+        chart = self.browser.script("const c = document.getElementById('chart'); return [c.dataset.pauses, Number(c.dataset.points)];")
+        self.assertEqual(chart[0], "1", "one pause shaded")
+        self.assertGreater(chart[1], 900)
+        laps = self.browser.script("return [...document.querySelectorAll('#laps tr.lap')].map(r => r.children[1].textContent)")
+        self.assertEqual(laps, ["5:00", "10:00"])
+        zones = self.browser.script("return [...document.querySelectorAll('#zonebar div')].map(d => Number(d.dataset.zone))")
+        self.assertEqual(zones, [zone["zone"] for zone in shown["zones"] if zone["seconds"] > 0])
+        self.assertIn("rowing", self.browser.script("return document.getElementById('title').textContent"))
+        self.browser.screenshot("workout")
+
+
 class ServerGone(PageTest):
     sensors = [mock("strap-a", 60)]
 

@@ -111,6 +111,28 @@ export async function get(path, params) {
   }
 }
 
+// POST /api/v1/PATH with BODY as JSON; the answer's JSON. Throws ApiError.
+export async function post(path, body) {
+  if (!token) throw new ApiError(401, "no token");
+  let response;
+  await slot();
+  try {
+    response = await fetch(url(path), {
+      method: "POST",
+      headers: { Authorization: "Bearer " + token, Accept: "application/json", "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+      cache: "no-store",
+    });
+  } catch (error) {
+    throw new ApiError(0, "server unreachable");
+  } finally {
+    release();
+  }
+  if (!response.ok) throw await errorFrom(response);
+  noteServerDate(response);
+  return response.json();
+}
+
 // Every sample of a query, following `next` for at most MAX_PAGES pages.
 export async function allSamples(params, maxPages = 50) {
   const samples = [];
@@ -163,7 +185,7 @@ async function readEvents(body, onEvent, signal) {
 
 // Follows /api/v1/live until the token is rejected or stop() is called, reconnecting with
 // backoff (1 s doubling to 30 s) when the connection drops or the server is unreachable.
-//   handlers.sample(S), handlers.state(state), handlers.gap(missed)
+//   handlers.sample(S), handlers.state(state), handlers.workout(W or {id, deleted}), handlers.gap(missed)
 //   handlers.status(kind, message): kind is "live", "reconnecting", "unreachable", "error" (an HTTP error), "rejected" (401,
 //   or the stream's error event: revoked or expired) or "forbidden" (403); the last two are final
 export function follow(handlers, params = {}) {
@@ -209,6 +231,7 @@ export function follow(handlers, params = {}) {
         delay = 1000;
         if (name === "sample") handlers.sample && handlers.sample(value);
         else if (name === "state") handlers.state && handlers.state(value);
+        else if (name === "workout") handlers.workout && handlers.workout(value);
         else if (name === "gap") handlers.gap && handlers.gap(value.missed);
         else if (name === "error") {
           ended = value.error || "token rejected";

@@ -5,6 +5,7 @@ import { showError, showStatus } from "./status.js";
 import { TileBoard } from "./tiles.js";
 import { useSettings } from "./zones.js";
 import { showRequests } from "./requests.js";
+import { ClassBar } from "./classbar.js";
 
 const params = new URLSearchParams(location.search);
 const group = params.get("view") === "group";
@@ -40,6 +41,8 @@ async function main() {
   }
   const dayLink = document.getElementById("day-link");
   if (dayLink) dayLink.href = "/day" + tokenFragment();
+  const workoutLink = document.getElementById("workout-link");
+  if (workoutLink) workoutLink.href = "/workout" + tokenFragment();
 
   let whoami;
   try {
@@ -60,6 +63,7 @@ async function main() {
       .catch(() => {});
   });
   if (group) {
+    new ClassBar(document.body, board);
     fitGroupGrid();
     document.addEventListener("tiles-changed", fitGroupGrid);
     window.addEventListener("resize", fitGroupGrid);
@@ -73,6 +77,7 @@ async function main() {
       if (sample.type === "heart-rate") board.sample(sample);
     },
     state: (state) => board.sensorState(state),
+    workout: (workout) => board.workout(workout),
     status: (kind, message) => {
       showStatus(kind, message);
       if (kind === "rejected" || kind === "forbidden") {

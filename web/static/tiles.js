@@ -1,5 +1,6 @@
 // A tile per strap: the heart rate in large digits in its zone's colour, the trend of the last
-// ten minutes, battery, contact and sensor state; "stale" when no sample came for 10 s.
+// ten minutes, battery, contact and sensor state; "stale" when no sample came for 10 s; who
+// wears it and their workout (activity and time, or paused) when one is open.
 // Each tile is <article class="tile" data-device="ID">; its digits are <span class="bpm">.
 
 import { serverClockOffset } from "./api.js";
@@ -20,6 +21,44 @@ export function deviceKey(sample) {
   return (sample.device && sample.device.identifier) || sample.source || "unknown";
 }
 
+function clock(seconds) {
+  const whole = Math.max(0, Math.floor(seconds));
+  const minutes = Math.floor(whole / 60);
+  const hours = Math.floor(minutes / 60);
+  const rest = String(whole % 60).padStart(2, "0");
+  return hours > 0 ? hours + ":" + String(minutes % 60).padStart(2, "0") + ":" + rest : minutes + ":" + rest;
+}
+
+// A workout as the live stream and the API give it, with what a tile needs.
+function workoutState(workout) {
+  const toggles = (workout.events || []).filter((event) => event.type === "pause" || event.type === "resume");
+  return {
+    id: workout.id,
+    device: workout.device,
+    person: workout.person,
+    activity: workout.activity,
+    startTime: Date.parse(workout.start),
+    open: !workout.end,
+    paused: toggles.length > 0 && toggles[toggles.length - 1].type === "pause",
+    // seconds paused before the last resume, and since when it is paused (ms) if it is
+    pausedSeconds: pausedSeconds(workout.events || []),
+    pausedSince: toggles.length > 0 && toggles[toggles.length - 1].type === "pause" ? Date.parse(toggles[toggles.length - 1].time) : null,
+  };
+}
+
+function pausedSeconds(events) {
+  let total = 0;
+  let since = null;
+  for (const event of events) {
+    if (event.type === "pause") since = Date.parse(event.time);
+    else if (event.type === "resume" && since !== null) {
+      total += (Date.parse(event.time) - since) / 1000;
+      since = null;
+    }
+  }
+  return total;
+}
+
 function age(ms) {
   const seconds = Math.round(ms / 1000);
   if (seconds < 60) return seconds + " s";
@@ -36,7 +75,8 @@ class Tile {
     this.node.dataset.zone = "0";
     const head = element("header", "tile-head");
     this.name = element("h2", "name", id);
-    head.append(this.name);
+    this.person = element("span", "person", "");
+    head.append(this.name, this.person);
     const reading = element("div", "reading");
     this.bpm = element("span", "bpm", "--");
     this.zone = element("div", "zone-label", "");
@@ -49,7 +89,9 @@ class Tile {
     this.contact = element("span", "contact", "");
     this.state = element("span", "state", "");
     foot.append(this.contact, this.battery, this.state);
-    this.node.append(head, reading, this.zone, this.canvas, foot);
+    this.session = element("div", "workout", "");
+    this.node.append(head, reading, this.zone, this.session, this.canvas, foot);
+    this.current = null;
     this.update(Date.now());
   }
 
@@ -84,8 +126,22 @@ class Tile {
     this.node.dataset.state = this.sensorStateName;
   }
 
+  // The strap's workout W (as workoutState gives it), or null when it has none open.
+  workout(workout) {
+    this.current = workout && workout.open ? workout : null;
+    if (workout && workout.person) this.person.textContent = workout.person;
+    this.node.dataset.workout = this.current ? (this.current.paused ? "paused" : "active") : "";
+  }
+
   update(now) {
     const serverNow = now + serverClockOffset;
+    if (this.current) {
+      const until = this.current.paused ? this.current.pausedSince : serverNow;
+      const active = (until - this.current.startTime) / 1000 - this.current.pausedSeconds;
+      this.session.textContent = this.current.activity + " " + clock(active) + (this.current.paused ? " · paused" : "");
+    } else {
+      this.session.textContent = "";
+    }
     const silent = this.lastTime ? serverNow - this.lastTime : Infinity;
     const stale = silent > STALE_MS;
     this.node.classList.toggle("stale", stale);
@@ -140,6 +196,40 @@ export class TileBoard {
     const tile = this.tile(state.device);
     tile.sensorState(state);
     tile.update(Date.now());
+  }
+
+  // A workout from the live stream or a button's answer; {id, deleted} when deleted.
+  workout(workout) {
+    if (!this.workouts) this.workouts = new Map();
+    if (workout.deleted) {
+      const gone = this.workouts.get(workout.id);
+      this.workouts.delete(workout.id);
+      if (gone && gone.device && this.tiles.has(gone.device)) this.tiles.get(gone.device).workout(null);
+      return;
+    }
+    const state = workoutState(workout);
+    if (state.open) this.workouts.set(state.id, state);
+    else this.workouts.delete(state.id);
+    if (state.device) {
+      const tile = this.tile(state.device);
+      if (state.open || (tile.current && tile.current.id === state.id)) tile.workout(state);
+      tile.update(Date.now());
+    }
+  }
+
+  // The open workouts, as workoutState gives them.
+  openWorkouts() {
+    return this.workouts ? [...this.workouts.values()] : [];
+  }
+
+  // The devices with a tile, in order.
+  devices() {
+    return [...this.tiles.keys()].sort(byName);
+  }
+
+  // The server's clock now, in ms.
+  now() {
+    return Date.now() + serverClockOffset;
   }
 
   update() {

@@ -224,10 +224,12 @@ fuzz-http: build http-fuzz-venv
 
 ## check-exports: every export file checked by its format's own validator (Tests/exports): the FHIR
 ## Bundle by fhir.resources (FHIR R4), with and without people; a workout's FIT file by Garmin's FIT
-## SDK and fitdecode, its TCX by the TCX v2 schema (lxml); uses the built hrmd and hrmctl
+## SDK and fitdecode, its TCX by the TCX v2 schema (lxml); a workout's figures against a second
+## implementation in numpy; uses the built hrmd and hrmctl
 check-exports: exports-venv
 	timeout --kill-after=10 600 $(EXPORTS_VENV)/bin/python Tests/exports/test_fhir.py
 	timeout --kill-after=10 600 $(EXPORTS_VENV)/bin/python Tests/exports/test_workout_files.py
+	timeout --kill-after=10 600 $(EXPORTS_VENV)/bin/python Tests/exports/test_workout_figures.py
 
 ## exports-venv: the validators' venv (FHIR_RESOURCES_VERSION with the pydantic it needs, pinned) in
 ## .build/venv-exports; made once, from pip's cache when it can; fails with one line when PyPI cannot be reached
@@ -236,13 +238,14 @@ PYDANTIC_VERSION := 1.10.13
 GARMIN_FIT_SDK_VERSION := 21.218.0
 FITDECODE_VERSION := 0.11.0
 LXML_VERSION := 6.1.3
+NUMPY_VERSION := 2.2.6
 EXPORTS_VENV := .build/venv-exports
 exports-venv:
-	@if ! $(EXPORTS_VENV)/bin/python -c 'import fhir.resources as f, garmin_fit_sdk, fitdecode, lxml.etree as e, sys; sys.exit(f.__version__ != "$(FHIR_RESOURCES_VERSION)" or fitdecode.__version__ != "$(FITDECODE_VERSION)" or e.__version__ != "$(LXML_VERSION)")' 2>/dev/null; then \
+	@if ! $(EXPORTS_VENV)/bin/python -c 'import fhir.resources as f, garmin_fit_sdk, fitdecode, lxml.etree as e, numpy, sys; sys.exit(f.__version__ != "$(FHIR_RESOURCES_VERSION)" or fitdecode.__version__ != "$(FITDECODE_VERSION)" or e.__version__ != "$(LXML_VERSION)" or numpy.__version__ != "$(NUMPY_VERSION)")' 2>/dev/null; then \
 		rm -rf $(EXPORTS_VENV) && /usr/bin/python3 -m venv $(EXPORTS_VENV) && \
 		$(EXPORTS_VENV)/bin/pip install --quiet --disable-pip-version-check fhir.resources==$(FHIR_RESOURCES_VERSION) pydantic==$(PYDANTIC_VERSION) \
-			garmin-fit-sdk==$(GARMIN_FIT_SDK_VERSION) fitdecode==$(FITDECODE_VERSION) lxml==$(LXML_VERSION) || \
-		{ rm -rf $(EXPORTS_VENV); echo "exports-venv: cannot install the validators (fhir.resources, garmin-fit-sdk, fitdecode, lxml) from PyPI (is it reachable? pip's proxy settings?)" >&2; exit 1; }; \
+			garmin-fit-sdk==$(GARMIN_FIT_SDK_VERSION) fitdecode==$(FITDECODE_VERSION) lxml==$(LXML_VERSION) numpy==$(NUMPY_VERSION) || \
+		{ rm -rf $(EXPORTS_VENV); echo "exports-venv: cannot install the validators (fhir.resources, garmin-fit-sdk, fitdecode, lxml, numpy) from PyPI (is it reachable? pip's proxy settings?)" >&2; exit 1; }; \
 	fi
 
 ## http-fuzz-venv: the venv of schemathesis (SCHEMATHESIS_VERSION, pinned) in .build/venv-http-fuzz; made once,

@@ -329,6 +329,7 @@ def a_rowing_session(server):
         server.hrmctl("workout", event, workout, "--at", at(minutes))
     server.hrmctl("workout", "end", workout, "--at", at(18))
     WorkoutPage.workout = workout
+    WorkoutPage.day = (start + timedelta(minutes=1)).strftime("%Y-%m-%d")
 
 
 class WorkoutPage(PageTest):
@@ -338,6 +339,7 @@ class WorkoutPage(PageTest):
     sensors = [mock("idle", 60)]
     before_start = a_rowing_session
     workout = None
+    day = None
 
     def test_the_workout_page_shows_the_workouts_figures(self):
         token = self.server.token("coach/page", manager=True)
@@ -361,6 +363,16 @@ class WorkoutPage(PageTest):
         self.assertEqual(zones, [zone["zone"] for zone in shown["zones"] if zone["seconds"] > 0])
         self.assertIn("rowing", self.browser.script("return document.getElementById('title').textContent"))
         self.browser.screenshot("workout")
+
+    def test_the_day_view_lists_the_days_workouts_and_links_to_them(self):
+        token = self.server.token("coach/day", manager=True)
+        self.browser.open(self.server.url("/day?date=%s#token=%s" % (self.day, token)))
+        wait_until(lambda: self.browser.script("return document.body.dataset.ready"), PAGE_TIMEOUT_S * 2, "the day view has loaded")
+        self.assertEqual(self.browser.script("return document.getElementById('workouts').dataset.count"), "1")
+        self.browser.script("document.querySelector('#workouts a.workout-link').click()")
+        wait_until(lambda: self.browser.script("return document.body.dataset.loaded === 'true'"), PAGE_TIMEOUT_S,
+                   "the link opens the workout page")
+        self.assertIn("id=" + self.workout, self.browser.script("return location.href"))
 
 
 class ServerGone(PageTest):

@@ -108,7 +108,37 @@ const CHART_OPTIONS = {
   ylabel: "count/min",
 };
 
-function samplesChart(samples, max) {
+// The day's workouts as bands over the chart, a line at each lap, and links to their pages.
+function workoutUnderlay(workouts) {
+  return (canvas, area, graph) => {
+    for (const workout of workouts) {
+      const from = graph.toDomXCoord(Date.parse(workout.start));
+      const to = graph.toDomXCoord(workout.end ? Date.parse(workout.end) : Date.now());
+      canvas.fillStyle = "rgba(255, 255, 255, 0.07)";
+      canvas.fillRect(from, area.y, to - from, area.h);
+      canvas.fillStyle = "rgba(255, 255, 255, 0.35)";
+      for (const event of workout.events || []) {
+        if (event.type === "lap") canvas.fillRect(graph.toDomXCoord(Date.parse(event.time)), area.y, 1, area.h);
+      }
+    }
+  };
+}
+
+function workoutLinks(workouts) {
+  const box = document.getElementById("workouts");
+  const links = workouts.slice().reverse().map((workout) => {
+    const link = document.createElement("a");
+    link.href = "/workout?id=" + encodeURIComponent(workout.id) + tokenFragment();
+    link.className = "workout-link";
+    link.textContent = new Date(workout.start).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) + " " + workout.activity +
+      (workout.person ? " · " + workout.person : "");
+    return link;
+  });
+  box.replaceChildren(...(links.length ? ["Workouts: "] : []), ...links.flatMap((link, i) => (i ? [" · ", link] : [link])));
+  box.dataset.count = String(links.length);
+}
+
+function samplesChart(samples, max, workouts = []) {
   const chart = document.getElementById("chart");
   if (!samples.length) {
     chart.className = "empty";
@@ -120,7 +150,10 @@ function samplesChart(samples, max) {
     ...CHART_OPTIONS,
     labels: ["time", ...names],
     colors: names.map((_, i) => SERIES_COLOURS[i % SERIES_COLOURS.length]),
-    underlayCallback: zoneUnderlay(max),
+    underlayCallback: (canvas, area, graph) => {
+      zoneUnderlay(max)(canvas, area, graph);
+      workoutUnderlay(workouts)(canvas, area, graph);
+    },
     legend: "always",
     labelsDiv: document.getElementById("legend"),
     labelsSeparateLines: false,
@@ -246,16 +279,19 @@ async function main() {
     const settings = await get("settings");
     useSettings(settings);
     const max = maxFor(null);
-    const [samples, statistics, zones] = await Promise.all([
+    const [samples, statistics, zones, workouts] = await Promise.all([
       allSamples({ type: "heart-rate", since, until, limit: 5000 }, 100),
       get("statistics", { type: "heart-rate", by: "1h", since, until, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone }),
       get("zones", { since, until, max }),
+      // the day's workouts the token may read (none shown when it may not)
+      get("workouts", { since, until, limit: 100 }).then((answer) => answer.workouts || [], () => []),
     ]);
     const shown = source ? samples.filter((sample) => sample.source === source) : samples;
     severalSources = new Set(shown.map((sample) => sample.source)).size > 1;
     sourceLinks(samples);
     summary(statistics.buckets || [], shown);
-    samplesChart(shown, max);
+    samplesChart(shown, max, workouts);
+    workoutLinks(workouts);
     hourlyChart(statistics.buckets || []);
     zonesView(zones.zones || []);
     showStatus("ok");

@@ -5,7 +5,8 @@ import Timestamps
 /// Writes a workout as a FIT activity file (FIT protocol 2.0, little-endian), the file
 /// Garmin Connect, Strava, GoldenCheetah and TrainingPeaks import: `file_id`, the timer's
 /// start, stop and restart `event`s (pauses), one `record` a second of the active time (the
-/// last heart-rate sample that starts in it), one `lap` per lap, the `session` and the `activity`. Its heart rates are whole
+/// last heart-rate sample that starts in it), `hrv` messages with the RR intervals of the
+/// active time, one `lap` per lap, the `session` and the `activity`. Its heart rates are whole
 /// count/min (FIT's `uint8`), its times whole seconds.
 public struct FITActivityWriter: Sendable {
     /// The FIT profile version the file says it follows (21.40).
@@ -47,6 +48,14 @@ public struct FITActivityWriter: Sendable {
             let record = (time, 2, FITMessages.Entry(.record, [.uint32(253, time), .uint8(3, UInt8(bpm))]))
             if lastRecordTime == time { timed[timed.count - 1] = record } else { timed.append(record) }
             lastRecordTime = time
+        }
+        // RR intervals in `hrv` messages of up to five, each after the records of its second.
+        let beats = recording.activeRRIntervals
+        for first in stride(from: 0, to: beats.count, by: 5) {
+            let group = beats[first..<min(first + 5, beats.count)]
+            let time = try Self.time(group[group.startIndex].time)
+            let values = group.map { UInt16(clamping: Int(($0.value).rounded())) } + Array(repeating: 0xFFFF, count: 5 - group.count)
+            timed.append((time, 2, FITMessages.Entry(.hrv, [.uint16Array(0, values)])))
         }
         timed.append((end, 3, FITMessages.Entry(.event, [.uint32(253, end), .enumeration(0, 0), .enumeration(1, 4)])))
         // Each lap's message comes after its last record.
@@ -147,6 +156,7 @@ struct FITMessages {
         case record = 20
         case event = 21
         case activity = 34
+        case hrv = 78
     }
 
     /// One field's value with its number and base type.
@@ -156,10 +166,13 @@ struct FITMessages {
         case uint16(UInt8, UInt16)
         case uint32(UInt8, UInt32)
         case uint32z(UInt8, UInt32)
+        /// An array of uint16 (its size is the count × 2).
+        case uint16Array(UInt8, [UInt16])
 
         var number: UInt8 {
             switch self {
-            case .enumeration(let number, _), .uint8(let number, _), .uint16(let number, _), .uint32(let number, _), .uint32z(let number, _): number
+            case .enumeration(let number, _), .uint8(let number, _), .uint16(let number, _), .uint32(let number, _), .uint32z(let number, _),
+                .uint16Array(let number, _): number
             }
         }
 
@@ -171,6 +184,7 @@ struct FITMessages {
             case .uint16: (2, 0x84)
             case .uint32: (4, 0x86)
             case .uint32z: (4, 0x8C)
+            case .uint16Array(_, let values): (UInt8(clamping: values.count * 2), 0x84)
             }
         }
 
@@ -179,6 +193,7 @@ struct FITMessages {
             case .enumeration(_, let value), .uint8(_, let value): bytes.append(value)
             case .uint16(_, let value): bytes += [UInt8(value & 0xFF), UInt8(value >> 8)]
             case .uint32(_, let value), .uint32z(_, let value): bytes += (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+            case .uint16Array(_, let values): for value in values { bytes += [UInt8(value & 0xFF), UInt8(value >> 8)] }
             }
         }
     }

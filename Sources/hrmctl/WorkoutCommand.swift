@@ -254,7 +254,7 @@ struct WorkoutCommand: ParsableCommand {
                 guard answer.workout.end != nil else {
                     throw CommandFailure("the workout \(id) is open; end it first (hrmctl workout end \(id))", status: .usage)
                 }
-                let recording = WorkoutRecording(workout: answer.workout, summary: answer.summary, points: answer.points)
+                let recording = WorkoutRecording(workout: answer.workout, summary: answer.summary, points: answer.points, rrIntervals: answer.rrIntervals)
                 let bytes: [UInt8]
                 switch format {
                 case .fit:

@@ -40,6 +40,7 @@ class WorkoutFileTests(unittest.TestCase):
         cls.directory = tempfile.TemporaryDirectory(prefix="hrmd-workout-files-")
         cls.store = os.path.join(cls.directory.name, "s.sqlite")
         cls.hrmctl("auth", "grant", "hrmd", "heart-rate")
+        cls.hrmctl("auth", "grant", "hrmd", "rr-interval")
         cls.hrmctl("person", "add", "ann", "--max-hr", "190", "--sex", "female", "--weight", "60", "--birth-year", "1990")
         cls.hrmctl("person", "assign", "ann", "wf", "--from", "1h")
         # A workout that started two minutes ago, with a lap, a pause and its resume, recorded
@@ -48,7 +49,7 @@ class WorkoutFileTests(unittest.TestCase):
         cls.hrmctl("workout", "lap", cls.id, "--at", "90s")
         cls.hrmctl("workout", "pause", cls.id, "--at", "80s")
         cls.hrmctl("workout", "resume", cls.id, "--at", "70s")
-        subprocess.run([binary("hrmd"), "--store", cls.store, "--sensor", "mock:id=wf,hz=4,contact-loss=0", "--duration", "3"],
+        subprocess.run([binary("hrmd"), "--store", cls.store, "--sensor", "mock:id=wf,hz=4,contact-loss=0,rr=on", "--duration", "3"],
                        check=True, capture_output=True, timeout=CALL_TIMEOUT_S)
         cls.hrmctl("workout", "end", cls.id)
         cls.shown = json.loads(cls.hrmctl("workout", "show", cls.id, "--output", "json"))
@@ -90,6 +91,13 @@ class WorkoutFileTests(unittest.TestCase):
         times = [record["timestamp"] for record in records]
         self.assertEqual(times, sorted(times))
         self.assertGreater(len(records), 0)
+        # The RR intervals of the active time, five to an hrv message (0xFFFF pads the last).
+        beats = [value for message in messages.get("hrv_mesgs", []) for value in message["time"] if value is not None]
+        stored = [json.loads(line)["value"] for line in
+                  self.hrmctl("samples", "--type", "rr-interval", "--since", "10m", "--output", "json").splitlines()]
+        self.assertGreater(len(beats), 0, "no hrv messages")
+        self.assertEqual(len(beats), len(stored), "every RR interval of the workout (all came after the resume)")
+        self.assertEqual([round(b * 1000) for b in beats], [round(v) for v in stored])
         with fitdecode.FitReader(path, check_crc=fitdecode.CrcCheck.ENABLED) as reader:
             names = [frame.name for frame in reader if isinstance(frame, fitdecode.FitDataMessage)]
         self.assertEqual(names.count("record"), len(records))

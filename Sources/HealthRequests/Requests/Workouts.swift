@@ -263,11 +263,14 @@ public struct WorkoutHeartRate: HealthRequest {
         public var workout: Workout
         public var summary: WorkoutSummary
         public var points: [WorkoutPoint]
+        /// The RR intervals (ms) of the workout's straps from its start to its end, oldest first.
+        public var rrIntervals: [WorkoutPoint]
 
-        public init(workout: Workout, summary: WorkoutSummary, points: [WorkoutPoint]) {
+        public init(workout: Workout, summary: WorkoutSummary, points: [WorkoutPoint], rrIntervals: [WorkoutPoint] = []) {
             self.workout = workout
             self.summary = summary
             self.points = points
+            self.rrIntervals = rrIntervals
         }
     }
 
@@ -278,7 +281,8 @@ public struct WorkoutHeartRate: HealthRequest {
         let now = Timestamp.now()
         return try await context.onStore { store throws(HealthStoreError) -> Response in
             let read = try WorkoutSamples.read(id, in: store, reader: view.reader, now: now, keepingPoints: true)
-            return Response(workout: read.workout, summary: read.summary, points: read.points)
+            let beats = try WorkoutSamples.rrIntervals(of: read.workout, in: store, reader: view.reader, now: now)
+            return Response(workout: read.workout, summary: read.summary, points: read.points, rrIntervals: beats)
         }
     }
 }
@@ -394,19 +398,42 @@ public enum WorkoutSamples {
         return (workout, builder.summary(), points)
     }
 
-    public static func queries(for workout: Workout, in store: any RequestStore, now: Timestamp, reader: String?) throws(HealthStoreError)
-        -> [SampleQuery]
+    /// The RR intervals `reader` may read of the workout's straps (as ``queries`` finds them)
+    /// from its start to its end, oldest first, as (time, ms); at most ``pointLimit``.
+    public static func rrIntervals(of workout: Workout, in store: any RequestStore, reader: String?, now: Timestamp) throws(HealthStoreError)
+        -> [WorkoutPoint]
     {
+        let end = workout.effectiveEnd(now: now)
+        var beats: [WorkoutPoint] = []
+        for query in try queries(for: workout, in: store, now: now, reader: reader, type: .rrInterval) {
+            try store.enumerateSamples(query) { stored in
+                guard stored.sample.start < end else { return }
+                guard beats.count < pointLimit else {
+                    throw HealthStoreError.limitReached("the workout holds more than \(pointLimit) RR intervals, the most one answer carries")
+                }
+                beats.append(WorkoutPoint(time: stored.sample.start, value: stored.sample.canonicalValue))
+            }
+        }
+        beats.sort { $0.time < $1.time }
+        return beats
+    }
+
+    /// The queries of the samples of `type` (heart rate by default) a workout's figures read:
+    /// the strap's, or each of the person's straps within its assignment, from the start to
+    /// the end plus the recovery minute.
+    public static func queries(
+        for workout: Workout, in store: any RequestStore, now: Timestamp, reader: String?, type: SampleType = .heartRate
+    ) throws(HealthStoreError) -> [SampleQuery] {
         let start = workout.start
         let end = workout.end.map { $0.advanced(bySeconds: 60 + WorkoutSummary.Builder.recoveryTolerance + 1) } ?? max(start, now)
         guard let person = workout.person else {
-            return [SampleQuery(type: .heartRate, since: start, until: end, device: workout.device, reader: reader)]
+            return [SampleQuery(type: type, since: start, until: end, device: workout.device, reader: reader)]
         }
         return try store.strapAssignments().filter { $0.person == person }.compactMap { assignment in
             let from = max(assignment.from, start)
             let until = min(assignment.until ?? end, end)
             guard from < until else { return nil }
-            return SampleQuery(type: .heartRate, since: from, until: until, device: assignment.device, reader: reader)
+            return SampleQuery(type: type, since: from, until: until, device: assignment.device, reader: reader)
         }
     }
 }

@@ -249,7 +249,7 @@ struct WorkoutCommand: ParsableCommand {
 
         func run() async throws {
             try await reportingFailures {
-                let access = try await storeOptions.access()
+                let access = try storeOptions.access()
                 let answer = try await access.send(WorkoutHeartRate(app: ServiceTransport.app, id: id))
                 guard answer.workout.end != nil else {
                     throw CommandFailure("the workout \(id) is open; end it first (hrmctl workout end \(id))", status: .usage)

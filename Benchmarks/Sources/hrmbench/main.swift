@@ -2,7 +2,7 @@
 import Foundation
 import TestSupport
 
-let names = ["decode", "series", "size", "read", "store", "replay", "upgrade", "daemon", "ant", "ble", "att", "year", "service"]
+let names = ["decode", "series", "size", "read", "store", "replay", "upgrade", "daemon", "ant", "ble", "att", "year", "service", "workout"]
 let arguments = Set(CommandLine.arguments.dropFirst())
 if let unknown = arguments.first(where: { !names.contains($0) }) {
     FileHandle.standardError.write(Data("hrmbench: no benchmark \(unknown) (known: \(names.joined(separator: ", ")))\n".utf8))
@@ -36,5 +36,6 @@ if wants("att") { try await ATTBenchmark(scratch: scratch).run() }
 var yearStore: String?
 if wants("year") { yearStore = try await YearBenchmark(scratch: scratch).run() }
 if wants("service") { try await ServiceBenchmark(scratch: scratch, yearStore: yearStore).run() }
+if wants("workout") { try await WorkoutBenchmark(scratch: scratch).run() }
 
 try? FileManager.default.removeItem(atPath: scratch.directory.path)

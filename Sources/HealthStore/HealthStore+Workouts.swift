@@ -2,7 +2,7 @@ import GRDB
 import HealthModel
 import Timestamps
 
-/// Workouts (tables `workout`, `workoutEvent`, `deletedWorkout`). Each change to a workout
+/// Workouts (tables `workout`, its events packed in its row, and `deletedWorkout`). Each change to a workout
 /// (its start, an event, its end) takes a new anchor from the store's one sequence; a
 /// deletion leaves a tombstone at its anchor. Whoever `writer` names (a source; nil: a
 /// manager) may change only its own workouts.
@@ -50,8 +50,9 @@ extension HealthStore {
     public func addWorkoutEvent(_ event: WorkoutEvent, to id: String, writer: String?) throws(HealthStoreError) -> Workout {
         try changeWorkout(id, writer: writer) { workout, rowID, db in
             if let problem = workout.problem(adding: event) { throw HealthStoreError.conflict(problem) }
-            try Self.insert(event, at: workout.events.count, of: rowID, db)
             workout.events.append(event)
+            try db.execute(
+                sql: "UPDATE workout SET events = ? WHERE id = ?", arguments: [WorkoutEventPacking.bytes(of: workout.events), rowID])
         }
     }
 
@@ -174,7 +175,7 @@ extension HealthStore {
     /// The columns ``workout(_:_:)`` reads, then the row's source id, over `workout w` joined
     /// with its `source s`.
     private static let selectWorkouts = """
-        SELECT w.id, w.uuid, s.name, w.person, w.device, w.activity, w.start, w."end", w.sourceId
+        SELECT w.id, w.uuid, s.name, w.person, w.device, w.activity, w.start, w."end", w.sourceId, w.events
         FROM workout w JOIN source s ON s.id = w.sourceId
         """
 
@@ -225,22 +226,10 @@ extension HealthStore {
     }
 
     private static func workout(_ row: Row, _ db: Database) throws -> Workout {
-        let rowID: Int64 = row[0]
-        let events = try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT type, time FROM workoutEvent WHERE workoutId = ? ORDER BY position"), arguments: [rowID]
-        ).map { event in
-            WorkoutEvent(WorkoutEventType(rawValue: event[0]) ?? .marker, at: Timestamp(microsecondsSinceEpoch: event[1]))
-        }
-        return Workout(
+        Workout(
             id: row[1], source: row[2], person: row[3], device: row[4], activity: WorkoutActivity(rawValue: row[5]) ?? .other,
             start: Timestamp(microsecondsSinceEpoch: row[6]), end: (row[7] as Int64?).map(Timestamp.init(microsecondsSinceEpoch:)),
-            events: events)
-    }
-
-    private static func insert(_ event: WorkoutEvent, at position: Int, of rowID: Int64, _ db: Database) throws {
-        try db.execute(
-            sql: "INSERT INTO workoutEvent (workoutId, position, type, time) VALUES (?, ?, ?, ?)",
-            arguments: [rowID, position, event.type.rawValue, event.time.microsecondsSinceEpoch])
+            events: try WorkoutEventPacking.events(of: row[9]))
     }
 
     /// A new workout's row and events, at a new anchor. Its person must exist, its id be new.
@@ -255,17 +244,15 @@ extension HealthStore {
         var anchors = try AnchorSequence(db)
         anchors.last += 1
         try anchors.save(db)
-        let rowID = try Int64.fetchOne(
-            db,
+        try db.execute(
             sql: """
-                INSERT INTO workout (uuid, anchor, sourceId, person, device, activity, start, "end")
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                INSERT INTO workout (uuid, anchor, sourceId, person, device, activity, start, "end", events)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 workout.id, anchors.last, sourceID, workout.person, workout.device, workout.activity.rawValue,
-                workout.start.microsecondsSinceEpoch, workout.end?.microsecondsSinceEpoch,
-            ])!
-        for (position, event) in workout.events.enumerated() { try insert(event, at: position, of: rowID, db) }
+                workout.start.microsecondsSinceEpoch, workout.end?.microsecondsSinceEpoch, WorkoutEventPacking.bytes(of: workout.events),
+            ])
     }
 
     /// A workout of the same person (or device that is nobody's) whose time overlaps

@@ -1,5 +1,6 @@
 import HealthModel
 import GRDB
+import Timestamps
 
 /// The store's tables, built by named migrations. A migration, once released, never changes:
 /// new structure goes into a new migration so that every older file upgrades in place.
@@ -34,6 +35,7 @@ enum Schema {
     static let people = "v11-people"
     /// Workouts and their events, with tombstones (`HealthStore+Workouts`).
     static let workouts = "v12-workouts"
+    static let packedWorkoutEvents = "v13-packed-workout-events"
 
     /// The minute of a microsecond time column, rounded down (also before 1970).
     static func minute(of column: String) -> String {
@@ -59,6 +61,7 @@ enum Schema {
         migrator.registerMigration(antBeats, migrate: addANTBeats)
         migrator.registerMigration(people, migrate: addPeople)
         migrator.registerMigration(workouts, migrate: addWorkouts)
+        migrator.registerMigration(packedWorkoutEvents, migrate: packWorkoutEvents)
         return migrator
     }
 
@@ -278,6 +281,22 @@ enum Schema {
                 deletedAt INTEGER NOT NULL
             );
             """)
+    }
+
+    /// A workout's events move into the workout's row, packed (``WorkoutEventPacking``): 9
+    /// bytes an event instead of a row of their own (25.6 B measured), read and written with
+    /// the workout.
+    private static func packWorkoutEvents(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE workout ADD COLUMN events BLOB NOT NULL DEFAULT x''")
+        var packed: [Int64: [WorkoutEvent]] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT workoutId, type, time FROM workoutEvent ORDER BY workoutId, position") {
+            let type = WorkoutEventType(rawValue: row[1]) ?? .marker
+            packed[row[0], default: []].append(WorkoutEvent(type, at: Timestamp(microsecondsSinceEpoch: row[2])))
+        }
+        for (workout, events) in packed {
+            try db.execute(sql: "UPDATE workout SET events = ? WHERE id = ?", arguments: [WorkoutEventPacking.bytes(of: events), workout])
+        }
+        try db.execute(sql: "DROP TABLE workoutEvent")
     }
 
     /// Whether the store's `sampleType` table holds the code's catalogue as it is.

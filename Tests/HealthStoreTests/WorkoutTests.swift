@@ -165,7 +165,7 @@ struct WorkoutTests {
         #expect(throws: HealthStoreError.self) { try store.deleteWorkout(open.id, writer: nil) }
         let tombstones = try store.read { db in try String.fetchAll(db, sql: "SELECT uuid FROM deletedWorkout") }
         #expect(tombstones == [open.id])
-        #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM workoutEvent") } == 0, "events go with their workout")
+        #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM workout WHERE uuid = ?", arguments: [open.id]) } == 0)
     }
 
     @Test("a source reads its own workouts and, with read authorization, everyone's; it changes only its own")
@@ -282,5 +282,48 @@ struct WorkoutTests {
         nobody.id = Workout.newID()
         #expect(try store.importWorkout(nobody) == .stored, "a device's workouts do not meet a person's")
         #expect(try store.workouts(WorkoutQuery()).count == 3)
+    }
+
+    @Test("events are packed in their workout's row, 9 bytes each, and read back exactly")
+    func packedEvents() throws {
+        let store = try Fixture.memoryStore()
+        let events = (0..<100).map { WorkoutEvent([.lap, .marker, .segmentStart, .segmentEnd][$0 % 4], at: at(Double($0) + 0.000_001)) }
+        var whole = workout(events, end: 1000, person: nil)
+        whole.events.insert(WorkoutEvent(.pause, at: at(0)), at: 0)
+        whole.events.insert(WorkoutEvent(.resume, at: at(0)), at: 1)
+        try store.saveWorkout(whole)
+        #expect(try store.workout(whole.id, reader: nil) == whole)
+        let bytes = try store.read { db in try Int.fetchOne(db, sql: "SELECT length(events) FROM workout WHERE uuid = ?", arguments: [whole.id]) }
+        #expect(bytes == 102 * 9)
+        #expect(WorkoutEventPacking.bytes(of: whole.events).count == 102 * WorkoutEventPacking.bytesPerEvent)
+        #expect(try WorkoutEventPacking.events(of: WorkoutEventPacking.bytes(of: whole.events)) == whole.events)
+        #expect(throws: HealthStoreError.self, "a length that is not whole events") { try WorkoutEventPacking.events(of: Data([1, 2, 3])) }
+        let before = Timestamp(microsecondsSinceEpoch: -1_234_567)
+        #expect(try WorkoutEventPacking.events(of: WorkoutEventPacking.bytes(of: [WorkoutEvent(.marker, at: before)])).first?.time == before)
+    }
+
+    @Test("a v12 store's events, a row each, move into their workouts' rows")
+    func eventsUpgrade() throws {
+        let queue = try DatabaseQueue()
+        try Schema.migrator.migrate(queue, upTo: Schema.workouts)
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO source (id, name) VALUES (1, 'mary/coach')")
+            try db.execute(sql: """
+                INSERT INTO workout (id, uuid, anchor, sourceId, device, activity, start, "end") VALUES
+                    (1, 'a', 1, 1, 'strap-1', 'rowing', 0, 100), (2, 'b', 2, 1, 'strap-2', 'yoga', 0, 100)
+                """)
+            try db.execute(sql: """
+                INSERT INTO workoutEvent (workoutId, position, type, time) VALUES
+                    (1, 1, 'resume', 20), (1, 0, 'pause', 10), (1, 2, 'lap', 30)
+                """)
+        }
+        try Schema.migrator.migrate(queue)
+        try queue.read { db in
+            let first: Data = try #require(try Data.fetchOne(db, sql: "SELECT events FROM workout WHERE id = 1"))
+            #expect(try WorkoutEventPacking.events(of: first).map { "\($0.type.rawValue)@\($0.time.microsecondsSinceEpoch)" }
+                == ["pause@10", "resume@20", "lap@30"])
+            #expect(try Data.fetchOne(db, sql: "SELECT events FROM workout WHERE id = 2")?.isEmpty == true)
+            #expect(try !db.tableExists("workoutEvent"))
+        }
     }
 }

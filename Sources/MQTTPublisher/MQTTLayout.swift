@@ -215,7 +215,8 @@ public struct MQTTLayout: Sendable, Equatable {
         ])
     }
 
-    private var origin: JSONValue { .object([("name", .string("hrmd")), ("sw_version", .string(version))]) }
+    /// Who wrote a discovery document: hrmd and its version.
+    var origin: JSONValue { .object([("name", .string("hrmd")), ("sw_version", .string(version))]) }
 
     private static func entityName(_ measurement: StrapMeasurement) -> String {
         switch measurement {

@@ -50,7 +50,7 @@ extension MQTTLayout {
                 ] + members + [
                     ("availability_topic", .string(statusTopic)), ("payload_available", .string(Self.online)),
                     ("payload_not_available", .string(Self.offline)), ("device", .object(device)),
-                    ("origin", .object([("name", .string("hrmd")), ("sw_version", .string(version))])),
+                    ("origin", origin),
                 ]
             return ("\(discoveryPrefix)/sensor/\(id)/\(object)/config", JSONValue.object(document).serialized)
         }

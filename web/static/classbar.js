@@ -7,21 +7,7 @@
 
 import { post } from "./api.js";
 import { showError } from "./status.js";
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-export function clock(seconds) {
-  const whole = Math.max(0, Math.floor(seconds));
-  const hours = Math.floor(whole / 3600);
-  const minutes = Math.floor((whole % 3600) / 60);
-  const rest = String(whole % 60).padStart(2, "0");
-  return hours > 0 ? hours + ":" + String(minutes).padStart(2, "0") + ":" + rest : minutes + ":" + rest;
-}
+import { clock, element } from "./tiles.js";
 
 const ACTIVITIES = ["cycling", "rowing", "running", "hiit", "strength-training", "yoga", "other"];
 

@@ -9,7 +9,7 @@ import { ZONE_NAMES, maxFor, zoneOf } from "./zones.js";
 
 export const STALE_MS = 10 * 1000;
 
-function element(tag, className, text) {
+export function element(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
   if (text !== undefined) node.textContent = text;
@@ -21,7 +21,7 @@ export function deviceKey(sample) {
   return (sample.device && sample.device.identifier) || sample.source || "unknown";
 }
 
-function clock(seconds) {
+export function clock(seconds) {
   const whole = Math.max(0, Math.floor(seconds));
   const minutes = Math.floor(whole / 60);
   const hours = Math.floor(minutes / 60);

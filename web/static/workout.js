@@ -4,22 +4,11 @@
 
 import { get, hasToken, tokenFragment } from "./api.js";
 import { showError, showStatus } from "./status.js";
+import { clock, element } from "./tiles.js";
 import { ZONE_COLOURS, ZONE_NAMES } from "./zones.js";
 
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function clock(seconds) {
-  const whole = Math.max(0, Math.round(seconds));
-  const hours = Math.floor(whole / 3600);
-  const minutes = Math.floor((whole % 3600) / 60);
-  const rest = String(whole % 60).padStart(2, "0");
-  return hours > 0 ? hours + ":" + String(minutes).padStart(2, "0") + ":" + rest : minutes + ":" + rest;
-}
+// Whole seconds as m:ss (or h:mm:ss), rounded to the nearest second.
+const duration = (seconds) => clock(Math.round(seconds));
 
 const round = (value) => (value === undefined || value === null ? "–" : String(Math.round(value)));
 
@@ -43,8 +32,8 @@ function summaryView(workout) {
   document.getElementById("title").textContent =
     workout.activity + (who ? " · " + who : "") + " · " + new Date(workout.start).toLocaleString();
   const figures = [
-    ["elapsed", clock(workout.elapsedSeconds)],
-    ["active", clock(workout.activeSeconds)],
+    ["elapsed", duration(workout.elapsedSeconds)],
+    ["active", duration(workout.activeSeconds)],
     ["average", round(workout.heartRate && workout.heartRate.average) + " bpm"],
     ["maximum", round(workout.heartRate && workout.heartRate.maximum) + " bpm"],
     ["recovery (1 min)", workout.recoveryOneMinute === undefined ? "–" : round(workout.recoveryOneMinute) + " bpm"],
@@ -95,7 +84,7 @@ function zonesView(zones) {
     const part = element("div");
     part.style.width = ((zone.seconds / total) * 100).toFixed(2) + "%";
     part.style.background = ZONE_COLOURS[zone.zone] || ZONE_COLOURS[0];
-    part.title = (ZONE_NAMES[zone.zone] || "zone " + zone.zone) + " (" + zone.lower + "–" + zone.upper + "): " + clock(zone.seconds);
+    part.title = (ZONE_NAMES[zone.zone] || "zone " + zone.zone) + " (" + zone.lower + "–" + zone.upper + "): " + duration(zone.seconds);
     part.dataset.zone = String(zone.zone);
     return part;
   }));
@@ -107,7 +96,7 @@ function lapsView(laps) {
   for (const title of ["lap", "active", "average", "maximum"]) head.append(element("th", "", title));
   table.replaceChildren(head, ...laps.map((lap, index) => {
     const row = element("tr", "lap");
-    for (const text of [String(index + 1), clock(lap.activeSeconds), round(lap.heartRate && lap.heartRate.average),
+    for (const text of [String(index + 1), duration(lap.activeSeconds), round(lap.heartRate && lap.heartRate.average),
       round(lap.heartRate && lap.heartRate.maximum)]) {
       row.append(element("td", "", text));
     }

@@ -19,9 +19,10 @@ enum APIShapes {
     }
 
 
-    /// A stored sample as the live streams send it (ids are not shown).
-    static func renderedSample(_ stored: StoredSample) -> [UInt8] {
-        Array(sample(SampleRecord(stored)).serialized.utf8)
+    /// A stored sample as the live streams send it (ids are not shown), ending with `person`
+    /// when given.
+    static func renderedSample(_ stored: StoredSample, person: String?) -> [UInt8] {
+        Array(sample(SampleRecord(stored), person: person).serialized.utf8)
     }
 
     static func time(_ micros: Int64) -> JSONValue { .string(RFC3339.string(from: Timestamp(microsecondsSinceEpoch: micros))) }

@@ -115,7 +115,7 @@ public struct HTTPFront: Service {
             case .success(let token):
                 try await live.webSocket(inbound: inbound, outbound: outbound, token: token)
             case .failure(let refusal):
-                try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: LiveStreams.webSocketMessage(.ended(reason: refusal.message)))))
+                try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: LiveStreams.webSocketMessage(.ended(reason: refusal.message), namingPeople: false))))
                 try await outbound.close(.policyViolation, reason: String(refusal.message.prefix(120)))
             }
         }

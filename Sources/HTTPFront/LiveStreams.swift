@@ -48,7 +48,7 @@ struct LiveStreams: Sendable {
                 buffer.clear()
                 var ended = false
                 for event in events where !ended {
-                    Self.appendServerSentEvent(event, to: &buffer)
+                    Self.appendServerSentEvent(event, to: &buffer, namingPeople: token.manager)
                     if case .ended = event { ended = true }
                 }
                 try await writer.write(buffer)
@@ -79,7 +79,7 @@ struct LiveStreams: Sendable {
                     guard !events.isEmpty else { return }
                     for event in events {
                         if case .keepalive = event { continue }
-                        try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: Self.webSocketMessage(event))))
+                        try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: Self.webSocketMessage(event, namingPeople: token.manager))))
                         if case .ended(let reason) = event {
                             try await outbound.close(.policyViolation, reason: String(reason.prefix(120)))
                             return
@@ -113,12 +113,13 @@ struct LiveStreams: Sendable {
         return LiveStreamLease(subscription: subscription, token: token.id, feed: feed, counts: counts)
     }
 
-    /// The Server-Sent Event of `event`, appended to `buffer`.
-    static func appendServerSentEvent(_ event: LiveEvent, to buffer: inout ByteBuffer) {
+    /// The Server-Sent Event of `event`, appended to `buffer`; samples name their person when
+    /// `namingPeople` (the reader is a manager: who wore which strap is a manager's to read).
+    static func appendServerSentEvent(_ event: LiveEvent, to buffer: inout ByteBuffer, namingPeople: Bool) {
         switch event {
         case .sample(let sample):
             buffer.writeStaticString("event: sample\ndata: ")
-            buffer.writeBytes(sample.rendered(by: LiveSampleJSON.self))
+            buffer.writeBytes(sample.rendered(by: LiveSampleJSON.self, namingPerson: namingPeople))
             buffer.writeStaticString("\n\n")
         case .state(let activity): buffer.writeString("event: state\ndata: \(APIShapes.sensor(activity).serialized)\n\n")
         case .workout(let change): buffer.writeString("event: workout\ndata: \(Self.workoutJSON(change).serialized)\n\n")
@@ -137,12 +138,12 @@ struct LiveStreams: Sendable {
         }
     }
 
-    /// The WebSocket message of `event`.
-    static func webSocketMessage(_ event: LiveEvent) -> ByteBuffer {
+    /// The WebSocket message of `event`; samples name their person when `namingPeople`.
+    static func webSocketMessage(_ event: LiveEvent, namingPeople: Bool) -> ByteBuffer {
         var buffer = ByteBuffer()
         switch event {
         case .sample(let sample):
-            let json = sample.rendered(by: LiveSampleJSON.self)
+            let json = sample.rendered(by: LiveSampleJSON.self, namingPerson: namingPeople)
             buffer.reserveCapacity(json.count + 28)
             buffer.writeStaticString(#"{"kind":"sample","sample":"#)
             buffer.writeBytes(json)
@@ -233,7 +234,7 @@ enum JSONErrorLine {
 /// The front's bytes of a live sample: the API's JSON object (ids are not shown), made once per
 /// sample for every stream (Server-Sent Events and WebSocket alike).
 enum LiveSampleJSON: LiveSampleRenderer {
-    static func render(_ stored: StoredSample) -> [UInt8] {
-        APIShapes.renderedSample(stored)
+    static func render(_ stored: StoredSample, person: String?) -> [UInt8] {
+        APIShapes.renderedSample(stored, person: person)
     }
 }

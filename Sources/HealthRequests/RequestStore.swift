@@ -11,6 +11,8 @@ public protocol RequestStore: Sendable {
         of type: SampleType, by bucket: StatisticsBucket, since: Timestamp?, until: Timestamp?, source: String?, reader: String?
     ) throws(HealthStoreError) -> [StatisticsBucketValue]
     func heartRateVariability(_ query: SampleQuery) throws(HealthStoreError) -> HeartRateVariability?
+    func heartRateVariability(_ queries: [SampleQuery]) throws(HealthStoreError) -> HeartRateVariability?
+    func statistics(_ queries: [SampleQuery], by bucket: StatisticsBucket) throws(HealthStoreError) -> [StatisticsBucketValue]
     func heartRateZones(_ query: SampleQuery, maximumHeartRate: Double) throws(HealthStoreError) -> HeartRateZones?
     func heartRateZones(_ queries: [SampleQuery], bounds: ZoneBounds) throws(HealthStoreError) -> HeartRateZones?
     func changes(of type: SampleType, since anchor: Int64, limit: Int, reader: String?) throws(HealthStoreError) -> ChangeSet

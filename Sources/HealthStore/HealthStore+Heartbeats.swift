@@ -13,18 +13,27 @@ extension HealthStore {
     /// the range and ends where it starts (a deletion or the edge of the range leaves a gap
     /// too).
     public func heartRateVariability(_ query: SampleQuery) throws(HealthStoreError) -> HeartRateVariability? {
-        var query = query
-        query.type = .rrInterval
+        try heartRateVariability([query])
+    }
+
+    /// The same over the RR intervals of every query (a person's straps over their
+    /// assignments), read within one analysis budget; each query's type is taken to be
+    /// `rrInterval`. Beats are adjacent only within one source and device.
+    public func heartRateVariability(_ queries: [SampleQuery]) throws(HealthStoreError) -> HeartRateVariability? {
         var accumulator = HeartRateVariability.Accumulator()
         var previous: [SeriesIdentity: (start: Int64, value: Double)] = [:]
         var read = 0
-        try enumerateWithinBudget(query, "heart-rate variability", read: &read) { item, contexts in
-            let context = contexts.context(item.context)
-            let identity = SeriesIdentity(source: context.source.name, device: context.device?.localIdentifier)
-            let earlier = previous[identity]
-            let follows = earlier.map { ChunkShape.Span.adjacentBeats($0, (item.start, item.value)) } ?? false
-            previous[identity] = (item.start, item.value)
-            accumulator.add(item.value, after: follows && !item.precededByGap ? earlier?.value : nil)
+        for query in queries {
+            var query = query
+            query.type = .rrInterval
+            try enumerateWithinBudget(query, "heart-rate variability", read: &read) { item, contexts in
+                let context = contexts.context(item.context)
+                let identity = SeriesIdentity(source: context.source.name, device: context.device?.localIdentifier)
+                let earlier = previous[identity]
+                let follows = earlier.map { ChunkShape.Span.adjacentBeats($0, (item.start, item.value)) } ?? false
+                previous[identity] = (item.start, item.value)
+                accumulator.add(item.value, after: follows && !item.precededByGap ? earlier?.value : nil)
+            }
         }
         return accumulator.variability
     }

@@ -50,12 +50,46 @@ extension HealthStore {
             for (low, high) in chunkRanges where low < high {
                 try Self.addChunks(Self.chunkCondition(type, from: low, to: high, sources), from: low, to: high, keys, &totals, db)
             }
-            return totals.keys.sorted().compactMap { key in
-                guard let total = totals[key], total.count > 0, let (start, end) = keys.bounds(ofKey: key) else { return nil }
-                return StatisticsBucketValue(
-                    start: start, end: end, count: total.count, minimum: total.minimum,
-                    average: total.sum / Double(total.count), maximum: total.maximum, sum: total.sum)
+            return Self.values(totals, keys)
+        }
+    }
+
+    /// The same statistics over the samples each query selects (its type, range and device:
+    /// a person's straps over their assignments, ``sampleQueries(ofPerson:type:since:until:)``),
+    /// added into one set of buckets. The queries must not overlap. No hour summary holds one
+    /// device, so every chunk counts by its row's summary or, straddling a boundary, decoded.
+    public func statistics(_ queries: [SampleQuery], by bucket: StatisticsBucket) throws(HealthStoreError) -> [StatisticsBucketValue] {
+        try read { db in
+            var parts: [(condition: (sql: String, arguments: StatementArguments), from: Int64, to: Int64)] = []
+            for query in queries {
+                let from = query.since?.microsecondsSinceEpoch ?? Int64.min / 2
+                let to = query.until?.microsecondsSinceEpoch ?? Int64.max / 2
+                guard from < to else { continue }
+                let device: [(sql: String, arguments: StatementArguments)] = query.device.map {
+                    [("deviceId IN (SELECT id FROM device WHERE localIdentifier = ?)", [$0])]
+                } ?? []
+                parts.append((Self.chunkCondition(query.type, from: from, to: to, device), from, to))
             }
+            guard !parts.isEmpty else { return [] }
+            var anyArguments = StatementArguments()
+            for part in parts { _ = anyArguments.append(contentsOf: part.condition.arguments) }
+            let any = parts.map { "(\($0.condition.sql))" }.joined(separator: " OR ")
+            guard let keys = try BucketKeys(bucket, matching: "(\(any))", anyArguments, db) else { return [] }
+            var totals: [Int64: SeriesSummary] = [:]
+            for part in parts {
+                try Self.addChunks(part.condition, from: part.from, to: part.to, keys, &totals, db)
+            }
+            return Self.values(totals, keys)
+        }
+    }
+
+    /// The non-empty buckets of `totals`, oldest first.
+    private static func values(_ totals: [Int64: SeriesSummary], _ keys: BucketKeys) -> [StatisticsBucketValue] {
+        totals.keys.sorted().compactMap { key in
+            guard let total = totals[key], total.count > 0, let (start, end) = keys.bounds(ofKey: key) else { return nil }
+            return StatisticsBucketValue(
+                start: start, end: end, count: total.count, minimum: total.minimum,
+                average: total.sum / Double(total.count), maximum: total.maximum, sum: total.sum)
         }
     }
 

@@ -30,19 +30,30 @@ public enum LiveWorkout: Sendable, Equatable {
 /// for all of that front's readers: the first reader to ask renders, the others share it.
 public final class LiveSample: Sendable {
     public let stored: StoredSample
-    /// The bytes each front's renderer made of it, by renderer.
-    private let renderings = Mutex<[ObjectIdentifier: [UInt8]]>([:])
+    /// Who wore the strap when it was measured (the store's strap assignments), if anyone.
+    /// Who wore which strap is a manager's to read: fronts name the person to managers only.
+    public let person: String?
+    /// The bytes each front's renderer made of it, by renderer and whether they name the person.
+    private let renderings = Mutex<[RenderingKey: [UInt8]]>([:])
 
-    public init(stored: StoredSample) {
-        self.stored = stored
+    private struct RenderingKey: Hashable {
+        var renderer: ObjectIdentifier
+        var namesPerson: Bool
     }
 
-    /// What `Renderer` makes of the sample, rendered at the first call and shared after.
-    public func rendered<Renderer: LiveSampleRenderer>(by _: Renderer.Type) -> [UInt8] {
+    public init(stored: StoredSample, person: String? = nil) {
+        self.stored = stored
+        self.person = person
+    }
+
+    /// What `Renderer` makes of the sample, with its person when `namingPerson` (for a
+    /// manager), rendered at the first call and shared after.
+    public func rendered<Renderer: LiveSampleRenderer>(by _: Renderer.Type, namingPerson: Bool) -> [UInt8] {
         renderings.withLock { renderings in
-            let key = ObjectIdentifier(Renderer.self)
+            let named = namingPerson ? person : nil
+            let key = RenderingKey(renderer: ObjectIdentifier(Renderer.self), namesPerson: named != nil)
             if let done = renderings[key] { return done }
-            let bytes = Renderer.render(stored)
+            let bytes = Renderer.render(stored, person: named)
             renderings[key] = bytes
             return bytes
         }
@@ -53,9 +64,10 @@ public final class LiveSample: Sendable {
 }
 
 /// How one front writes a live sample (the HTTP front's JSON object): each front that sends
-/// samples' bytes has one, and ``LiveSample`` keeps what it made, once per sample.
+/// samples' bytes has one, and ``LiveSample`` keeps what it made, once per sample and form.
 public protocol LiveSampleRenderer {
-    static func render(_ stored: StoredSample) -> [UInt8]
+    /// The bytes of `stored`, naming `person` when given.
+    static func render(_ stored: StoredSample, person: String?) -> [UInt8]
 }
 
 /// Who reads a live feed, as the front verified it: a source, and whether it is a manager

@@ -46,6 +46,8 @@ public final class LiveFeed: Service, Sendable {
         var openWorkouts: [String: Workout] = [:]
         /// Per type, the sources with read authorization.
         var readers: [SampleType: Set<String>] = [:]
+        /// Who wore which strap when, as last read: names each sample's person.
+        var people = PersonLookup([])
         /// Whether the store was read at start.
         var ready = false
     }
@@ -112,7 +114,7 @@ public final class LiveFeed: Service, Sendable {
         defer { observation.cancel() }
         var anchors: [SampleType: Int64] = [:]
         do {
-            let (anchor, recent, open) = try await workers.run { [store, types] () throws(HealthStoreError) in
+            let (anchor, recent, open, assignments) = try await workers.run { [store, types] () throws(HealthStoreError) in
                 let anchor = try store.currentAnchor()
                 let since = Timestamp(microsecondsSinceEpoch: Timestamp.now().microsecondsSinceEpoch - Self.recentSeconds * 1_000_000)
                 var recent: [StoredSample] = []
@@ -120,11 +122,12 @@ public final class LiveFeed: Service, Sendable {
                     recent += try store.samples(SampleQuery(type: type, since: since, limit: 5000, newestFirst: true)).reversed()
                 }
                 let open = types.contains(.workout) ? try store.workouts(WorkoutQuery(openOnly: true, limit: Self.openWorkoutsSent)) : []
-                return (anchor, recent, open)
+                return (anchor, recent, open, try store.strapAssignments())
             }
             for type in types { anchors[type] = anchor }
             state.withLock { state in
-                for stored in recent { state.latest[Self.key(stored)] = LiveSample(stored: stored) }
+                state.people = PersonLookup(assignments)
+                for stored in recent { state.latest[Self.key(stored)] = Self.live(stored, &state.people) }
                 for workout in open { state.openWorkouts[workout.id] = workout }
                 state.ready = true
                 // Readers that came before the feed had read the store get what they missed.
@@ -175,11 +178,12 @@ public final class LiveFeed: Service, Sendable {
     }
 
     /// Reads what changed since `anchors` once and sends each reader its part.
-    /// `refreshing` also reads the read grants and the sensors' states (once a second: a round
-    /// after each commit of 20 straps would otherwise read them twenty times as often).
+    /// `refreshing` also reads the read grants, the strap assignments and the sensors' states
+    /// (once a second: a round after each commit of 20 straps would otherwise read them twenty
+    /// times as often), so a strap handed to someone names them within a second.
     private func round(_ anchors: inout [SampleType: Int64], refreshing: Bool) async throws(HealthStoreError) {
         let known = anchors
-        let (changes, workoutChanges, grants, activity) = try await workers.run { [store, types] () throws(HealthStoreError) in
+        let (changes, workoutChanges, refreshed) = try await workers.run { [store, types] () throws(HealthStoreError) in
             var changes: [(SampleType, [StoredSample], Int64, Bool)] = []
             for type in types where type.kind == .quantity {
                 var anchor = known[type] ?? 0
@@ -200,24 +204,29 @@ public final class LiveFeed: Service, Sendable {
                 changes.append((type, added, anchor, skipped))
             }
             let workoutChanges = try types.contains(.workout) ? Self.workoutChanges(since: known[.workout] ?? 0, in: store) : nil
-            guard refreshing else { return (changes, workoutChanges, nil as [SampleType: Set<String>]?, nil as [SensorActivity]?) }
+            guard refreshing else { return (changes, workoutChanges, nil as Refreshed?) }
             var grants: [SampleType: Set<String>] = [:]
             for entry in try store.authorizationAccessEntries() where entry.access == .read && entry.status == .sharingAuthorized {
                 grants[entry.type, default: []].insert(entry.source)
             }
-            return (changes, workoutChanges, grants, try store.sensorActivity())
+            return (changes, workoutChanges, Refreshed(grants: grants, assignments: try store.strapAssignments(), activity: try store.sensorActivity()))
         }
         if let workoutChanges { anchors[.workout] = workoutChanges.anchor }
-        var arrived: [LiveSample] = []
+        var added: [StoredSample] = []
         var skipped = false
-        for (type, added, anchor, skippedType) in changes {
+        for (type, samples, anchor, skippedType) in changes {
             anchors[type] = anchor
             skipped = skipped || skippedType
-            arrived += added.map { LiveSample(stored: $0) }
+            added += samples
         }
+        let activity = refreshed?.activity
         state.withLock { state in
-            if let grants { state.readers = grants }
+            if let refreshed {
+                state.readers = refreshed.grants
+                state.people = PersonLookup(refreshed.assignments)
+            }
             let grants = state.readers
+            let arrived = added.map { Self.live($0, &state.people) }
             var changedStates: [SensorActivity] = []
             for current in activity ?? [] {
                 let previous = state.activity[current.identifier]
@@ -268,6 +277,19 @@ public final class LiveFeed: Service, Sendable {
                 return round
             }
         }
+    }
+
+    /// What a refreshing round reads besides the changes.
+    private struct Refreshed: Sendable {
+        /// Per type, the sources with read authorization.
+        var grants: [SampleType: Set<String>]
+        var assignments: [StrapAssignment]
+        var activity: [SensorActivity]
+    }
+
+    /// `stored` on its way to readers, with the person who wore its strap then.
+    private static func live(_ stored: StoredSample, _ people: inout PersonLookup) -> LiveSample {
+        LiveSample(stored: stored, person: people.person(device: stored.sample.device?.localIdentifier, at: stored.sample.start))
     }
 
     /// What one round read of workout changes.

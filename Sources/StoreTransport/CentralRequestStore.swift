@@ -87,6 +87,16 @@ struct CentralRequestStore: RequestStore, @unchecked Sendable {
         throw Self.noPeople
     }
 
+    /// A person's statistics: the central store keeps no people.
+    func statistics(_ queries: [SampleQuery], by bucket: StatisticsBucket) throws(HealthStoreError) -> [StatisticsBucketValue] {
+        throw Self.noPeople
+    }
+
+    /// A person's heart-rate variability: the central store keeps no people.
+    func heartRateVariability(_ queries: [SampleQuery]) throws(HealthStoreError) -> HeartRateVariability? {
+        throw Self.noPeople
+    }
+
     func deviceSummaries() throws(HealthStoreError) -> [DeviceSummary] {
         try reading { () throws(CentralStoreError) in try reader.deviceSummaries() }
     }

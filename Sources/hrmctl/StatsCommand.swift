@@ -30,14 +30,16 @@ struct StatsCommand: AsyncParsableCommand {
             mean NN, SDNN, and RMSSD over adjacent beats only (ms).
             --zones --max-hr N: time in zones 0 (below 50 % of N) and 1–5 (50–60, 60–70,
             70–80, 80–90, 90 % and above); a sample lasts until the next one, at most 5 s.
-            --zones --person NAME: the person's own zones (hrmctl person), over the
-            samples of the straps assigned to them; --max-hr then overrides their zones.
+            --person NAME: over the person's samples only (the straps assigned to them,
+            each within its assignment; see hrmctl person), with --by, --hrv or --zones;
+            --zones then uses the person's own zones, which --max-hr overrides.
 
             EXAMPLES
               hrmctl stats --by 1h --since 1d
               hrmctl stats --hrv --since 10m
               hrmctl stats --zones --max-hr 185 --since 2h
               hrmctl stats --zones --person ann --since 2h
+              hrmctl stats --by 1h --person ann --since 1d
               hrmctl stats --by 1d --since 7d --output json
             """)
 
@@ -61,7 +63,7 @@ struct StatsCommand: AsyncParsableCommand {
     @Flag(help: "Time in heart-rate zones over the range (needs --max-hr or --person).") var zones = false
     @Option(name: .customLong("max-hr"), help: ArgumentHelp("Maximum heart rate for --zones, count/min.", valueName: "bpm"))
     var maxHeartRate: Double?
-    @Option(help: ArgumentHelp("With --zones: this person's samples, in their own zones (see hrmctl person).", valueName: "name"))
+    @Option(help: ArgumentHelp("Only this person's samples (see hrmctl person); with --zones, in their own zones.", valueName: "name"))
     var person: String?
     @Option(help: "table, json (one object per line) or csv.") var output: OutputFormat = .table
 
@@ -73,8 +75,6 @@ struct StatsCommand: AsyncParsableCommand {
         if zones {
             if let maxHeartRate, !(100...250).contains(maxHeartRate) { throw ValidationError("--max-hr must be between 100 and 250") }
             guard maxHeartRate != nil || person != nil else { throw ValidationError("--zones needs --max-hr between 100 and 250, or --person") }
-        } else if person != nil {
-            throw ValidationError("--person goes with --zones")
         }
     }
 
@@ -85,7 +85,13 @@ struct StatsCommand: AsyncParsableCommand {
             if hrv { return try await printVariability(store: store, query: query) }
             if zones { return try await printZones(store: store, query: query) }
             guard let by else { return }
-            let buckets = try await store.statistics(of: query.type, by: by.name, since: query.since, until: query.until)
+            let buckets = if let person {
+                try await store.send(PersonStatistics(
+                    person: person, type: query.type, bucket: by.name, since: query.since, until: query.until,
+                    timeZone: TimeZone.current.identifier)).buckets
+            } else {
+                try await store.statistics(of: query.type, by: by.name, since: query.since, until: query.until)
+            }
             guard !buckets.isEmpty else {
                 if output == .table { print("no samples") } else { printError("no samples", program: "hrmctl") }
                 return
@@ -131,7 +137,12 @@ struct StatsCommand: AsyncParsableCommand {
     }
 
     private func printVariability(store: any RequestTransport, query: SampleQuery) async throws {
-        guard let variability = try await store.heartRateVariability(since: query.since, until: query.until) else {
+        let found = if let person {
+            try await store.send(PersonVariability(person: person, since: query.since, until: query.until)).variability
+        } else {
+            try await store.heartRateVariability(since: query.since, until: query.until)
+        }
+        guard let variability = found else {
             if output == .table { print("no samples") } else { printError("no samples", program: "hrmctl") }
             return
         }

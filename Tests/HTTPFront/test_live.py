@@ -130,6 +130,43 @@ class LiveTests(front.FrontTestCase):
         self.assertEqual(front.json.loads(event[1])["source"], "hrmd")
         self.assertEqual(socket_.next_kind({"sample"}, EVENT_S)["sample"]["source"], "hrmd")
 
+    def test_samples_name_their_person_to_managers_only(self):
+        # l2 is live-ann's from an hour ago (kept: the samples stored from now on are hers, as
+        # the live ones are, for the tests that compare them after this one).
+        for command in (("person", "add", "live-ann"), ("person", "assign", "live-ann", "l2", "--from", "1h")):
+            status, _, err = front.hrmctl(*command, "--store", self.hrmd.store)
+            self.assertEqual(status, 0, err)
+        token, _ = self.hrmd.token("mary/person-reader")
+        front.hrmctl("auth", "grant", "--store", self.hrmd.store, "mary/person-reader", "heart-rate", "--read")
+        manager = self.sse(self.manager)
+        reader = self.websocket(token)
+        # The feed reads assignments once a second: the first sample of l2 that names her.
+        deadline = time.monotonic() + EVENT_S
+        named = None
+        while named is None and time.monotonic() < deadline:
+            event = manager.next_named({"sample"}, EVENT_S)
+            self.assertIsNotNone(event, "the stream ended")
+            sample = front.json.loads(event[1])
+            if sample.get("person") == "live-ann":
+                named = sample
+        self.assertIsNotNone(named, "no live sample named live-ann within %d s" % EVENT_S)
+        self.assertEqual(named["device"]["identifier"], "l2")
+        self.assertEqual(list(named.keys())[-1], "person")
+        self.assertSamplesStored([named])
+        # l1 is nobody's; an application reading every source's heart rate is never told whose.
+        for _ in range(10):
+            sample = front.json.loads(manager.next_named({"sample"}, EVENT_S)[1])
+            self.assertEqual("person" in sample, sample["device"]["identifier"] == "l2", sample)
+        devices = set()
+        for _ in range(40):  # 20 of each strap, at most
+            message = reader.next_kind({"sample"}, EVENT_S)
+            self.assertIsNotNone(message, "closed: %s %s" % (reader.close_code, reader.close_reason))
+            self.assertNotIn("person", message["sample"])
+            devices.add(message["sample"]["device"]["identifier"])
+            if devices == {"l1", "l2"}:
+                break
+        self.assertEqual(devices, {"l1", "l2"})
+
     def test_revoked_token_stream_ends(self):
         token, identifier = self.hrmd.token("root/revoked-live", manager=True)
         stream = self.sse(token)

@@ -135,13 +135,13 @@ struct APIShapesTests {
     func liveEvents() {
         func sse(_ event: LiveEvent) -> String {
             var buffer = ByteBuffer()
-            LiveStreams.appendServerSentEvent(event, to: &buffer)
+            LiveStreams.appendServerSentEvent(event, to: &buffer, namingPeople: false)
             return String(buffer: buffer)
         }
         #expect(sse(.gap(missed: 12)) == "event: gap\ndata: {\"missed\":12}\n\n")
         #expect(sse(.ended(reason: "the token was \"revoked\"")) == "event: error\ndata: {\"error\":\"the token was \\\"revoked\\\"\"}\n\n")
-        #expect(String(buffer: LiveStreams.webSocketMessage(.ended(reason: "bye"))) == #"{"kind":"error","error":"bye"}"#)
-        #expect(String(buffer: LiveStreams.webSocketMessage(.gap(missed: 0))) == #"{"kind":"gap","missed":0}"#)
+        #expect(String(buffer: LiveStreams.webSocketMessage(.ended(reason: "bye"), namingPeople: false)) == #"{"kind":"error","error":"bye"}"#)
+        #expect(String(buffer: LiveStreams.webSocketMessage(.gap(missed: 0), namingPeople: false)) == #"{"kind":"gap","missed":0}"#)
     }
 }
 

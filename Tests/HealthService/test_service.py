@@ -362,7 +362,9 @@ class HealthServiceTests(harness.ServiceTestCase):
     def test_people_are_a_managers_and_only_a_manager_sees_whose_samples_are_whose(self):
         for expression in ("health.People()", "health.RemovePerson('svc-ann')",
                            "health.SavePerson({'name': 'svc-x', 'zones': 'percent-max'}, True)",
-                           "health.AssignStrap('svc-ann', 'svc-strap', dbus.Int64(0), dbus.Int64(%d))" % NO_HIGH):
+                           "health.AssignStrap('svc-ann', 'svc-strap', dbus.Int64(0), dbus.Int64(%d))" % NO_HIGH,
+                           "health.PersonStatistics('svc-ann', 'heart-rate', '1h', dbus.Int64(%d), dbus.Int64(%d), {})" % (NO_LOW, NO_HIGH),
+                           "health.PersonVariability('svc-ann', dbus.Int64(%d), dbus.Int64(%d))" % (NO_LOW, NO_HIGH)):
             with self.subTest(expression=expression):
                 self.assertError(self.call(NOBODY, expression), ACCESS_DENIED)
         status, out, err = harness.hrmctl(self.bus, "person", "add", "svc-ann", "--max-hr", "190")
@@ -377,6 +379,13 @@ class HealthServiceTests(harness.ServiceTestCase):
         self.assertEqual(status, 0, err)
         rows = [json.loads(line) for line in out.splitlines()]
         self.assertEqual([row.get("person") for row in rows], ["svc-ann", None], out)
+        # The person's statistics through the service: the svc-strap sample alone.
+        status, out, err = harness.hrmctl(self.bus, "stats", "--by", "1d", "--person", "svc-ann", "--output", "json")
+        self.assertEqual(status, 0, err)
+        buckets = [json.loads(line) for line in out.splitlines()]
+        self.assertEqual([(b["count"], b["min"], b["max"]) for b in buckets], [(1, 80, 80)], out)
+        status, out, err = harness.hrmctl(self.bus, "stats", "--hrv", "--person", "svc-ann", "--output", "json")
+        self.assertEqual((status, out.strip(), err.strip()), (0, "", "hrmctl: no samples"), err)
         status, listed, err = harness.hrmctl(self.bus, "person", "list", "--output", "json")
         self.assertEqual(status, 0, err)
         self.assertIn('"name":"svc-ann"', listed)

@@ -101,6 +101,8 @@ struct RequestTableTests {
             People(), SavePerson(Person(name: "ann", birthYear: 1990, sex: .female, zoneMethod: .heartRateReserve), creating: true),
             RemovePerson(named: "ann"), AssignStrap(person: "ann", device: "AA:BB:CC:DD:EE:01", from: Timestamp(microsecondsSinceEpoch: 5), until: nil),
             PersonZones(person: "ann", since: nil, until: nil, maxHeartRate: nil),
+            PersonStatistics(person: "ann", type: .heartRate, bucket: .day, since: nil, until: nil, timeZone: "Europe/Oslo"),
+            PersonVariability(person: "ann", since: Timestamp(microsecondsSinceEpoch: 3), until: nil),
             StartWorkout(app: "a", person: "ann", device: nil, activity: .rowing, at: nil),
             AddWorkoutEvent(app: "a", id: nil, person: "ann", device: nil, type: .lap, at: Timestamp(microsecondsSinceEpoch: 7)),
             EndWorkout(app: "a", id: "0f", person: nil, device: nil, at: nil),

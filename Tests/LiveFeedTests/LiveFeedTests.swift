@@ -95,7 +95,9 @@ struct LiveFeedTests {
         try await withinHangBound("\(count) live samples") {
             var values: [String] = []
             while values.count < count, let event = await subscription.next() {
-                if case .sample(let sample) = event { values.append(String(decoding: sample.rendered(by: ValueText.self), as: UTF8.self)) }
+                if case .sample(let sample) = event {
+                    values.append(String(decoding: sample.rendered(by: ValueText.self, namingPerson: false), as: UTF8.self))
+                }
             }
             return values
         }
@@ -185,6 +187,35 @@ struct LiveFeedTests {
         }
     }
 
+    @Test("each sample names who wore its strap then, once the feed has read the assignment; a front names them only when asked")
+    func samplesNameTheirPerson() async throws {
+        try await Self.withFeed { store, feed in
+            try store.savePerson(Person(name: "ann", zoneMethod: .percentOfMaximum), creating: true)
+            try store.assignStrap(device: "strap-1", person: "ann", from: Timestamp(microsecondsSinceEpoch: 0), until: nil)
+            let manager = feed.subscribe(LiveReader(source: "root/hrmctl", isManager: true, types: [.heartRate]))
+            // The assignment applies from the feed's next refresh: wait for a sample that names her.
+            let named = try await withinHangBound("a sample of strap-1 naming ann") { () async -> LiveSample? in
+                while true {
+                    _ = try? store.save([try Self.heartRate(70, device: "strap-1")], from: Self.hrmd)
+                    guard let event = await manager.next() else { return nil }
+                    if case .sample(let sample) = event, sample.person == "ann" { return sample }
+                }
+            }
+            let sample = try #require(named)
+            #expect(String(decoding: sample.rendered(by: ValueText.self, namingPerson: true), as: UTF8.self) == "70.0 ann")
+            #expect(String(decoding: sample.rendered(by: ValueText.self, namingPerson: false), as: UTF8.self) == "70.0")
+            // Another strap is nobody's.
+            _ = try store.save([try Self.heartRate(71, device: "strap-2")], from: Self.hrmd)
+            let other = try await withinHangBound("strap-2's sample") { () async -> LiveSample? in
+                while let event = await manager.next() {
+                    if case .sample(let sample) = event, sample.device == "strap-2" { return sample }
+                }
+                return nil
+            }
+            #expect(try #require(other).person == nil)
+        }
+    }
+
     @Test("a recheck that says no ends the reader with its reason")
     func recheckEnds() async throws {
         try await Self.withFeed { _, feed in
@@ -207,5 +238,7 @@ struct LiveFeedTests {
 
 /// A live sample as its value's text: what these tests compare.
 private enum ValueText: LiveSampleRenderer {
-    static func render(_ stored: StoredSample) -> [UInt8] { Array("\(stored.sample.canonicalValue)".utf8) }
+    static func render(_ stored: StoredSample, person: String?) -> [UInt8] {
+        Array("\(stored.sample.canonicalValue)\(person.map { " " + $0 } ?? "")".utf8)
+    }
 }

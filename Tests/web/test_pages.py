@@ -92,6 +92,8 @@ class Dashboard(PageTest):
         cls.manager = cls.server.token("tester/wall", manager=True)
 
     def open_dashboard(self, token):
+        # Through a blank page: a new token in the fragment alone would not load the page again.
+        self.browser.open("about:blank")
         self.browser.open(self.server.url("/#token=" + token))
         wait_until(lambda: sorted(self.browser.tiles()) == STRAPS, PAGE_TIMEOUT_S,
                    "a tile for each strap (%s)" % sorted(self.browser.tiles()))
@@ -114,6 +116,24 @@ class Dashboard(PageTest):
         # the mock changes its rate; within 20 s the digits follow a change in the store
         wait_until(lambda: self.server.newest("strap-d")["value"] != int(first), 20, "strap-d's rate changes")
         self.assert_follows_store(lambda: self.browser.tiles()["strap-d"], "strap-d")
+
+    def test_a_managers_tiles_name_each_straps_wearer(self):
+        wearer = STRAPS[0]
+        self.addCleanup(self.browser.open, "about:blank")
+        self.server.hrmctl("person", "add", "ann")
+        self.server.hrmctl("person", "assign", "ann", wearer, "--from", "1h")
+
+        def people():
+            return self.browser.script("const r = {}; for (const t of document.querySelectorAll('[data-device]'))"
+                                       " r[t.dataset.device] = t.querySelector('.person').textContent; return r;")
+
+        self.open_dashboard(self.manager)
+        wait_until(lambda: people().get(wearer) == "ann", PAGE_TIMEOUT_S, "%s's tile names ann (%s)" % (wearer, people()))
+        self.assertEqual({device: name for device, name in people().items() if device != wearer}, {d: "" for d in STRAPS[1:]})
+        # A token that is not a manager's is never told whose a strap is.
+        self.open_dashboard(self.token)
+        self.assert_follows_store(lambda: self.browser.tiles()[wearer], wearer)
+        self.assertEqual(people(), {d: "" for d in STRAPS})
 
     def test_manager_sees_authorization_requests_and_the_screenshot(self):
         # hrmd asked to store rr-interval (the mocks send RR intervals) and was not answered

@@ -76,6 +76,8 @@ class Tile {
     const head = element("header", "tile-head");
     this.name = element("h2", "name", id);
     this.person = element("span", "person", "");
+    this.samplePerson = ""; // who wore the strap at its newest sample (a manager's stream says)
+    this.workoutPerson = ""; // whose its latest workout is
     head.append(this.name, this.person);
     const reading = element("div", "reading");
     this.bpm = element("span", "bpm", "--");
@@ -105,6 +107,8 @@ class Tile {
     this.name.title = this.id;
     if (time < this.lastTime) return;
     this.lastTime = time;
+    this.samplePerson = sample.person || "";
+    this.showPerson();
     this.bpm.textContent = String(value);
     const max = maxFor(this.id);
     const zone = zoneOf(value, max);
@@ -115,6 +119,11 @@ class Tile {
       this.contact.textContent = metadata.sensorContact === "detected" ? "contact" : "no contact";
       this.contact.dataset.ok = String(metadata.sensorContact === "detected");
     }
+  }
+
+  // The wearer: the newest sample's person, else the latest workout's.
+  showPerson() {
+    this.person.textContent = this.samplePerson || this.workoutPerson;
   }
 
   sensorState(state) {
@@ -129,7 +138,8 @@ class Tile {
   // The strap's workout W (as workoutState gives it), or null when it has none open.
   workout(workout) {
     this.current = workout && workout.open ? workout : null;
-    if (workout && workout.person) this.person.textContent = workout.person;
+    if (workout && workout.person) this.workoutPerson = workout.person;
+    this.showPerson();
     this.node.dataset.workout = this.current ? (this.current.paused ? "paused" : "active") : "";
   }
 
@@ -189,6 +199,11 @@ export class TileBoard {
     const tile = this.tile(id);
     for (const sample of samples) tile.sample(sample);
     tile.update(Date.now());
+  }
+
+  // The wearer: the newest sample's person, else the latest workout's.
+  showPerson() {
+    this.person.textContent = this.samplePerson || this.workoutPerson;
   }
 
   sensorState(state) {

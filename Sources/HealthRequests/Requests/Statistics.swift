@@ -41,18 +41,24 @@ public struct Statistics: HealthRequest {
         let source = try context.source(app: app)
         let type = try SampleType.quantityNamed(type)
         let range = try WireTime.checked(since: since, until: until)
-        let name: StatisticsBucketName
-        do { name = try StatisticsBucketName.parse(bucket) } catch { throw error.failure }
-        var timeZone = TimeZone(identifier: "UTC")!
-        if let zoneName = options.timeZone {
-            guard let named = TimeZone(identifier: zoneName) else { throw .invalidArguments("unknown time zone \(zoneName.quoted)") }
-            timeZone = named
-        }
-        let bucket = name.bucket(timeZone: timeZone)
+        let bucket = try Self.bucket(named: bucket, timeZone: options.timeZone)
         let reader = try await context.view(of: source).reader
         let buckets = try await context.onStore { store throws(HealthStoreError) in
             try store.statistics(of: type, by: bucket, since: range.since, until: range.until, source: nil, reader: reader)
         }
         return Response(buckets: buckets)
+    }
+
+    /// The bucket a request names (`1h`, `1d`, …), its days in the IANA zone `timeZone`
+    /// (UTC when nil).
+    static func bucket(named bucket: String, timeZone zoneName: String?) throws(RequestFailure) -> StatisticsBucket {
+        let name: StatisticsBucketName
+        do { name = try StatisticsBucketName.parse(bucket) } catch { throw error.failure }
+        var timeZone = TimeZone(identifier: "UTC")!
+        if let zoneName {
+            guard let named = TimeZone(identifier: zoneName) else { throw .invalidArguments("unknown time zone \(zoneName.quoted)") }
+            timeZone = named
+        }
+        return name.bucket(timeZone: timeZone)
     }
 }

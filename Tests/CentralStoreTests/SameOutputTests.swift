@@ -101,6 +101,22 @@ struct SameOutputTests {
             }
             #expect(Self.firstDifference(central.stdout, expected) == nil, "\(command)")
         }
+        // People and workouts stay on each gateway: what needs them is refused in one line
+        // that says where to go, and nothing reaches standard output.
+        let refused: [([String], String)] = [
+            (["person", "list"], "keeps no people"),
+            (["stats", "--since", since, "--by", "1h", "--person", "ann"], "keeps no people"),
+            (["stats", "--since", since, "--hrv", "--person", "ann"], "keeps no people"),
+            (["stats", "--since", since, "--zones", "--person", "ann"], "keeps no people"),
+            (["samples", "--since", since, "--person", "ann"], "keeps no people"),
+            (["workout", "list"], "hrmd.workouts"),
+        ]
+        for (command, words) in refused {
+            let central = try await ChildProcess.run(BuiltProducts.hrmctl, command + ["--store", uri], environment: environment, in: directory)
+            #expect(central.exitCode != 0 && central.stdout.isEmpty, "\(command): \(central.exitCode) \(central.stdout)")
+            let lines = central.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && central.stderr.contains(words), "\(command): \(central.stderr)")
+        }
     }
 
     /// The first line where `a` and `b` differ, both ways, or nil when they are the same.

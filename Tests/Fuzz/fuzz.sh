@@ -2,13 +2,10 @@
 # Builds the libFuzzer targets of Tests/Fuzz/Targets (one per parser) with coverage and
 # AddressSanitizer, and runs them from their seed corpora.
 #
-#   Tests/Fuzz/fuzz.sh [--seconds N | --runs N] [--unoptimized] [TARGET...]
-#                                                   (default: every target, 60 s each)
+#   Tests/Fuzz/fuzz.sh [--seconds N | --runs N] [TARGET...]      (default: every target, 60 s each)
 #
 # The modules are built optimized (as OSS-Fuzz builds: five times the executions of a
-# debug build; --unoptimized builds them as the debug build does, in a third of the time, for
-# a short smoke run whose executions are counted, not timed) by SwiftPM in .build/fuzz (.build/fuzz-debug
-# unoptimized) with -sanitize=fuzzer,address (one flag:
+# debug build) by SwiftPM in .build/fuzz with -sanitize=fuzzer,address (one flag:
 # SwiftPM's --sanitize fuzzer --sanitize address would keep only the last, and lose the
 # coverage), archived, and each target is linked against the archive with swiftc, since an
 # executable target's own main would replace libFuzzer's. Corpora grow in .build/fuzz/corpus;
@@ -19,35 +16,32 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
+build=${FUZZ_BUILD:-.build/fuzz}
 limit=(-max_total_time=60)
-configuration=release
 targets=()
 while [ $# -gt 0 ]; do
     case $1 in
         --seconds) limit=(-max_total_time="$2"); shift 2 ;;
         --runs) limit=(-runs="$2"); shift 2 ;;
-        --unoptimized) configuration=debug; shift ;;
-        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "fuzz.sh: unknown option $1" >&2; exit 64 ;;
         *) targets+=("$1"); shift ;;
     esac
 done
-build=${FUZZ_BUILD:-.build/fuzz$([ $configuration = debug ] && echo -debug)}
-optimization=$([ $configuration = debug ] && echo -Onone || echo -O)
 if [ ${#targets[@]} -eq 0 ]; then
     for file in Tests/Fuzz/Targets/*.swift; do targets+=("$(basename "$file" .swift)"); done
 fi
 
 # The modules every target may import, built once with coverage and AddressSanitizer.
 for module in Recordings HealthWire ANTDecoding CommandSupport HRMConfiguration SeriesCoding; do
-    swift build -c $configuration --scratch-path "$build" -Xswiftc -sanitize=fuzzer,address -Xswiftc -g --target "$module" >"$build.log" 2>&1 \
+    swift build -c release --scratch-path "$build" -Xswiftc -sanitize=fuzzer,address -Xswiftc -g --target "$module" >"$build.log" 2>&1 \
         || { cat "$build.log" >&2; exit 1; }
 done
 # Every library module's objects (no executable's, no test suite's) in one archive: the
 # linker takes only what a target needs.
 archive=$build/libhrmd-fuzz.a
 rm -f "$archive"
-find "$build/$configuration/" -name '*.o' -path '*.build/*' \
+find "$build/release/" -name '*.o' -path '*.build/*' \
     ! -path '*Tests.build/*' ! -path '*-tool.build/*' \
     ! -path '*/hrmd.build/*' ! -path '*/hrmctl.build/*' \
     ! -path '*/hotplug-probe.build/*' ! -path '*/capture-writer.build/*' -print0 \
@@ -80,7 +74,7 @@ seeds_for() {
 
 # The C modules the Swift modules import (system libraries, SwiftPM's C targets, GRDB's SQLite).
 module_maps=()
-for map in Sources/C*/module.modulemap "$build"/$configuration/*.build/module.modulemap \
+for map in Sources/C*/module.modulemap "$build"/release/*.build/module.modulemap \
     "$build"/checkouts/swift-system/Sources/CSystem/include/module.modulemap \
     "$build"/checkouts/GRDB.swift/Sources/GRDBSQLite/module.modulemap; do
     [ -f "$map" ] && module_maps+=(-Xcc -fmodule-map-file="$map")
@@ -92,7 +86,7 @@ for target in "${targets[@]}"; do
     source=Tests/Fuzz/Targets/$target.swift
     [ -f "$source" ] || { echo "fuzz.sh: no target $target" >&2; exit 64; }
     binary=$build/bin/fuzz-$target
-    swiftc $optimization -sanitize=fuzzer,address -parse-as-library -g -I "$build/$configuration/Modules" "${module_maps[@]}" "$source" "$archive" \
+    swiftc -O -sanitize=fuzzer,address -parse-as-library -g -I "$build/release/Modules" "${module_maps[@]}" "$source" "$archive" \
         -lsystemd -ludev -lsqlite3 -o "$binary" 2> >(grep -v 'Cannot export local symbol\|mktemp' >&2)
     corpus=$build/corpus/$target
     seeds_for "$target" "$corpus"

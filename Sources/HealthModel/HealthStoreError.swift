@@ -41,6 +41,11 @@ public enum HealthStoreError: Error, Sendable, Hashable, CustomStringConvertible
     /// to nobody the store knows); nothing was written.
     case conflict(String)
 
+    /// The conflict of a person's name the store does not have.
+    public static func noPerson(named name: String) -> HealthStoreError {
+        .conflict("no person named \(name.debugDescription); add them with hrmctl person add")
+    }
+
     public var description: String {
         switch self {
         case .missing(let path): "no store at \(path)"

@@ -60,7 +60,7 @@ extension HealthStore {
                         """,
                     arguments: values)
             } else {
-                guard exists else { throw Self.nobody(person.name) }
+                guard exists else { throw HealthStoreError.noPerson(named: person.name) }
                 try db.execute(
                     sql: """
                         UPDATE person SET birthYear = ?, sex = ?, weightKilograms = ?, restingHeartRate = ?, maximumHeartRate = ?,
@@ -77,7 +77,7 @@ extension HealthStore {
         try write { db in
             try db.execute(sql: "DELETE FROM assignment WHERE personId IN (SELECT id FROM person WHERE name = ?)", arguments: [name])
             try db.execute(sql: "DELETE FROM person WHERE name = ?", arguments: [name])
-            guard db.changesCount > 0 else { throw Self.nobody(name) }
+            guard db.changesCount > 0 else { throw HealthStoreError.noPerson(named: name) }
         }
     }
 
@@ -91,7 +91,7 @@ extension HealthStore {
         let end = until?.microsecondsSinceEpoch
         try write { db in
             guard let personID = try Int64.fetchOne(db, sql: "SELECT id FROM person WHERE name = ?", arguments: [person]) else {
-                throw Self.nobody(person)
+                throw HealthStoreError.noPerson(named: person)
             }
             // The one that covers the new start ends there.
             try db.execute(
@@ -118,10 +118,6 @@ extension HealthStore {
                 sql: "INSERT INTO assignment (device, start, end, personId) VALUES (?, ?, ?, ?)",
                 arguments: [device, start, end, personID])
         }
-    }
-
-    private static func nobody(_ name: String) -> HealthStoreError {
-        .conflict("no person named \(name.debugDescription); add them with hrmctl person add")
     }
 
     private static func person(_ row: Row) throws -> Person {

@@ -52,8 +52,9 @@ extension HealthStore {
             _ = arguments.append(contentsOf: [source])
         }
         if let device = query.device {
-            conditions.append("deviceId IN (SELECT id FROM device WHERE localIdentifier = ?)")
-            _ = arguments.append(contentsOf: [device])
+            let condition = Self.deviceCondition(device)
+            conditions.append(condition.sql)
+            _ = arguments.append(contentsOf: condition.arguments)
         }
         try read { db in
             var conditions = conditions, arguments = arguments
@@ -89,6 +90,11 @@ extension HealthStore {
     }
 
     /// How many samples of `type` the store holds.
+    /// The series rows of one device identifier (of any source).
+    static func deviceCondition(_ device: String) -> (sql: String, arguments: StatementArguments) {
+        ("deviceId IN (SELECT id FROM device WHERE localIdentifier = ?)", [device])
+    }
+
     public func sampleCount(of type: SampleType) throws(HealthStoreError) -> Int {
         try read { db in
             try Int.fetchOne(db, sql: "SELECT IFNULL(SUM(count), 0) FROM series WHERE typeId = ?", arguments: [type.storageID]) ?? 0

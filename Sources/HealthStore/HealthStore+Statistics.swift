@@ -26,7 +26,7 @@ extension HealthStore {
             if let source { sources.append(("sourceId = (SELECT id FROM source WHERE name = ?)", [source])) }
             if let visible = try ReaderScope(reader: reader, type: type, db).condition(on: "sourceId") { sources.append(visible) }
             let everything = Self.chunkCondition(type, from: from, to: to, sources)
-            guard let keys = try BucketKeys(bucket, matching: everything.sql, everything.arguments, db) else { return [] }
+            guard let keys = try BucketKeys(bucket, matchingAny: [everything], db) else { return [] }
             var totals: [Int64: SeriesSummary] = [:]
             // Whole UTC hours from their summaries when no bucket boundary falls inside an hour;
             // the chunks of the partial hours at the ends (or of everything, otherwise).
@@ -55,8 +55,7 @@ extension HealthStore {
     }
 
     /// The same statistics over the samples each query selects (its type, range and device:
-    /// a person's straps over their assignments, ``sampleQueries(ofPerson:type:since:until:)``),
-    /// added into one set of buckets. The queries must not overlap. No hour summary holds one
+    /// a person's straps over their assignments), added into one set of buckets. The queries must not overlap. No hour summary holds one
     /// device, so every chunk counts by its row's summary or, straddling a boundary, decoded.
     public func statistics(_ queries: [SampleQuery], by bucket: StatisticsBucket) throws(HealthStoreError) -> [StatisticsBucketValue] {
         try read { db in
@@ -65,16 +64,9 @@ extension HealthStore {
                 let from = query.since?.microsecondsSinceEpoch ?? Int64.min / 2
                 let to = query.until?.microsecondsSinceEpoch ?? Int64.max / 2
                 guard from < to else { continue }
-                let device: [(sql: String, arguments: StatementArguments)] = query.device.map {
-                    [("deviceId IN (SELECT id FROM device WHERE localIdentifier = ?)", [$0])]
-                } ?? []
-                parts.append((Self.chunkCondition(query.type, from: from, to: to, device), from, to))
+                parts.append((Self.chunkCondition(query.type, from: from, to: to, query.device.map { [Self.deviceCondition($0)] } ?? []), from, to))
             }
-            guard !parts.isEmpty else { return [] }
-            var anyArguments = StatementArguments()
-            for part in parts { _ = anyArguments.append(contentsOf: part.condition.arguments) }
-            let any = parts.map { "(\($0.condition.sql))" }.joined(separator: " OR ")
-            guard let keys = try BucketKeys(bucket, matching: "(\(any))", anyArguments, db) else { return [] }
+            guard let keys = try BucketKeys(bucket, matchingAny: parts.map(\.condition), db) else { return [] }
             var totals: [Int64: SeriesSummary] = [:]
             for part in parts {
                 try Self.addChunks(part.condition, from: part.from, to: part.to, keys, &totals, db)
@@ -151,8 +143,10 @@ private enum BucketKeys {
     /// Calendar days; the key is the day's number since 1970-01-01.
     case days(ZoneDays)
 
-    /// nil when no chunk matches.
-    init?(_ bucket: StatisticsBucket, matching: String, _ arguments: StatementArguments, _ db: Database) throws {
+    /// The keys of the chunks any of `conditions` selects (one per range: a person's straps
+    /// each take one per assignment, asked one by one rather than as one deep OR); nil when
+    /// no chunk matches.
+    init?(_ bucket: StatisticsBucket, matchingAny conditions: [(sql: String, arguments: StatementArguments)], _ db: Database) throws {
         switch bucket {
         case .seconds(let width):
             self = .seconds(max(width, 1))
@@ -160,9 +154,17 @@ private enum BucketKeys {
             // The zone's offsets are needed only where samples are.
             // The first and last chunk by start, each one step through index seriesByTime; the
             // last chunk ends within the hour it starts in.
-            guard let first = try Int64.fetchOne(db, sql: "SELECT start FROM series WHERE \(matching) ORDER BY start LIMIT 1", arguments: arguments),
-                  let lastStart = try Int64.fetchOne(db, sql: "SELECT start FROM series WHERE \(matching) ORDER BY start DESC LIMIT 1", arguments: arguments)
-            else { return nil }
+            var first: Int64?
+            var lastStart: Int64?
+            for (matching, arguments) in conditions {
+                if let start = try Int64.fetchOne(db, sql: "SELECT start FROM series WHERE \(matching) ORDER BY start LIMIT 1", arguments: arguments) {
+                    first = min(first ?? start, start)
+                }
+                if let start = try Int64.fetchOne(db, sql: "SELECT start FROM series WHERE \(matching) ORDER BY start DESC LIMIT 1", arguments: arguments) {
+                    lastStart = max(lastStart ?? start, start)
+                }
+            }
+            guard let first, let lastStart else { return nil }
             let last = (SeriesBlobs.hour(of: lastStart) + 1) * SeriesBlobs.hour - 1
             self = .days(ZoneDays(zone: zone, first: Self.floorDivide(first, 1_000_000), last: Self.floorDivide(last, 1_000_000)))
         }

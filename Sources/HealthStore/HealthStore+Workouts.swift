@@ -235,7 +235,7 @@ extension HealthStore {
     /// A new workout's row and events, at a new anchor. Its person must exist, its id be new.
     private static func insert(_ workout: Workout, _ db: Database) throws {
         if let person = workout.person, try !(Bool.fetchOne(db, sql: "SELECT 1 FROM person WHERE name = ?", arguments: [person]) ?? false) {
-            throw HealthStoreError.conflict("no person named \(person.debugDescription); add them with hrmctl person add")
+            throw HealthStoreError.noPerson(named: person)
         }
         guard try Bool.fetchOne(db, sql: "SELECT 1 FROM workout WHERE uuid = ?", arguments: [workout.id]) != true else {
             throw HealthStoreError.conflict("a workout \(workout.id) exists")

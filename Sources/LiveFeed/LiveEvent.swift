@@ -41,7 +41,7 @@ public final class LiveSample: Sendable {
         var namesPerson: Bool
     }
 
-    public init(stored: StoredSample, person: String? = nil) {
+    public init(stored: StoredSample, person: String?) {
         self.stored = stored
         self.person = person
     }

@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import GRDB
 import HealthUnits
@@ -54,6 +55,30 @@ struct StatisticsTests {
         _ = try store.save([try Fixture.heartRate(40, at: 900.5, metadata: SampleMetadata(syncIdentifier: "x", syncVersion: 2))], from: Fixture.hrmd)
         for width in [60, 300] as [Int64] { try check(store, width: width, since: since, until: until) }
         try check(store, width: 60, since: Fixture.base, until: Fixture.base.advanced(bySeconds: 100_000))
+    }
+
+    @Test("statistics over 2,000 ranges of one strap (a person's assignments) count the samples in them alone, by minutes and by days")
+    func manyRanges() throws {
+        let store = try Fixture.authorizedStore()
+        let other = HealthDevice(localIdentifier: "11:22:33:44:55:66")
+        var samples: [QuantitySample] = []
+        for second in 0..<20_000 {
+            samples.append(try Fixture.heartRate(Double(50 + (second * 7) % 130), at: Double(second) * 4.5))
+            samples.append(try Fixture.heartRate(200, at: Double(second) * 4.5, device: other))
+        }
+        _ = try store.save(samples, from: Fixture.hrmd)
+        // 2,000 ranges of 20 s, 45 s apart: more than SQLite's depth of one OR expression.
+        let ranges = (0..<2000).map { (Fixture.base.advanced(bySeconds: Double($0) * 45), Fixture.base.advanced(bySeconds: Double($0) * 45 + 20)) }
+        let queries = ranges.map { SampleQuery(type: .heartRate, since: $0.0, until: $0.1, device: Fixture.strap.localIdentifier) }
+        let inRanges = samples.filter { sample in
+            sample.device == Fixture.strap && ranges.contains { sample.start >= $0.0 && sample.start < $0.1 }
+        }.map(\.canonicalValue)
+        for bucket in [StatisticsBucket.seconds(60), .days(TimeZone(identifier: "America/St_Johns")!)] {
+            let got = try store.statistics(queries, by: bucket)
+            #expect(got.reduce(0) { $0 + $1.count } == inRanges.count, "\(bucket)")
+            #expect(got.map(\.minimum).min() == inRanges.min() && got.map(\.maximum).max() == inRanges.max(), "\(bucket)")
+            #expect(abs(got.reduce(0) { $0 + $1.sum } - inRanges.reduce(0, +)) < 1e-6, "\(bucket)")
+        }
     }
 
     @Test("more non-empty buckets than one answer holds is refused with limitReached; wider buckets are answered")

@@ -201,11 +201,6 @@ export class TileBoard {
     tile.update(Date.now());
   }
 
-  // The wearer: the newest sample's person, else the latest workout's.
-  showPerson() {
-    this.person.textContent = this.samplePerson || this.workoutPerson;
-  }
-
   sensorState(state) {
     if (!state || !state.device) return;
     const tile = this.tile(state.device);

@@ -1,4 +1,3 @@
-import Foundation
 import HealthModel
 import Timestamps
 
@@ -40,14 +39,12 @@ public struct PersonZones: HealthRequest {
         let name = person
         let year = Person.year()
         let zones = try await context.onStore { store throws(HealthStoreError) -> [HeartRateZones.Zone] in
-            guard let person = try store.people().first(where: { $0.name == name }) else {
-                throw .conflict("no person named \(name.debugDescription); add them with hrmctl person add")
-            }
+            let person = try store.person(named: name)
             guard let bounds = override > 0 ? ZoneBounds(maximumHeartRate: override) : person.zoneBounds(in: year) else {
                 throw .conflict(
                     "\(name.debugDescription)'s zones need a maximum heart rate, a birth year or bounds (hrmctl person set \(name) --max-hr BPM), or give --max-hr")
             }
-            let queries = try store.sampleQueries(ofPerson: name, type: .heartRate, since: range.since, until: range.until)
+            let queries = try store.sampleQueries(of: person, type: .heartRate, since: range.since, until: range.until)
             return try store.heartRateZones(queries, bounds: bounds)?.zones ?? []
         }
         return Response(zones: zones)
@@ -86,7 +83,7 @@ public struct PersonStatistics: HealthRequest {
         let bucket = try Statistics.bucket(named: bucket, timeZone: options.timeZone)
         let name = person
         let buckets = try await context.onStore { store throws(HealthStoreError) in
-            try store.statistics(store.sampleQueries(ofPerson: name, type: type, since: range.since, until: range.until), by: bucket)
+            try store.statistics(store.sampleQueries(of: store.person(named: name), type: type, since: range.since, until: range.until), by: bucket)
         }
         return Response(buckets: buckets)
     }
@@ -115,22 +112,25 @@ public struct PersonVariability: HealthRequest {
         let range = try WireTime.checked(since: since, until: until)
         let name = person
         return Response(variability: try await context.onStore { store throws(HealthStoreError) in
-            try store.heartRateVariability(store.sampleQueries(ofPerson: name, type: .rrInterval, since: range.since, until: range.until))
+            try store.heartRateVariability(
+                store.sampleQueries(of: store.person(named: name), type: .rrInterval, since: range.since, until: range.until))
         })
     }
 }
 
 extension RequestStore {
-    /// One query of `type` per strap assignment of the person named `name` that meets
-    /// [since, until), narrowed to it: the person's samples are what these select. A name the
-    /// store does not have is a conflict.
-    func sampleQueries(
-        ofPerson name: String, type: SampleType, since: Timestamp?, until: Timestamp?
-    ) throws(HealthStoreError) -> [SampleQuery] {
-        guard try people().contains(where: { $0.name == name }) else {
-            throw .conflict("no person named \(name.debugDescription); add them with hrmctl person add")
+    /// The person named `name`; a name the store does not have is a conflict.
+    func person(named name: String) throws(HealthStoreError) -> Person {
+        guard let person = try people().first(where: { $0.name == name }) else {
+            throw .noPerson(named: name)
         }
-        return try strapAssignments().filter { $0.person == name }.compactMap { assignment -> SampleQuery? in
+        return person
+    }
+
+    /// One query of `type` per strap assignment of `person` that meets [since, until),
+    /// narrowed to it: the person's samples are what these select.
+    func sampleQueries(of person: Person, type: SampleType, since: Timestamp?, until: Timestamp?) throws(HealthStoreError) -> [SampleQuery] {
+        try strapAssignments().filter { $0.person == person.name }.compactMap { assignment -> SampleQuery? in
             let start = max(assignment.from, since ?? assignment.from)
             let end = [assignment.until, until].compactMap { $0 }.min()
             if let end, end <= start { return nil }

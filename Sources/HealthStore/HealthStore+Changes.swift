@@ -122,11 +122,12 @@ extension HealthStore {
             try hours.write(db)
             try ANTBeats.remove(removed, db)
             var sequence = try AnchorSequence(db)
-            try Tombstones.record(removed, typeID: type.storageID, sourceID: sourceID, sequence: &sequence, db)
-            try sequence.save(db)
             var changes = ChangeCollector()
-            changes.record(type, source: source)
-            return (removed.count, try pendingChange(changes, db))
+            for deleted in try Tombstones.record(removed, type: type, sourceID: sourceID, sequence: &sequence, db) {
+                changes.recordDeleted(DeletedSample(id: deleted.id, type: type, source: source, anchor: deleted.anchor))
+            }
+            try sequence.save(db)
+            return (removed.count, changes)
         }
     }
 

@@ -20,7 +20,7 @@ extension HealthStore {
             var writer = try SampleWriter(db: db, source: source, cache: try writeCache.take(db))
             try writer.save(samples)
             writeCache.keep(writer.cache, after: db)
-            return (writer.report, try pendingChange(writer.changes, db))
+            return (writer.report, writer.changes)
         }
     }
 

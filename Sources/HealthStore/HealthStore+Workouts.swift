@@ -17,7 +17,7 @@ extension HealthStore {
                 throw HealthStoreError.conflict(Self.overlapProblem(workout, overlapping))
             }
             try Self.insert(workout, db)
-            return ((), try workoutChange(of: workout.source, db))
+            return ((), .changed(workout))
         }
     }
 
@@ -29,7 +29,7 @@ extension HealthStore {
         return try writeAnnouncing { db in
             guard let overlapping = try Self.overlappingWorkout(workout, db) else {
                 try Self.insert(workout, db)
-                return (.stored, try workoutChange(of: workout.source, db))
+                return (.stored, .changed(workout))
             }
             let same =
                 overlapping.source == workout.source && overlapping.activity == workout.activity && overlapping.start == workout.start
@@ -78,7 +78,7 @@ extension HealthStore {
             try db.execute(
                 sql: "INSERT INTO deletedWorkout (anchor, uuid, sourceId, deletedAt) VALUES (?, ?, ?, ?)",
                 arguments: [anchors.last, id, sourceID, Timestamp.now().microsecondsSinceEpoch])
-            return ((), try workoutChange(of: workout.source, db))
+            return ((), .deleted(workout))
         }
     }
 
@@ -133,18 +133,26 @@ extension HealthStore {
     /// The workouts `reader` may see (nil: every one) that were started, changed or deleted
     /// after `anchor`, at most `limit` changes, oldest change first.
     public func workoutChanges(since anchor: Int64, limit: Int, reader: String?) throws(HealthStoreError) -> WorkoutChangeSet {
+        try workoutChanges(since: anchor, through: .max, limit: limit, reader: reader)
+    }
+
+    /// The workout changes after `anchor` up to anchor `last`, as `workoutChanges(since:limit:reader:)`
+    /// gives them: a workout changed again after `last` is left for the change that did it.
+    public func workoutChanges(since anchor: Int64, through last: Int64, limit: Int, reader: String?)
+        throws(HealthStoreError) -> WorkoutChangeSet
+    {
         try read { db in
             let visible = reader == nil ? "" : " AND " + Self.readableCondition
             let readerArguments: StatementArguments = reader.map { [$0, $0] } ?? []
             let changed = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT w.anchor, w.uuid, 0 FROM workout w JOIN source s ON s.id = w.sourceId WHERE w.anchor > ?\(visible)
+                    SELECT w.anchor, w.uuid, 0 FROM workout w JOIN source s ON s.id = w.sourceId WHERE w.anchor > ? AND w.anchor <= ?\(visible)
                     UNION ALL
-                    SELECT d.anchor, d.uuid, 1 FROM deletedWorkout d JOIN source s ON s.id = d.sourceId WHERE d.anchor > ?\(visible)
+                    SELECT d.anchor, d.uuid, 1 FROM deletedWorkout d JOIN source s ON s.id = d.sourceId WHERE d.anchor > ? AND d.anchor <= ?\(visible)
                     ORDER BY 1 LIMIT ?
                     """,
-                arguments: [anchor] + readerArguments + [anchor] + readerArguments + [max(0, limit)])
+                arguments: [anchor, last] + readerArguments + [anchor, last] + readerArguments + [max(0, limit)])
             var changes = WorkoutChangeSet(workouts: [], deleted: [], anchor: anchor)
             var events = 0
             for row in changed {
@@ -165,12 +173,6 @@ extension HealthStore {
 
     // MARK: Inside a transaction
 
-    /// The change to announce for a workout of `source` (as type `workout`), once the write commits.
-    private func workoutChange(of source: String, _ db: Database) throws -> StoreChange? {
-        var changes = ChangeCollector()
-        changes.record(.workout, source: source)
-        return try pendingChange(changes, db)
-    }
 
     /// The columns ``workout(_:_:)`` reads, then the row's source id, over `workout w` joined
     /// with its `source s`.
@@ -210,7 +212,7 @@ extension HealthStore {
             anchors.last += 1
             try anchors.save(db)
             try db.execute(sql: "UPDATE workout SET anchor = ? WHERE id = ?", arguments: [anchors.last, rowID])
-            return (workout, try workoutChange(of: workout.source, db))
+            return (workout, .changed(workout))
         }
     }
 
@@ -279,5 +281,21 @@ extension HealthStore {
 
     private static func owner(_ workout: Workout) -> String {
         workout.person.map { $0.debugDescription } ?? "the device \(workout.device ?? "")"
+    }
+}
+
+extension ChangeCollector {
+    /// A transaction that started or changed `workout` (now as given).
+    static func changed(_ workout: Workout) -> ChangeCollector {
+        var changes = ChangeCollector()
+        changes.recordWorkout(workout)
+        return changes
+    }
+
+    /// A transaction that deleted `workout`.
+    static func deleted(_ workout: Workout) -> ChangeCollector {
+        var changes = ChangeCollector()
+        changes.recordDeletedWorkout(workout.id, source: workout.source)
+        return changes
     }
 }

@@ -24,13 +24,18 @@ struct ChunkContexts {
 
     /// The number of `row`'s context, added when it is new.
     mutating func add(_ row: SeriesRow, _ db: Database) throws -> Int {
-        let key = Key(sourceID: row.key.sourceID, deviceID: row.key.deviceID, shape: row.shape)
+        try add(key: row.key, shape: row.shape, db)
+    }
+
+    /// The number of the context of a chunk with `key` and `shape`, added when it is new.
+    mutating func add(key series: SeriesKey, shape: ChunkShape, _ db: Database) throws -> Int {
+        let key = Key(sourceID: series.sourceID, deviceID: series.deviceID, shape: shape)
         if let index = known[key] { return index }
         let context = SampleContext(
-            source: try source(row.key.sourceID, db),
-            device: try row.key.deviceID.map { try device($0, of: row.key.sourceID, db) },
-            metadata: row.shape.metadata())
-        spans.append(row.shape.span)
+            source: try source(series.sourceID, db),
+            device: try series.deviceID.map { try device($0, of: series.sourceID, db) },
+            metadata: shape.metadata())
+        spans.append(shape.span)
         numbers.append(shared.index(of: context))
         known[key] = spans.count - 1
         return spans.count - 1

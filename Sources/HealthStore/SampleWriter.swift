@@ -11,7 +11,7 @@ struct SampleWriter {
     let sourceID: Int64
     let sourceName: String
     private(set) var report = SaveReport()
-    /// The types whose samples this save added or replaced.
+    /// What this save added or replaced.
     private(set) var changes = ChangeCollector()
     private var anchors: AnchorSequence
     private var devices: DeviceRows
@@ -35,6 +35,11 @@ struct SampleWriter {
         var start: Int64
         var value: Double
         var antBeat: ANTBeatStamp?
+
+        /// The sample as a change announces it, given id `anchor`.
+        func added(anchor: Int64) -> ChangeCollector.AddedPoint {
+            ChangeCollector.AddedPoint(type: type, key: key, shape: shape, start: start, value: value, anchor: anchor, antBeat: antBeat)
+        }
     }
 
     init(db: Database, source: HealthSource, cache: WriteCache.Contents) throws {
@@ -80,7 +85,7 @@ struct SampleWriter {
                 if let stamp = entry.antBeat { beats.append((anchors.last, stamp)) }
                 hours.add(typeID: entry.key.typeID, sourceID: sourceID, start: entry.start, value: entry.value)
                 report.stored += 1
-                changes.record(entry.type, source: sourceName)
+                changes.recordAdded(entry.added(anchor: anchors.last), source: sourceName)
             } else {
                 report.unchanged += 1
             }
@@ -101,14 +106,16 @@ struct SampleWriter {
                 return
             }
             let points = try stored.points()
-            try Tombstones.record(points.anchors, typeID: stored.key.typeID, sourceID: sourceID, sequence: &anchors, db)
+            let type = SampleType(storageID: stored.key.typeID) ?? entry.type
+            for deleted in try Tombstones.record(points.anchors, type: type, sourceID: sourceID, sequence: &anchors, db) {
+                changes.recordDeleted(DeletedSample(id: deleted.id, type: type, source: sourceName, anchor: deleted.anchor))
+            }
             try db.execute(sql: "DELETE FROM series WHERE id = ?", arguments: [stored.id])
             try ANTBeats.remove(points.anchors, db)
             for start in points.starts {
                 identities.remove(stored.key, start: start)
                 hours.invalidate(typeID: stored.key.typeID, sourceID: sourceID, start: start)
             }
-            if let type = SampleType(storageID: stored.key.typeID) { changes.record(type, source: sourceName) }
             report.replaced += 1
             guard try identities.claim(entry.key, start: entry.start, &cache, db) else { return }
         } else {
@@ -124,7 +131,7 @@ struct SampleWriter {
         try SeriesTable.insert(key: entry.key, shape: entry.shape, points: points, db)
         if let stamp = entry.antBeat { beats.append((anchors.last, stamp)) }
         hours.add(typeID: entry.key.typeID, sourceID: sourceID, start: entry.start, value: entry.value)
-        changes.record(entry.type, source: sourceName)
+        changes.recordAdded(entry.added(anchor: anchors.last), source: sourceName)
     }
 
     private mutating func isAuthorized(_ type: SampleType) throws -> Bool {
@@ -193,16 +200,23 @@ struct DeviceKey: Hashable, Sendable {
 
 /// Tombstones (table `deletedSample`): what an anchored query reports as deleted.
 enum Tombstones {
-    /// Records the deletion of the samples with ids `sampleIDs`, in id order, each at the next
-    /// anchor of `sequence`.
-    static func record(_ sampleIDs: [Int64], typeID: Int, sourceID: Int64, sequence: inout AnchorSequence, _ db: Database) throws {
+    /// Records the deletion of the samples of `type` with ids `sampleIDs`, in id order, each
+    /// at the next anchor of `sequence`; returns each id with its tombstone's anchor.
+    @discardableResult
+    static func record(_ sampleIDs: [Int64], type: SampleType, sourceID: Int64, sequence: inout AnchorSequence, _ db: Database) throws
+        -> [(id: Int64, anchor: Int64)]
+    {
         let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
         let insert = try db.cachedStatement(sql: """
             INSERT INTO deletedSample (anchor, sampleId, typeId, sourceId, deletedAt) VALUES (?, ?, ?, ?, ?)
             """)
+        var recorded: [(id: Int64, anchor: Int64)] = []
+        recorded.reserveCapacity(sampleIDs.count)
         for id in sampleIDs.sorted() {
             sequence.last += 1
-            try insert.execute(arguments: [sequence.last, id, typeID, sourceID, now])
+            try insert.execute(arguments: [sequence.last, id, type.storageID, sourceID, now])
+            recorded.append((id, sequence.last))
         }
+        return recorded
     }
 }

@@ -2,17 +2,50 @@ import HealthModel
 import GRDB
 import Synchronization
 
-/// What one committed write transaction changed: samples added or deleted.
+/// What one committed write transaction changed: samples added or deleted, workouts started,
+/// changed or deleted.
 public struct StoreChange: Sendable, Hashable {
+    /// The newest anchor before the transaction: a follower that has heard of every change up
+    /// to it can apply this one without reading the store.
+    public var previousAnchor: Int64
     /// The newest anchor after the commit: `changes(of:since:)` from an earlier anchor
     /// reports this change.
     public var anchor: Int64
     /// Per type, the sources whose samples were added or deleted.
     public var sources: [SampleType: Set<String>]
+    /// What changed, as the anchored queries report it; nil when the transaction changed more
+    /// than ``StoreChange/detailLimit`` samples (an import): read them with `changes(of:since:)`.
+    public var detail: ChangeDetail?
 
-    public init(anchor: Int64, sources: [SampleType: Set<String>]) {
+    /// The samples (added plus deleted) a change carries at most.
+    public static let detailLimit = 20_000
+
+    public init(previousAnchor: Int64 = 0, anchor: Int64, sources: [SampleType: Set<String>], detail: ChangeDetail? = nil) {
+        self.previousAnchor = previousAnchor
         self.anchor = anchor
         self.sources = sources
+        self.detail = detail
+    }
+}
+
+/// The objects one transaction changed, each as a reader reads it back: `added` equals what
+/// `changes(of:since:)` returns for the transaction's anchors (with sources, devices,
+/// metadata and beat stamps as stored), `workouts` what `workoutChanges(since:)` returns.
+public struct ChangeDetail: Sendable, Hashable {
+    /// The samples added, in anchor order.
+    public var added: [StoredSample] = []
+    /// The samples deleted (or replaced by a higher sync version), in anchor order.
+    public var deleted: [DeletedSample] = []
+    /// The workouts started or changed, as they are after the transaction.
+    public var workouts: [Workout] = []
+    /// The ids of the workouts deleted.
+    public var deletedWorkouts: [String] = []
+
+    public init(added: [StoredSample] = [], deleted: [DeletedSample] = [], workouts: [Workout] = [], deletedWorkouts: [String] = []) {
+        self.added = added
+        self.deleted = deleted
+        self.workouts = workouts
+        self.deletedWorkouts = deletedWorkouts
     }
 }
 
@@ -67,20 +100,94 @@ final class ChangeObservers: Sendable {
     }
 }
 
-/// The types and sources one write transaction changed, collected as it goes.
+/// What one write transaction changed, collected as it goes: the types and sources, and
+/// (up to ``StoreChange/detailLimit`` samples) the objects themselves.
 struct ChangeCollector {
     private(set) var sources: [SampleType: Set<String>] = [:]
+    /// A sample added, as its chunk holds it: made into a `StoredSample` at the end, with
+    /// the contexts readers use.
+    struct AddedPoint {
+        var type: SampleType
+        var key: SeriesKey
+        var shape: ChunkShape
+        var start: Int64
+        var value: Double
+        var anchor: Int64
+        var antBeat: ANTBeatStamp?
+    }
+
+    private var added: [AddedPoint] = []
+    private var deleted: [DeletedSample] = []
+    private var workouts: [Workout] = []
+    private var deletedWorkouts: [String] = []
+    /// More samples changed than a change carries.
+    private var overflowed = false
+
+    var isEmpty: Bool { sources.isEmpty }
 
     mutating func record(_ type: SampleType, source: String) {
         sources[type, default: []].insert(source)
+    }
+
+    mutating func recordAdded(_ point: AddedPoint, source: String) {
+        record(point.type, source: source)
+        guard keepsDetail() else { return }
+        added.append(point)
+    }
+
+    mutating func recordDeleted(_ sample: DeletedSample) {
+        record(sample.type, source: sample.source)
+        guard keepsDetail() else { return }
+        deleted.append(sample)
+    }
+
+    mutating func recordWorkout(_ workout: Workout) {
+        record(.workout, source: workout.source)
+        workouts.append(workout)
+    }
+
+    mutating func recordDeletedWorkout(_ id: String, source: String) {
+        record(.workout, source: source)
+        deletedWorkouts.append(id)
+    }
+
+    /// Whether one more sample fits in the detail; past the limit the detail is dropped.
+    private mutating func keepsDetail() -> Bool {
+        guard !overflowed else { return false }
+        guard added.count + deleted.count < StoreChange.detailLimit else {
+            overflowed = true
+            added = []
+            deleted = []
+            return false
+        }
+        return true
+    }
+
+    /// The detail, its samples made as a reader makes them (inside the transaction: the
+    /// source and device rows are the ones just written); nil past the limit.
+    func detail(_ db: Database) throws -> ChangeDetail? {
+        guard !overflowed else { return nil }
+        var contexts = ChunkContexts()
+        var samples: [StoredSample] = []
+        samples.reserveCapacity(added.count)
+        for point in added {
+            let context = try contexts.add(key: point.key, shape: point.shape, db)
+            var sample = contexts.sample(type: point.type, start: point.start, value: point.value, anchor: point.anchor, context: context)
+            sample.sample.antBeat = point.antBeat
+            samples.append(sample)
+        }
+        samples.sort { $0.id < $1.id }
+        return ChangeDetail(
+            added: samples, deleted: deleted.sorted { $0.anchor < $1.anchor }, workouts: workouts, deletedWorkouts: deletedWorkouts)
     }
 }
 
 extension HealthStore {
     /// Calls `handler` after every committed write through this store that added or deleted
-    /// samples (a save, a delete, a replacement by a higher sync version), with the newest
-    /// anchor and the changed sources per type. It is called on the thread that wrote, after
-    /// the commit and before the write returns, never for a transaction that rolled back. Keep
+    /// samples or changed workouts (a save, a delete, a replacement by a higher sync version,
+    /// a workout's start, event, end or deletion), with the anchors before and after and what
+    /// changed (``StoreChange/detail``). It is called on the thread that wrote, after the
+    /// commit and before the write returns, never for a transaction that rolled back. Keep
     /// it cheap: it delays the writer. It may read the store. Writes from several threads
     /// are each announced on their own thread, so two may arrive out of anchor order. Writes
     /// by other processes or other `HealthStore` values on the same file are not announced:
@@ -89,17 +196,17 @@ extension HealthStore {
         changeObservers.add(handler)
     }
 
-    /// The change to announce once the current transaction commits, or nil when it changed no
-    /// sample or nobody listens. Call at the end of a write, after its last change.
-    func pendingChange(_ collected: ChangeCollector, _ db: Database) throws -> StoreChange? {
-        guard !collected.sources.isEmpty, changeObservers.isObserved else { return nil }
-        return StoreChange(anchor: try AnchorSequence(db).last, sources: collected.sources)
-    }
-
-    /// Runs `body` in a write transaction and, once it has committed, announces the change it
-    /// returned.
-    func writeAnnouncing<T>(_ body: (Database) throws -> (T, StoreChange?)) throws(HealthStoreError) -> T {
-        let (result, change) = try write(body)
+    /// Runs `body` in a write transaction and, once it has committed, announces what it
+    /// collected (nothing when it collected no change, or nobody listens).
+    func writeAnnouncing<T>(_ body: (Database) throws -> (T, ChangeCollector?)) throws(HealthStoreError) -> T {
+        let (result, change) = try write { db -> (T, StoreChange?) in
+            let observed = changeObservers.isObserved
+            let before = observed ? try AnchorSequence(db).last : 0
+            let (result, collected) = try body(db)
+            guard observed, let collected, !collected.isEmpty else { return (result, nil) }
+            return (result, StoreChange(
+                previousAnchor: before, anchor: try AnchorSequence(db).last, sources: collected.sources, detail: try collected.detail(db)))
+        }
         if let change { changeObservers.publish(change) }
         return result
     }

@@ -53,6 +53,14 @@ public final class LiveFeed: Service, Sendable {
     }
 
     private let state = Mutex(State())
+    /// The changes this process committed, announced and not yet sent.
+    private let announced = Mutex(AnnouncedChanges())
+    private let storeReads = Atomic<Int>(0)
+
+    /// The rounds that read the store's changes because the announced ones did not chain
+    /// (another process wrote, a change was too large to carry, announcements overflowed).
+    /// Changes this process commits reach the readers without a read.
+    public var changeReads: Int { storeReads.load(ordering: .relaxed) }
 
     /// - Parameters:
     ///   - types: the sample types the feed follows.
@@ -110,9 +118,12 @@ public final class LiveFeed: Service, Sendable {
     }
 
     public func run() async throws {
-        let observation = store.observeChanges { [ring] _ in ring.yield() }
+        let observation = store.observeChanges { [weak self, ring] change in
+            self?.announced.withLock { $0.add(change) }
+            ring.yield()
+        }
         defer { observation.cancel() }
-        var anchors: [SampleType: Int64] = [:]
+        var position: FeedPosition
         do {
             let (anchor, recent, open, assignments) = try await workers.run { [store, types] () throws(HealthStoreError) in
                 let anchor = try store.currentAnchor()
@@ -124,7 +135,7 @@ public final class LiveFeed: Service, Sendable {
                 let open = types.contains(.workout) ? try store.workouts(WorkoutQuery(openOnly: true, limit: Self.openWorkoutsSent)) : []
                 return (anchor, recent, open, try store.strapAssignments())
             }
-            for type in types { anchors[type] = anchor }
+            position = FeedPosition(followed: anchor)
             state.withLock { state in
                 state.people = PersonLookup(assignments)
                 for stored in recent { state.latest[Self.key(stored)] = Self.live(stored, &state.people) }
@@ -151,7 +162,7 @@ public final class LiveFeed: Service, Sendable {
             for await _ in doorbell.cancelOnGracefulShutdown() {
                 let refreshing = ContinuousClock.now - lastRefresh >= .seconds(1)
                 do {
-                    try await round(&anchors, refreshing: refreshing)
+                    try await round(&position, refreshing: refreshing)
                     if refreshing { lastRefresh = .now }
                     if failing { logger.notice("live feed: reading the store again") }
                     failing = false
@@ -177,48 +188,104 @@ public final class LiveFeed: Service, Sendable {
         for subscription in ending { subscription.push(.ended(reason: "hrmd is stopping")) }
     }
 
-    /// Reads what changed since `anchors` once and sends each reader its part.
-    /// `refreshing` also reads the read grants, the strap assignments and the sensors' states
-    /// (once a second: a round after each commit of 20 straps would otherwise read them twenty
-    /// times as often), so a strap handed to someone names them within a second.
-    private func round(_ anchors: inout [SampleType: Int64], refreshing: Bool) async throws(HealthStoreError) {
-        let known = anchors
-        let (changes, workoutChanges, refreshed) = try await workers.run { [store, types] () throws(HealthStoreError) in
-            var changes: [(SampleType, [StoredSample], Int64, Bool)] = []
-            for type in types where type.kind == .quantity {
-                var anchor = known[type] ?? 0
-                var added: [StoredSample] = []
-                var skipped = false
-                while true {
-                    let page = try store.changes(of: type, since: anchor, limit: 5000)
-                    added += page.added
-                    let more = page.anchor != anchor && (page.added.count + page.deleted.count) >= 5000
-                    anchor = page.anchor
-                    guard more else { break }
-                    if added.count >= Self.changesPerRound {
-                        anchor = try store.currentAnchor()
-                        skipped = true
-                        break
-                    }
-                }
-                changes.append((type, added, anchor, skipped))
-            }
-            let workoutChanges = try types.contains(.workout) ? Self.workoutChanges(since: known[.workout] ?? 0, in: store) : nil
-            guard refreshing else { return (changes, workoutChanges, nil as Refreshed?) }
+    /// Sends each reader its part of what changed after `position`, and moves it on.
+    ///
+    /// The changes this process committed arrive announced, with what they changed: applied in
+    /// anchor order, each directly after the one before, they need no read. The store is read
+    /// (once for all readers) only when the chain breaks: a change was too large to carry its
+    /// detail, the announcements overflowed their bound, an announcement does not follow on,
+    /// or another process wrote (an anchor a refreshing round read is still not followed at
+    /// the next: an announcement comes right after its commit, so the change was nobody's
+    /// here; another process's write reaches the readers within two refreshes). `refreshing` also reads the read grants, the
+    /// strap assignments and the sensors' states (once a second: a round after each commit of
+    /// 20 straps would otherwise read them twenty times as often), so a strap handed to
+    /// someone names them within a second.
+    private func round(_ position: inout FeedPosition, refreshing: Bool) async throws(HealthStoreError) {
+        let (waiting, overflowed) = announced.withLock { $0.take() }
+        var delivery = Delivery()
+        var blocked = delivery.apply(waiting, after: &position.followed, types: types)
+        let unannounced = position.seen.map { $0 > position.followed } ?? false
+        let mustRead = overflowed || !blocked.isEmpty || unannounced
+        guard refreshing || mustRead else {
+            deliver(delivery, refreshed: nil)
+            return
+        }
+        let known = position.followed
+        let (current, read, refreshed) = try await workers.run { [store, types] () throws(HealthStoreError) in
+            let current = try store.currentAnchor()
+            let read = mustRead ? try Self.readChanges(after: known, through: current, of: types, in: store) : nil
+            guard refreshing else { return (current, read, nil as Refreshed?) }
             var grants: [SampleType: Set<String>] = [:]
             for entry in try store.authorizationAccessEntries() where entry.access == .read && entry.status == .sharingAuthorized {
                 grants[entry.type, default: []].insert(entry.source)
             }
-            return (changes, workoutChanges, Refreshed(grants: grants, assignments: try store.strapAssignments(), activity: try store.sensorActivity()))
+            return (current, read, Refreshed(grants: grants, assignments: try store.strapAssignments(), activity: try store.sensorActivity()))
         }
-        if let workoutChanges { anchors[.workout] = workoutChanges.anchor }
-        var added: [StoredSample] = []
-        var skipped = false
-        for (type, samples, anchor, skippedType) in changes {
-            anchors[type] = anchor
-            skipped = skipped || skippedType
-            added += samples
+        if let read {
+            storeReads.add(1, ordering: .relaxed)
+            delivery.append(read.delivery)
+            position.followed = max(position.followed, read.anchor)
+            blocked = delivery.apply(blocked, after: &position.followed, types: types)
+            position.seen = nil
+        } else if refreshing {
+            // Committed but not followed yet: announced by the next refresh, or another process's.
+            position.seen = current > position.followed ? current : nil
         }
+        // Announced after what was read, with one before them not announced yet: the next round.
+        if !blocked.isEmpty { announced.withLock { $0.putBack(blocked) } }
+        deliver(delivery, refreshed: refreshed)
+    }
+
+    /// What the store holds after anchor `known` up to `current`, at most about
+    /// ``changesPerRound`` samples per type and ``workoutChangesPerRound`` workout changes:
+    /// past them the readers get a gap marker and the feed continues from `current` (a large
+    /// import is not live data).
+    private static func readChanges(after known: Int64, through current: Int64, of types: [SampleType], in store: HealthStore)
+        throws(HealthStoreError) -> (delivery: Delivery, anchor: Int64)
+    {
+        var delivery = Delivery()
+        let page = 5000
+        for type in types where type.kind == .quantity {
+            var anchor = known
+            var added = 0
+            while anchor < current {
+                let changes = try store.changes(of: type, since: anchor, limit: page)
+                let kept = changes.added.prefix { $0.id <= current }
+                delivery.samples += kept
+                added += kept.count
+                guard changes.added.count + changes.deleted.count >= page, changes.anchor > anchor else { break }
+                anchor = changes.anchor
+                if added >= changesPerRound {
+                    delivery.sampleGap = true
+                    break
+                }
+            }
+        }
+        if types.contains(.workout) {
+            var anchor = known
+            let page = 500
+            var read = 0
+            while anchor < current {
+                let changes = try store.workoutChanges(since: anchor, through: current, limit: page, reader: nil)
+                delivery.workouts += changes.workouts
+                delivery.deletedWorkouts += changes.deleted
+                read += changes.workouts.count + changes.deleted.count
+                guard changes.anchor > anchor, changes.workouts.count + changes.deleted.count >= page else { break }
+                anchor = changes.anchor
+                if read >= workoutChangesPerRound {
+                    delivery.workoutGap = true
+                    break
+                }
+            }
+        }
+        delivery.samples.sort { $0.id < $1.id }
+        return (delivery, current)
+    }
+
+    /// Hands each reader its part of `delivery`, with the grants, assignments and sensor
+    /// states of `refreshed` when a refreshing round read them.
+    private func deliver(_ delivery: Delivery, refreshed: Refreshed?) {
+        guard !delivery.isEmpty || refreshed != nil else { return }
         let activity = refreshed?.activity
         state.withLock { state in
             if let refreshed {
@@ -226,7 +293,7 @@ public final class LiveFeed: Service, Sendable {
                 state.people = PersonLookup(refreshed.assignments)
             }
             let grants = state.readers
-            let arrived = added.map { Self.live($0, &state.people) }
+            let arrived = delivery.samples.map { Self.live($0, &state.people) }
             var changedStates: [SensorActivity] = []
             for current in activity ?? [] {
                 let previous = state.activity[current.identifier]
@@ -235,48 +302,37 @@ public final class LiveFeed: Service, Sendable {
             }
             for sample in arrived { state.latest[Self.key(sample.stored)] = sample }
             Self.prune(&state.latest)
-            for workout in workoutChanges?.workouts ?? [] { state.openWorkouts[workout.id] = workout.isOpen ? workout : nil }
-            for id in workoutChanges?.deleted ?? [] { state.openWorkouts[id] = nil }
+            for workout in delivery.workouts { state.openWorkouts[workout.id] = workout.isOpen ? workout : nil }
+            for id in delivery.deletedWorkouts { state.openWorkouts[id] = nil }
+            let workoutsChanged = delivery.workoutGap || !delivery.workouts.isEmpty || !delivery.deletedWorkouts.isEmpty
             for subscription in state.subscriptions.values {
                 let reader = subscription.reader
-                if skipped { subscription.push(.gap(missed: 0)) }
+                if delivery.sampleGap { subscription.push(.gap(missed: 0)) }
                 for sample in arrived where reader.types.contains(sample.stored.sample.type) && Self.mayRead(sample.stored, reader, grants) {
                     subscription.push(.sample(sample))
                 }
                 if !changedStates.isEmpty && Self.maySeeSensors(reader, grants) {
                     for activity in changedStates { subscription.push(.state(activity)) }
                 }
-                if let workoutChanges, reader.types.contains(.workout) {
-                    if workoutChanges.skipped { subscription.push(.gap(missed: 0)) }
-                    for workout in workoutChanges.workouts where Self.mayRead(workout, reader, grants) {
+                if workoutsChanged, reader.types.contains(.workout) {
+                    if delivery.workoutGap { subscription.push(.gap(missed: 0)) }
+                    for workout in delivery.workouts where Self.mayRead(workout, reader, grants) {
                         subscription.push(.workout(.changed(workout)))
                     }
                     if Self.maySeeEveryWorkout(reader, grants) {
-                        for id in workoutChanges.deleted { subscription.push(.workout(.deleted(id: id))) }
+                        for id in delivery.deletedWorkouts { subscription.push(.workout(.deleted(id: id))) }
                     }
                 }
             }
         }
     }
 
-    /// The workout changes after `anchor`, at most ``workoutChangesPerRound``: past them,
-    /// `skipped` and the anchor moved to the newest.
-    private static func workoutChanges(since anchor: Int64, in store: HealthStore) throws(HealthStoreError) -> WorkoutRound {
-        var round = WorkoutRound(anchor: anchor)
-        let page = 500
-        while true {
-            let changes = try store.workoutChanges(since: round.anchor, limit: page, reader: nil)
-            round.workouts += changes.workouts
-            round.deleted += changes.deleted
-            let more = changes.anchor != round.anchor && changes.workouts.count + changes.deleted.count >= page
-            round.anchor = changes.anchor
-            guard more else { return round }
-            if round.workouts.count + round.deleted.count >= workoutChangesPerRound {
-                round.anchor = try store.currentAnchor()
-                round.skipped = true
-                return round
-            }
-        }
+    /// How far the feed has followed the store.
+    private struct FeedPosition {
+        /// Every change up to this anchor has reached the readers (or was there at start).
+        var followed: Int64
+        /// The store's newest anchor at the last refresh, when it was beyond `followed` then.
+        var seen: Int64? = nil
     }
 
     /// What a refreshing round reads besides the changes.
@@ -290,14 +346,6 @@ public final class LiveFeed: Service, Sendable {
     /// `stored` on its way to readers, with the person who wore its strap then.
     private static func live(_ stored: StoredSample, _ people: inout PersonLookup) -> LiveSample {
         LiveSample(stored: stored, person: people.person(device: stored.sample.device?.localIdentifier, at: stored.sample.start))
-    }
-
-    /// What one round read of workout changes.
-    private struct WorkoutRound: Sendable {
-        var anchor: Int64
-        var workouts: [Workout] = []
-        var deleted: [String] = []
-        var skipped = false
     }
 
     /// Ends the readers whose recheck now says no (rechecks may read the store: on the workers).

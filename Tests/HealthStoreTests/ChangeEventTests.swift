@@ -8,6 +8,11 @@ import Testing
 import HealthModel
 @testable import HealthStore
 
+extension StoreChange {
+    /// The anchor and sources of the change, without the rest.
+    var announced: StoreChange { StoreChange(anchor: anchor, sources: sources) }
+}
+
 /// Collects the changes a store announces.
 final class ChangeLog: Sendable {
     private let changes = Mutex<[StoreChange]>([])
@@ -27,7 +32,7 @@ struct ChangeEventTests {
             log.append(change)
         }
         _ = try store.save(try (0..<3).map { try Fixture.heartRate(60, at: Double($0)) }, from: Fixture.hrmd)
-        #expect(log.all == [StoreChange(anchor: try store.currentAnchor(), sources: [.heartRate: ["hrmd"]])])
+        #expect(log.all.map(\.announced) == [StoreChange(anchor: try store.currentAnchor(), sources: [.heartRate: ["hrmd"]])])
         observation.cancel()
     }
 
@@ -61,7 +66,7 @@ struct ChangeEventTests {
         #expect(try store.save([newer], from: HealthSource(name: "importer")).replaced == 1)
         let afterReplace = try store.currentAnchor()
         #expect(try store.deleteSamples(of: .heartRate, source: "hrmd") == 1)
-        #expect(log.all == [
+        #expect(log.all.map(\.announced) == [
             StoreChange(anchor: afterReplace, sources: [.heartRate: ["importer"]]),
             StoreChange(anchor: try store.currentAnchor(), sources: [.heartRate: ["hrmd"]]),
         ])
@@ -152,5 +157,84 @@ struct ChangeEventTests {
         _ = try store.save([try Fixture.heartRate(60, at: 0)], from: Fixture.hrmd)
         #expect(counts.withLock { $0 } == [1])
         observation.cancel()
+    }
+
+    @Test("what a change carries equals what the anchored queries read back after it: samples with merged device records, metadata, beat spans and ANT+ stamps, sync replacements, deletions and workouts")
+    func detailEqualsWhatIsReadBack() throws {
+        let directory = try TemporaryDirectory()
+        let store = try HealthStore.open(path: directory.file("hr.sqlite"), mode: .createIfMissing)
+        for type in [SampleType.heartRate, .rrInterval] {
+            try store.setShareAuthorization(.sharingAuthorized, source: Fixture.hrmd.name, type: type)
+            try store.setShareAuthorization(.sharingAuthorized, source: "importer", type: type)
+        }
+        // The strap's record first names its maker; later samples name only the strap: a
+        // reader sees the merged record, and so must a change.
+        _ = try store.save([try Fixture.heartRate(59, at: -1)], from: Fixture.hrmd)
+        // Each change, with what the anchored queries read back right after its commit (a
+        // handler runs then, before the next write).
+        let log = Mutex<[(change: StoreChange, added: [StoredSample], deleted: [DeletedSample], workouts: WorkoutChangeSet?)]>([])
+        let observation = store.observeChanges { change in
+            var added: [StoredSample] = []
+            var deleted: [DeletedSample] = []
+            for type in [SampleType.heartRate, .rrInterval] {
+                let read = try? store.changes(of: type, since: change.previousAnchor, limit: 100)
+                added += read?.added ?? []
+                deleted += read?.deleted ?? []
+            }
+            let workouts = try? store.workoutChanges(since: change.previousAnchor, limit: 100, reader: nil)
+            log.withLock { $0.append((change, added.sorted { $0.id < $1.id }, deleted.sorted { $0.anchor < $1.anchor }, workouts)) }
+        }
+        let bare = HealthDevice(localIdentifier: Fixture.strap.localIdentifier)
+        var paged = try Fixture.heartRate(60, at: 0, device: bare)
+        paged.antBeat = ANTBeatStamp(count: 7, eventTime: 1024)
+        let rr = try QuantitySample(
+            type: .rrInterval, quantity: Quantity(unit: .millisecond, doubleValue: 812.5),
+            start: Fixture.base, end: Fixture.base.advanced(bySeconds: 0.8125), device: bare)
+        let located = try Fixture.heartRate(61, at: 1, device: nil, metadata: SampleMetadata(sensorLocation: .wrist))
+        _ = try store.save([paged, rr, located], from: Fixture.hrmd)
+        _ = try store.save([try Fixture.heartRate(62, at: 2, metadata: SampleMetadata(syncIdentifier: "a", syncVersion: 1))], from: HealthSource(name: "importer"))
+        _ = try store.save([try Fixture.heartRate(63, at: 2, metadata: SampleMetadata(syncIdentifier: "a", syncVersion: 2))], from: HealthSource(name: "importer"))
+        #expect(try store.deleteSamples(of: .heartRate, source: Fixture.hrmd.name, since: Fixture.base) == 2)
+        try store.savePerson(Person(name: "ann"), creating: true)
+        let workout = Workout(
+            id: "w-1", source: "coach", person: "ann", device: nil, activity: .running, start: Fixture.base, end: nil, events: [])
+        try store.saveWorkout(workout)
+        try store.addWorkoutEvent(WorkoutEvent(.lap, at: Fixture.base.advanced(bySeconds: 60)), to: "w-1", writer: nil)
+        try store.deleteWorkout("w-1", writer: nil)
+        observation.cancel()
+
+        let entries = log.withLock { $0 }
+        #expect(entries.count == 7)
+        var previous: Int64? = nil
+        for entry in entries {
+            let detail = try #require(entry.change.detail)
+            if let previous { #expect(entry.change.previousAnchor == previous, "each change follows the one before") }
+            previous = entry.change.anchor
+            #expect(detail.added == entry.added)
+            #expect(detail.deleted == entry.deleted)
+            #expect(detail.workouts == entry.workouts?.workouts)
+            #expect(detail.deletedWorkouts == entry.workouts?.deleted)
+        }
+        let changes = entries.map(\.change)
+        #expect(changes[0].detail?.added.count == 3)
+        #expect(changes[0].detail?.added.first?.sample.device?.manufacturer == Fixture.strap.manufacturer)
+        #expect(changes[0].detail?.added.first?.sample.antBeat == ANTBeatStamp(count: 7, eventTime: 1024))
+        #expect(changes[2].detail?.deleted.count == 1 && changes[2].detail?.added.count == 1, "a replacement is a deletion and an addition")
+        #expect(changes[3].detail?.deleted.count == 2)
+        #expect(changes[4].detail?.workouts == [workout])
+        #expect(changes[6].detail?.deletedWorkouts == ["w-1"])
+    }
+
+    @Test("a transaction of more samples than a change carries announces its sources without the samples")
+    func largeChangeCarriesNoDetail() throws {
+        let store = try Fixture.authorizedStore()
+        let log = ChangeLog()
+        let observation = store.observeChanges(log.append)
+        let samples = try (0...StoreChange.detailLimit).map { try Fixture.heartRate(60, at: Double($0)) }
+        _ = try store.save(samples, from: Fixture.hrmd)
+        _ = try store.save([try Fixture.heartRate(60, at: -1)], from: Fixture.hrmd)
+        observation.cancel()
+        #expect(log.all.map { $0.detail == nil } == [true, false])
+        #expect(log.all.map(\.sources) == [[.heartRate: ["hrmd"]], [.heartRate: ["hrmd"]]])
     }
 }

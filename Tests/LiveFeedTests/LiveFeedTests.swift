@@ -75,17 +75,19 @@ struct LiveFeedTests {
 
     /// A feed on a fresh store file, running until `body` returns.
     private static func withFeed(
-        types: [SampleType] = [.heartRate], _ body: @Sendable (HealthStore, LiveFeed) async throws -> Void
+        types: [SampleType] = [.heartRate], roundInterval: Duration = .milliseconds(50),
+        _ body: @Sendable (HealthStore, LiveFeed, String) async throws -> Void
     ) async throws {
         let directory = try TemporaryDirectory()
-        let store = try HealthStore.open(path: directory.file("live.sqlite"), mode: .createIfMissing)
+        let path = directory.file("live.sqlite")
+        let store = try HealthStore.open(path: path, mode: .createIfMissing)
         try store.setShareAuthorization(.sharingAuthorized, source: hrmd.name, type: .heartRate)
         try store.setShareAuthorization(.sharingAuthorized, source: "mary/app", type: .heartRate)
-        let feed = LiveFeed(store: store, types: types, logger: Logger(label: "test"), roundInterval: .milliseconds(50))
+        let feed = LiveFeed(store: store, types: types, logger: Logger(label: "test"), roundInterval: roundInterval)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await feed.run() }
             try await eventually("the feed reads the store") { feed.isReady }
-            try await body(store, feed)
+            try await body(store, feed, path)
             group.cancelAll()
         }
     }
@@ -105,7 +107,7 @@ struct LiveFeedTests {
 
     @Test("a manager reads every source, a source its own, and others' once it may read them")
     func readRule() async throws {
-        try await Self.withFeed { store, feed in
+        try await Self.withFeed { store, feed, _ in
             let manager = feed.subscribe(LiveReader(source: "root/hrmctl", isManager: true, types: [.heartRate]))
             let mary = feed.subscribe(LiveReader(source: "mary/app", isManager: false, types: [.heartRate]))
             let john = feed.subscribe(LiveReader(source: "john/app", isManager: false, types: [.heartRate]))
@@ -149,7 +151,7 @@ struct LiveFeedTests {
 
     @Test("workout changes reach the readers that may read them, whole; a new reader is sent the open ones")
     func workouts() async throws {
-        try await Self.withFeed(types: [.heartRate, .workout]) { store, feed in
+        try await Self.withFeed(types: [.heartRate, .workout]) { store, feed, _ in
             let start = Timestamp.now()
             let open = Workout(
                 id: "w-open", source: "mary/app", person: nil, device: "strap-9", activity: .cycling, start: start.advanced(bySeconds: -60))
@@ -175,9 +177,59 @@ struct LiveFeedTests {
         }
     }
 
+    @Test("a change this process commits reaches each reader once, as announced, without a read of the store; another process's write is read, once")
+    func announcedChangesNeedNoRead() async throws {
+        // No timed rounds: each round is the one a commit rings, after its announcement.
+        try await Self.withFeed(types: [.heartRate, .workout], roundInterval: .seconds(3600)) { store, feed, path in
+            let manager = feed.subscribe(LiveReader(source: "root/hrmctl", isManager: true, types: [.heartRate, .workout]))
+            let mary = feed.subscribe(LiveReader(source: "mary/app", isManager: false, types: [.heartRate]))
+            let reads = feed.changeReads
+            for bpm: Double in [70, 71, 72] { _ = try store.save([try Self.heartRate(bpm, device: "strap-1")], from: Self.hrmd) }
+            let workout = Workout(id: "w-1", source: "mary/app", person: nil, device: "strap-1", activity: .running, start: .now())
+            try store.saveWorkout(workout)
+            _ = try store.save([try Self.heartRate(73, device: "strap-1")], from: Self.hrmd)
+            // Samples in commit order; a round hands out its samples before its workout changes.
+            let first = try await Self.events(manager, count: 5)
+            #expect(first.filter { !$0.hasPrefix("workout") } == ["70.0", "71.0", "72.0", "73.0"])
+            #expect(first.filter { $0.hasPrefix("workout") } == ["workout w-1"])
+            #expect(feed.changeReads == reads, "no round read the store")
+
+            // Another process (here another store value on the file) writes: nobody announces
+            // it, so the next round's chain breaks and the feed reads what it missed, once.
+            let other = try HealthStore.open(path: path, mode: .existingOnly)
+            _ = try other.save([try Self.heartRate(80, device: "strap-2")], from: Self.hrmd)
+            _ = try store.save([try Self.heartRate(81, device: "strap-1")], from: Self.hrmd)
+            #expect(try await Self.events(manager, count: 2) == ["80.0", "81.0"])
+            #expect(feed.changeReads == reads + 1)
+            // Nothing came twice: the next thing each reader gets is the next sample.
+            _ = try store.save([try Self.heartRate(82, device: "strap-1")], from: Self.hrmd)
+            #expect(try await Self.events(manager, count: 1) == ["82.0"])
+            // mary may read none of hrmd's samples: her own is the first she gets.
+            _ = try store.save([try Self.heartRate(90, device: "mary-watch")], from: HealthSource(name: "mary/app"))
+            #expect(try await Self.values(mary, count: 1) == ["90.0"])
+            #expect(feed.changeReads == reads + 1)
+        }
+    }
+
+    /// The next `count` samples (as their values) and workout changes `subscription` receives.
+    private static func events(_ subscription: LiveSubscription, count: Int) async throws -> [String] {
+        try await withinHangBound("\(count) live events") {
+            var events: [String] = []
+            while events.count < count, let event = await subscription.next() {
+                switch event {
+                case .sample(let sample): events.append(String(decoding: sample.rendered(by: ValueText.self, namingPerson: false), as: UTF8.self))
+                case .workout(.changed(let workout)): events.append("workout \(workout.id)")
+                case .workout(.deleted(let id)): events.append("deleted \(id)")
+                default: continue
+                }
+            }
+            return events
+        }
+    }
+
     @Test("a new reader first gets the newest sample of each device it may read")
     func snapshot() async throws {
-        try await Self.withFeed { store, feed in
+        try await Self.withFeed { store, feed, _ in
             let first = feed.subscribe(LiveReader(source: "root/hrmctl", isManager: true, types: [.heartRate]))
             _ = try store.save([try Self.heartRate(61, device: "a"), try Self.heartRate(62, device: "b")], from: Self.hrmd)
             _ = try store.save([try Self.heartRate(63, device: "a")], from: Self.hrmd)
@@ -189,7 +241,7 @@ struct LiveFeedTests {
 
     @Test("each sample names who wore its strap then, once the feed has read the assignment; a front names them only when asked")
     func samplesNameTheirPerson() async throws {
-        try await Self.withFeed { store, feed in
+        try await Self.withFeed { store, feed, _ in
             try store.savePerson(Person(name: "ann", zoneMethod: .percentOfMaximum), creating: true)
             try store.assignStrap(device: "strap-1", person: "ann", from: Timestamp(microsecondsSinceEpoch: 0), until: nil)
             let manager = feed.subscribe(LiveReader(source: "root/hrmctl", isManager: true, types: [.heartRate]))
@@ -218,7 +270,7 @@ struct LiveFeedTests {
 
     @Test("a recheck that says no ends the reader with its reason")
     func recheckEnds() async throws {
-        try await Self.withFeed { _, feed in
+        try await Self.withFeed { _, feed, _ in
             let allowed = Mutex(true)
             let subscription = feed.subscribe(LiveReader(source: "mary/app", isManager: false, types: [.heartRate])) {
                 allowed.withLock { $0 } ? nil : "the token was revoked"

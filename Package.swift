@@ -105,8 +105,8 @@ let package = Package(
         .target(
             name: "Ingest",
             dependencies: [
-                "SensorFrames", "ANTDecoding", "HealthUnits", "HealthModel", "HealthStore", "Timestamps", "Recordings", "WorkoutFiles",
-                "FITDecoding", .product(name: "Logging", package: "swift-log"),
+                "SensorFrames", "ANTDecoding", "HealthUnits", "HealthModel", "HealthStore", "HeartRateEvents", "Timestamps", "Recordings",
+                "WorkoutFiles", "FITDecoding", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -244,8 +244,10 @@ let package = Package(
                 "CentralStore", "CommandSupport", "HealthClient", "HealthModel", "HealthRequests", "HealthStore", "HealthWire",
                 "PostgresClient", "RequestServing", "Secrets", "Timestamps",
             ]),
+        // Heart-rate events (high, low, contact lost, battery low): the rules and their detection over a stream of readings (pure).
+        .target(name: "HeartRateEvents", dependencies: ["Timestamps"]),
         // The configuration file and sensor specifications, and the gateway's name [mqtt] and [sync] share.
-        .target(name: "HRMConfiguration", dependencies: ["SensorFrames", "Secrets"]),
+        .target(name: "HRMConfiguration", dependencies: ["HeartRateEvents", "SensorFrames", "Secrets"]),
         // What both commands share: exit codes, store location, time expressions, configuration-file lookup, version.
         .target(
             name: "CommandSupport",
@@ -259,7 +261,7 @@ let package = Package(
                 "CommandSupport", "HRMConfiguration", "Ingest", "SensorBackend", "SensorFrames", "Recordings", "SensorSimulator",
                 "ANTBackend", "SerialBackend", "HealthModel", "HealthRequests", "HealthStore", "SystemdSupport", "DeviceDiscovery",
                 "BlueZBackend", "HCIBackend", "BluetoothWire", "HealthService", "HealthWire", "CMalloc", "HTTPFront", "LiveFeed", "MQTTPublisher",
-                "CentralSync", "PostgresClient",
+                "CentralSync", "HeartRateEvents", "PostgresClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -288,6 +290,7 @@ let package = Package(
         .executableTarget(name: "capture-writer", dependencies: ["TestSupport", "BluetoothWire"], path: "Tests/CaptureWriter"),
 
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
+        .testTarget(name: "HeartRateEventsTests", dependencies: ["HeartRateEvents", "Timestamps"]),
         .testTarget(name: "HealthUnitsTests", dependencies: ["HealthUnits"]),
         .testTarget(name: "SensorFramesTests", dependencies: ["SensorFrames", "TestSupport"]),
         .testTarget(
@@ -369,7 +372,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]),
-        .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CommandSupport", "SensorFrames", "Timestamps"]),
+        .testTarget(name: "HRMConfigurationTests", dependencies: ["HRMConfiguration", "CommandSupport", "HeartRateEvents", "SensorFrames", "Timestamps"]),
         .testTarget(name: "SDBusTests", dependencies: ["SDBus", "TestSupport"]),
         .testTarget(
             name: "StoreTransportTests",

@@ -1,3 +1,4 @@
+import HeartRateEvents
 import SensorFrames
 
 /// What `hrmd.conf` says. Command-line flags override it (see `hrmd --help`).
@@ -21,6 +22,10 @@ import SensorFrames
 ///
 /// [sync]
 /// url = service=hrmd
+///
+/// [alerts]
+/// high = 120
+/// high-for = 10m
 /// ```
 public struct DaemonConfiguration: Sendable, Equatable {
     /// The store file; nil leaves the choice to the flag, the environment or the default.
@@ -57,6 +62,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var sync: SyncConfiguration?
     /// Maximum heart rates by device identifier (`[max-heart-rate]`), for zones.
     public var deviceMaxHeartRates: [String: Double] = [:]
+    /// When heart rate, contact and battery become events (`[alerts]`); the defaults without it.
+    public var alerts = AlertRules.defaults
 
     public init() {}
 
@@ -66,6 +73,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
         let document = try INIDocument(text: text, file: file)
         var mqttLine = 0
         var syncLine = 0
+        // The later of `high` and `low` in [alerts], which an error about the two names.
+        var alertsLimit: (line: Int, key: String)?
         for entry in document.entries {
             func invalid(_ message: String) -> ConfigurationError {
                 .invalidLine(file: file, line: entry.line, key: entry.key, message: message)
@@ -117,6 +126,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
                 if sync == nil { syncLine = entry.line }
                 try section.set(entry.key, entry.value, invalid: invalid)
                 sync = section
+            case ("alerts", _):
+                try alerts.set(entry.key, entry.value, invalid: invalid)
+                if entry.key == "high" || entry.key == "low" { alertsLimit = (entry.line, entry.key) }
             case ("max-heart-rate", _):
                 guard let bpm = Double(entry.value), (100...250).contains(bpm) else { throw invalid("expected a maximum heart rate of 100…250 count/min") }
                 deviceMaxHeartRates[entry.key] = bpm
@@ -125,11 +137,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
             case ("hrmd", _):
                 throw invalid("unknown key (known: store, sensor, any-strap, serve, flush-interval, log-level)")
             default:
-                throw invalid("unknown section [\(entry.section)] (known: [hrmd], [locations], [http], [mqtt], [sync], [max-heart-rate])")
+                throw invalid("unknown section [\(entry.section)] (known: [hrmd], [locations], [http], [mqtt], [sync], [max-heart-rate], [alerts])")
             }
         }
         try mqtt?.check(file: file, sectionLine: mqttLine)
         try sync?.check(file: file, sectionLine: syncLine)
+        if let alertsLimit { try alerts.checkTogether(file: file, line: alertsLimit.line, key: alertsLimit.key) }
     }
 }
 

@@ -8,6 +8,26 @@ import Timestamps
 /// The routes of workouts, under `/api/v1/workouts`: each serves one workout request and
 /// answers in the shape `hrmctl workout` prints ([WorkoutJSON]).
 extension APIRoute {
+    /// `/api/v1/events`: the events the token's source may read, in `hrmctl events`' shape.
+    static let events: [APIRoute] = [
+        APIRoute(.get, "events", parameters: ["since", "until", "type", "person", "device", "limit"], serves: Events.name) { _, query, caller, _ in
+            var type: SampleType?
+            if let name = query.string("type") {
+                guard let named = SampleType(identifier: name), named.kind == .category else {
+                    throw RequestFailure.invalidArguments(
+                        "unknown event type \(name.debugDescription) (known: \(SampleType.eventTypes.map(\.identifier).joined(separator: ", ")))")
+                }
+                type = named
+            }
+            let answer = try await serve(
+                Events(
+                    app: caller.app, since: try query.time("since"), until: try query.time("until"), type: type, person: query.string("person"),
+                    device: query.string("device"), limit: Int(try query.unsigned("limit") ?? 100)),
+                as: caller)
+            return .object([("events", .array(answer.events.map(EventJSON.object)))])
+        },
+    ]
+
     static let workouts: [APIRoute] = [
         APIRoute(.get, "workouts", parameters: ["since", "until", "person", "device", "limit"], serves: Workouts.name) { _, query, caller, _ in
             let answer = try await serve(

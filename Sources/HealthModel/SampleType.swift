@@ -8,11 +8,13 @@ public enum AggregationStyle: String, Sendable, Hashable, CaseIterable {
     case cumulative
 }
 
-/// What a sample of a type is: a quantity (HealthKit's `HKQuantityType`) or a workout
-/// (`HKWorkoutType`). Every type, whatever its kind, is authorized the same way.
+/// What a sample of a type is: a quantity (HealthKit's `HKQuantityType`), a workout
+/// (`HKWorkoutType`) or an event (`HKCategoryType`: a time with no quantity, ``HealthEvent``).
+/// Every type, whatever its kind, is authorized the same way; events are written by hrmd alone.
 public enum SampleKind: String, Sendable, Hashable {
     case quantity
     case workout
+    case category
 }
 
 /// A kind of sample the store keeps and authorizes: a kebab-case identifier, its kind, the
@@ -45,6 +47,14 @@ public struct SampleType: Sendable, Hashable, CustomStringConvertible {
               summary: "energy expended over the sample's interval, from the sensor's counter"),
         Entry(identifier: "workout", kind: .workout, canonicalUnit: .second, aggregation: .cumulative,
               summary: "a workout: its activity, start, end and events (hrmctl workout)"),
+        Entry(identifier: "high-heart-rate-event", kind: .category, canonicalUnit: .second, aggregation: .cumulative,
+              summary: "heart rate above the alert threshold for the alert's time, outside workouts (hrmctl events)"),
+        Entry(identifier: "low-heart-rate-event", kind: .category, canonicalUnit: .second, aggregation: .cumulative,
+              summary: "heart rate below the alert threshold for the alert's time, outside workouts (hrmctl events)"),
+        Entry(identifier: "sensor-contact-lost", kind: .category, canonicalUnit: .second, aggregation: .cumulative,
+              summary: "a connected strap reporting no skin contact for the alert's time (hrmctl events)"),
+        Entry(identifier: "strap-battery-low", kind: .category, canonicalUnit: .second, aggregation: .cumulative,
+              summary: "a strap's battery under the alert's percentage (hrmctl events)"),
     ]
 
     private var entry: Entry { Self.catalogue[storageID - 1] }
@@ -72,10 +82,21 @@ public struct SampleType: Sendable, Hashable, CustomStringConvertible {
     /// Workouts (HKWorkoutType): authorized as any type, stored apart from quantities.
     public static let workout = SampleType(catalogued: 4)
 
+    /// Heart rate above a threshold for a time (HKCategoryTypeIdentifierHighHeartRateEvent).
+    public static let highHeartRateEvent = SampleType(catalogued: 5)
+    /// Heart rate below a threshold for a time (HKCategoryTypeIdentifierLowHeartRateEvent).
+    public static let lowHeartRateEvent = SampleType(catalogued: 6)
+    /// A strap worn loose or taken off while connected: no skin contact for a time.
+    public static let sensorContactLost = SampleType(catalogued: 7)
+    /// A strap's battery under a percentage, until it is charged or changed.
+    public static let strapBatteryLow = SampleType(catalogued: 8)
+
     /// Every type this version knows, in storage order.
     public static let all: [SampleType] = catalogue.indices.map { SampleType(catalogued: $0 + 1) }
     /// The types whose samples are quantities (what sample queries and saves take).
     public static let quantityTypes: [SampleType] = all.filter { $0.kind == .quantity }
+    /// The event types (``HealthEvent``): written by hrmd alone.
+    public static let eventTypes: [SampleType] = all.filter { $0.kind == .category }
 
     /// The type with this public identifier, if any.
     public init?(identifier: String) {

@@ -12,6 +12,9 @@ public struct HealthSource: Codable, Sendable, Hashable {
     /// The name of the recording daemon's own source: the one that reads device details off
     /// the straps themselves.
     public static let daemonName = "hrmd"
+    /// The one source that writes events (``HealthEvent``): the recording daemon, as the system
+    /// writes HealthKit's heart-rate events.
+    public static let eventWriter = daemonName
 }
 
 /// The hardware that measured a sample (HKDevice). `localIdentifier` (a BLE address, an ANT

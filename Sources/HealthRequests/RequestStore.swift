@@ -45,4 +45,5 @@ public protocol RequestStore: Sendable {
     func workouts(_ query: WorkoutQuery) throws(HealthStoreError) -> [Workout]
     func workout(_ id: String, reader: String?) throws(HealthStoreError) -> Workout?
     func workoutChanges(since anchor: Int64, limit: Int, reader: String?) throws(HealthStoreError) -> WorkoutChangeSet
+    func events(_ query: EventQuery) throws(HealthStoreError) -> [HealthEvent]
 }

@@ -29,6 +29,9 @@ extension HealthStore {
     public func requestAuthorization(
         source: String, toShare: [SampleType], toRead: [SampleType], quota: RequestQuota? = nil
     ) throws(HealthStoreError) {
+        if source != HealthSource.eventWriter, let event = toShare.first(where: { $0.kind == .category }) {
+            throw .conflict("\(event.identifier) is written by \(HealthSource.eventWriter) alone; ask to read it")
+        }
         try write { db in
             if let quota { try Self.checkQuota(quota, for: source, db) }
             let sourceID = try Self.upsertSource(HealthSource(name: source), db)
@@ -82,6 +85,9 @@ extension HealthStore {
         throws(HealthStoreError)
     {
         let column = access.statusColumn
+        if access == .share, status == .sharingAuthorized, type.kind == .category, source != HealthSource.eventWriter {
+            throw .conflict("\(type.identifier) is written by \(HealthSource.eventWriter) alone; other sources may only read it")
+        }
         try write { db in
             let sourceID = try Self.upsertSource(HealthSource(name: source), db)
             try db.execute(

@@ -36,6 +36,9 @@ enum Schema {
     /// Workouts and their events, with tombstones (`HealthStore+Workouts`).
     static let workouts = "v12-workouts"
     static let packedWorkoutEvents = "v13-packed-workout-events"
+    /// Events (category samples: high and low heart rate, contact lost, battery low) with
+    /// their anchors (`HealthStore+Events`).
+    static let events = "v14-events"
 
     /// The minute of a microsecond time column, rounded down (also before 1970).
     static func minute(of column: String) -> String {
@@ -62,6 +65,7 @@ enum Schema {
         migrator.registerMigration(people, migrate: addPeople)
         migrator.registerMigration(workouts, migrate: addWorkouts)
         migrator.registerMigration(packedWorkoutEvents, migrate: packWorkoutEvents)
+        migrator.registerMigration(events, migrate: addEvents)
         return migrator
     }
 
@@ -297,6 +301,30 @@ enum Schema {
             try db.execute(sql: "UPDATE workout SET events = ? WHERE id = ?", arguments: [WorkoutEventPacking.bytes(of: events), workout])
         }
         try db.execute(sql: "DROP TABLE workoutEvent")
+    }
+
+    /// Events, one row each, changed in place at a new anchor (an open event is extended,
+    /// then closed). One open event per type, source and strap.
+    private static func addEvents(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE healthEvent (
+                id INTEGER PRIMARY KEY,
+                uuid TEXT NOT NULL UNIQUE,
+                anchor INTEGER NOT NULL UNIQUE,
+                typeId INTEGER NOT NULL,
+                sourceId INTEGER NOT NULL REFERENCES source (id),
+                device TEXT CHECK (device <> ''),
+                person TEXT CHECK (person <> ''),
+                start INTEGER NOT NULL,
+                latest INTEGER NOT NULL CHECK (latest >= start),
+                "end" INTEGER CHECK ("end" IS NULL OR "end" = latest),
+                threshold REAL,
+                extreme REAL,
+                CHECK (person IS NOT NULL OR device IS NOT NULL)
+            );
+            CREATE INDEX healthEventStart ON healthEvent (start);
+            CREATE UNIQUE INDEX healthEventOpen ON healthEvent (typeId, sourceId, device) WHERE "end" IS NULL;
+            """)
     }
 
     /// Whether the store's `sampleType` table holds the code's catalogue as it is.

@@ -40,12 +40,18 @@ public struct ChangeDetail: Sendable, Hashable {
     public var workouts: [Workout] = []
     /// The ids of the workouts deleted.
     public var deletedWorkouts: [String] = []
+    /// The events opened, extended or closed, as they are after the transaction.
+    public var events: [HealthEvent] = []
 
-    public init(added: [StoredSample] = [], deleted: [DeletedSample] = [], workouts: [Workout] = [], deletedWorkouts: [String] = []) {
+    public init(
+        added: [StoredSample] = [], deleted: [DeletedSample] = [], workouts: [Workout] = [], deletedWorkouts: [String] = [],
+        events: [HealthEvent] = []
+    ) {
         self.added = added
         self.deleted = deleted
         self.workouts = workouts
         self.deletedWorkouts = deletedWorkouts
+        self.events = events
     }
 }
 
@@ -120,6 +126,7 @@ struct ChangeCollector {
     private var deleted: [DeletedSample] = []
     private var workouts: [Workout] = []
     private var deletedWorkouts: [String] = []
+    private var events: [HealthEvent] = []
     /// More samples changed than a change carries.
     private var overflowed = false
 
@@ -151,6 +158,11 @@ struct ChangeCollector {
         deletedWorkouts.append(id)
     }
 
+    mutating func recordEvent(_ event: HealthEvent) {
+        record(event.type, source: event.source)
+        events.append(event)
+    }
+
     /// Whether one more sample fits in the detail; past the limit the detail is dropped.
     private mutating func keepsDetail() -> Bool {
         guard !overflowed else { return false }
@@ -178,7 +190,8 @@ struct ChangeCollector {
         }
         samples.sort { $0.id < $1.id }
         return ChangeDetail(
-            added: samples, deleted: deleted.sorted { $0.anchor < $1.anchor }, workouts: workouts, deletedWorkouts: deletedWorkouts)
+            added: samples, deleted: deleted.sorted { $0.anchor < $1.anchor }, workouts: workouts, deletedWorkouts: deletedWorkouts,
+            events: events)
     }
 }
 

@@ -103,6 +103,8 @@ extension StrapAssignment: WireOptions {}
 
 extension Workout: WireOptions {}
 
+extension HealthEvent: WireOptions {}
+
 extension WorkoutSummary: WireOptions {}
 
 extension WorkoutSummary.Lap: WireOptions {}

@@ -17,6 +17,10 @@ public struct FrameIngestor {
     private var authorization: AuthorizationWatch
     private var pending: [QuantitySample] = []
     private var failing = false
+    /// The events found in what is written (hrmd's own ingest only).
+    private var events: EventRecorder?
+    /// Readings skipped for want of skin contact since the last write, for the events.
+    private var contactLost: [ContactLostReading] = []
 
     public init(store: HealthStore, settings: IngestSettings, logger: Logger) {
         self.store = store
@@ -25,6 +29,9 @@ public struct FrameIngestor {
         self.interpreter = FrameInterpreter(locationOverrides: settings.locationOverrides)
         self.skips = SkipLedger(logger: logger)
         self.authorization = AuthorizationWatch(source: settings.source.name, logger: logger)
+        if let rules = settings.alerts, settings.source.name == HealthSource.eventWriter {
+            self.events = EventRecorder(rules: rules, logger: logger)
+        }
         pending.reserveCapacity(settings.maxBatch)
     }
 
@@ -39,7 +46,7 @@ public struct FrameIngestor {
     /// Records the authorization request so `hrmctl auth list` shows it, and logs the state.
     public mutating func announce() {
         do {
-            authorization.observe(try store.requestAuthorization(source: settings.source.name, toShare: IngestSettings.writtenTypes))
+            authorization.observe(try store.requestAuthorization(source: settings.source.name, toShare: settings.requestedTypes))
         } catch {
             logger.error("cannot record the authorization request: \(error)")
         }
@@ -65,6 +72,7 @@ public struct FrameIngestor {
         counters.frames += 1
         let skipped = interpreter.interpret(frame, into: &pending)
         for reason in skipped { skips.record(reason, device: frame.device) }
+        if events != nil, skipped.contains(.contactNotDetected) { contactLost.append(ContactLostReading(device: frame.device.rawValue, time: frame.time)) }
         counters.skipped += skipped.count
         if pending.count >= settings.maxBatch { flush() }
         return skipped
@@ -73,7 +81,10 @@ public struct FrameIngestor {
     /// Writes the pending batch (and logs skip summaries when due).
     public mutating func flush() {
         skips.summarize()
-        guard !pending.isEmpty else { return }
+        guard !pending.isEmpty else {
+            if !contactLost.isEmpty { observeEvents(in: []) }
+            return
+        }
         do {
             let report = try store.save(pending, from: settings.source)
             authorization.observe(report.authorization)
@@ -81,6 +92,8 @@ public struct FrameIngestor {
             counters.unchanged += report.unchanged
             counters.replaced += report.replaced
             counters.denied += report.deniedCount
+            // Events come from stored heart rate only: none from samples hrmd may not store.
+            observeEvents(in: report.authorization[.heartRate] == .sharingAuthorized ? pending : [])
             pending.removeAll(keepingCapacity: true)
             if failing {
                 failing = false
@@ -101,9 +114,26 @@ public struct FrameIngestor {
         counters.pending = pending.count
     }
 
+    /// Hands the events' detectors what was written and the readings without contact.
+    private mutating func observeEvents(in written: [QuantitySample]) {
+        guard var recorder = events else { return }
+        events = nil
+        recorder.observe(
+            written, contactLost: contactLost, batteryLevels: { [interpreter] in interpreter.profiles[SensorID(rawValue: $0)]?.battery },
+            in: store)
+        contactLost.removeAll(keepingCapacity: true)
+        events = recorder
+    }
+
     /// The last flush: retried a few times so a briefly locked store does not lose the batch.
-    public mutating func finish() {
+    /// `closingEvents` closes the events still open at their last reading (the end of a
+    /// recording); the live daemon leaves them open for its next run to continue.
+    public mutating func finish(closingEvents: Bool = false) {
         for _ in 0..<3 where !pending.isEmpty { flush() }
+        if var recorder = events {
+            if closingEvents { recorder.finish(in: store) } else { recorder.keepOpen(in: store) }
+            events = recorder
+        }
         skips.summarize(force: true)
         if !pending.isEmpty {
             counters.lost += pending.count

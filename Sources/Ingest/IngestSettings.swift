@@ -1,5 +1,6 @@
 import HealthModel
 import HealthStore
+import HeartRateEvents
 import SensorFrames
 
 /// How frames become stored samples: who writes, how batches are cut, which locations win.
@@ -14,16 +15,25 @@ public struct IngestSettings: Sendable {
     public var maxPending: Int
     /// Locations that win over what sensors report.
     public var locationOverrides: [SensorID: HeartRateSensorLocation]
+    /// The rules events are found by (`[alerts]`); nil: no events.
+    public var alerts: AlertRules?
 
     public init(
         source: HealthSource, flushInterval: Duration = .milliseconds(500), maxBatch: Int = 1000,
-        maxPending: Int = 200_000, locationOverrides: [SensorID: HeartRateSensorLocation] = [:]
+        maxPending: Int = 200_000, locationOverrides: [SensorID: HeartRateSensorLocation] = [:], alerts: AlertRules? = .defaults
     ) {
         self.source = source
         self.flushInterval = flushInterval
         self.maxBatch = maxBatch
         self.maxPending = maxPending
         self.locationOverrides = locationOverrides
+        self.alerts = alerts
+    }
+
+    /// The types this ingest asks to share: the written types, and the event types when it
+    /// finds events as hrmd.
+    public var requestedTypes: [SampleType] {
+        Self.writtenTypes + (alerts != nil && source.name == HealthSource.eventWriter ? SampleType.eventTypes : [])
     }
 
     /// The types ingest writes, and asks permission for.

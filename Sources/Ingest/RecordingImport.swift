@@ -97,7 +97,7 @@ public struct RecordingImport {
 
     /// Writes what is pending and returns the totals of every recording replayed.
     public mutating func finish() -> RecordingImportSummary {
-        ingestor.finish()
+        ingestor.finish(closingEvents: true)
         let counters = ingestor.counters
         var summary = RecordingImportSummary()
         summary.frames = counters.frames

@@ -183,4 +183,9 @@ struct CentralRequestStore: RequestStore, @unchecked Sendable {
     func workout(_ id: String, reader: String?) throws(HealthStoreError) -> Workout? { throw Self.noWorkouts }
 
     func workoutChanges(since anchor: Int64, limit: Int, reader: String?) throws(HealthStoreError) -> WorkoutChangeSet { throw Self.noWorkouts }
+
+    /// Events stay on the gateway whose straps they concern.
+    func events(_ query: EventQuery) throws(HealthStoreError) -> [HealthEvent] {
+        throw .engine(EngineFailure(.readOnly, "hrmctl events reads a gateway's store: the central store keeps no events"))
+    }
 }

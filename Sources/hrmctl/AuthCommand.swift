@@ -172,7 +172,8 @@ struct AuthAnswer: ParsableArguments {
     @Flag(help: "Answer for reading the types instead of storing them.") var read = false
 
     func sampleTypes() throws(ValidationError) -> [SampleType] {
-        if types == ["all"] { return SampleType.all }
+        // Events are hrmd's alone to store: 'all' leaves them out of another source's share.
+        if types == ["all"] { return SampleType.all.filter { read || $0.kind != .category || source == HealthSource.eventWriter } }
         return try types.map { name throws(ValidationError) in
             guard let type = SampleType(identifier: name) else {
                 throw ValidationError("unknown type '\(name)' (known: \(SampleType.all.map(\.identifier).joined(separator: ", ")), all)")

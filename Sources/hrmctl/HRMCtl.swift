@@ -43,7 +43,7 @@ struct HRMCtl: AsyncParsableCommand {
         version: HRMVersion.current,
         subcommands: [
             AuthCommand.self, SamplesCommand.self, StatsCommand.self, ExportCommand.self, DevicesCommand.self,
-            SourcesCommand.self, PersonCommand.self, WorkoutCommand.self, WatchCommand.self, PlotCommand.self, DeleteCommand.self, ReplayCommand.self,
+            SourcesCommand.self, PersonCommand.self, WorkoutCommand.self, EventsCommand.self, WatchCommand.self, PlotCommand.self, DeleteCommand.self, ReplayCommand.self,
             DecodeCommand.self, TypesCommand.self,
         ]
     )
@@ -62,7 +62,7 @@ struct StoreOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Accepted for compatibility: the file is checked (an error in it is exit 64), but it no longer chooses the store; its store is the service's.",
+            "The configuration file: checked (an error in it is exit 64), but it no longer chooses the store (its store is the service's); replay finds events by its [alerts] (default /etc/hrmd/hrmd.conf when it exists).",
             valueName: "file"))
     var config: String?
 

@@ -95,11 +95,13 @@ struct ReplayCommand: AsyncParsableCommand {
     /// the recording's own clock at --realtime or --speed), so it runs on a thread of its own.
     private func replayIntoFile() throws {
         let store = try storeOptions.location.open(.existingOnly)
+        // The readings make events by the rules the daemon uses: --config's, else the system file's.
+        let alerts = try ConfigurationFile.load(explicitPath: storeOptions.config).alerts
         var logger = Logger(label: "hrmctl") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .error
         let progress = ProgressBox()
         var recordings = RecordingImport(
-            store: store, settings: IngestSettings(source: HealthSource(name: "hrmd", version: HRMVersion.current), maxBatch: 10_000),
+            store: store, settings: IngestSettings(source: HealthSource(name: "hrmd", version: HRMVersion.current), maxBatch: 10_000, alerts: alerts),
             options: RecordingImport.Options(
                 speed: realtime ? 1 : speed, acceptDamaged: acceptDamaged, capture: BTSnoopOptions(measurementHandle: handle)),
             logger: logger

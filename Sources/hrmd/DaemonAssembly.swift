@@ -6,6 +6,7 @@ import HealthModel
 import HealthService
 import HealthStore
 import HealthWire
+import HeartRateEvents
 import Ingest
 import Logging
 import PostgresClient
@@ -59,7 +60,7 @@ struct DaemonAssembly {
                 source: HealthSource(name: "hrmd", version: HRMVersion.current),
                 flushInterval: .milliseconds(Int(configuration.flushInterval(
                     live: command.http != nil || configuration.http != nil || configuration.mqtt != nil) * 1000)),
-                locationOverrides: Self.locations(configuration)),
+                locationOverrides: Self.locations(configuration), alerts: configuration.alerts),
             logger: logger,
             onTick: { counters in
                 reporter.tick(counters)
@@ -79,7 +80,7 @@ struct DaemonAssembly {
         services = [
             try Self.sync(configuration.sync, store: store).map { DaemonService($0, at: .sync) },
             DaemonService(pipeline, at: .ingest),
-            serving ? DaemonService(Self.storeService(store), at: .storeService) : nil,
+            serving ? DaemonService(Self.storeService(store, alerts: configuration.alerts), at: .storeService) : nil,
             live.feed.map { DaemonService($0, at: .liveFeed) },
             live.front.map { DaemonService($0, at: .httpFront) },
             live.publisher.map { DaemonService($0, at: .mqttPublisher) },
@@ -126,12 +127,12 @@ struct DaemonAssembly {
     }
 
     /// The store service on the system bus, whose imports go through hrmd's own ingest.
-    private static func storeService(_ store: HealthStore) -> HealthService {
+    private static func storeService(_ store: HealthStore, alerts: AlertRules) -> HealthService {
         let logger = Logger(label: "hrmd.service")
         return HealthService(
             store: store, version: HRMVersion.current,
             imports: DaemonRecordingImports(
-                store: store, source: HealthSource(name: HealthBus.daemonSource, version: HRMVersion.current), logger: logger),
+                store: store, source: HealthSource(name: HealthBus.daemonSource, version: HRMVersion.current), alerts: alerts, logger: logger),
             logger: logger)
     }
 

@@ -2,6 +2,7 @@ import HealthModel
 import HealthRequests
 import HealthService
 import HealthStore
+import HeartRateEvents
 import Ingest
 import Logging
 import Recordings
@@ -11,13 +12,15 @@ import Recordings
 struct DaemonRecordingImports: RecordingImports {
     let store: HealthStore
     let source: HealthSource
+    /// The rules replayed readings make events by, as live ones (`[alerts]`).
+    let alerts: AlertRules
     let logger: Logger
 
     func importRecording(
         _ options: ImportOptions, from descriptor: Int32, message: @escaping @Sendable (String) -> Void
     ) throws(RequestFailure) -> RecordingImportSummary {
         var importer = RecordingImport(
-            store: store, settings: IngestSettings(source: source, maxBatch: 10_000),
+            store: store, settings: IngestSettings(source: source, maxBatch: 10_000, alerts: alerts),
             options: RecordingImport.Options(
                 speed: options.speed, acceptDamaged: options.acceptDamaged ?? false,
                 capture: BTSnoopOptions(measurementHandle: options.measurementHandle.flatMap { UInt16(exactly: $0) })),

@@ -11,9 +11,9 @@ struct OldStoreEndToEndTests {
                 "auth-list.table": "a READ column since ad50262 (hrmctl auth --read); c53753a's table showed share only",
                 "auth-list.csv": "a read column since ad50262, as in the table (the JSON already had read)",
                 "auth-list.json": "each source says whether its application part is verified (a Flatpak, snap or unit label) since the hostile-clients work",
-                "types.table": "the type workout (authorized like the others, kept as workouts) since the workouts work",
-                "types.json": "the type workout since the workouts work",
-                "types.csv": "the type workout since the workouts work",
+                "types.table": "the type workout (authorized like the others, kept as workouts) since the workouts work, and the event types since the events work",
+                "types.json": "the type workout since the workouts work, and the event types since the events work",
+                "types.csv": "the type workout since the workouts work, and the event types since the events work",
             ]),
         // traces/deleted.trace.jsonl is not replayed: part of it was deleted, and a deletion does not
         // keep the same samples from being saved again.
@@ -22,9 +22,9 @@ struct OldStoreEndToEndTests {
             currentOutputs: [
                 "devices.table": "since 0e22541 the table is followed by each current state's detail (\"mock-1: hrmd stopped\")",
                 "auth-list.json": "each source says whether its application part is verified (a Flatpak, snap or unit label) since the hostile-clients work",
-                "types.table": "the type workout (authorized like the others, kept as workouts) since the workouts work",
-                "types.json": "the type workout since the workouts work",
-                "types.csv": "the type workout since the workouts work",
+                "types.table": "the type workout (authorized like the others, kept as workouts) since the workouts work, and the event types since the events work",
+                "types.json": "the type workout since the workouts work, and the event types since the events work",
+                "types.csv": "the type workout since the workouts work, and the event types since the events work",
             ],
             seriesOutputs: Dictionary(uniqueKeysWithValues: ["stats-hrv.table", "stats-hrv.json", "stats-hrv-window.json"].map {
                 ($0, "RMSSD now pairs each beat with the previous beat of its own heartbeat series (strap); two straps' beats interleave here, and the rows before paired only beats that happened to be neighbours in time")

@@ -439,6 +439,25 @@ class HealthServiceTests(harness.ServiceTestCase):
         details = self.call(NOBODY, "health.WorkoutDetails(%r, %r)" % (app, identifier))
         self.assertError(details, INVALID_ARGS)
 
+    def test_events_are_hrmds_alone_to_write_and_read_with_read_authorization(self):
+        events = "health.Events(%r, dbus.Int64(%d), dbus.Int64(%d), '', '', '', dbus.UInt32(100))"
+        # An application without read authorization hears of no event, and no error says why.
+        self.assertEqual(self.assertOk(self.call(NOBODY, events % ("ev-app", NO_LOW, NO_HIGH))), [])
+        # It may not ask to write an event type, nor be granted it by a manager.
+        self.assertFalse(self.call(NOBODY, "health.RequestAuthorization('ev-app', ['high-heart-rate-event'], [])").ok)
+        self.assertTrue(self.call(NOBODY, "health.RequestAuthorization('ev-app', [], ['high-heart-rate-event'])").ok)
+        with self.assertRaises(dbus.exceptions.DBusException):
+            self.manager().SetAuthorization(source(NOBODY, "ev-app"), "high-heart-rate-event", "share", "sharingAuthorized",
+                                            timeout=harness.CALL_TIMEOUT_S)
+        self.manager().SetAuthorization(source(NOBODY, "ev-app"), "high-heart-rate-event", "read", "sharingAuthorized",
+                                        timeout=harness.CALL_TIMEOUT_S)
+        self.assertEqual(self.assertOk(self.call(NOBODY, events % ("ev-app", NO_LOW, NO_HIGH))), [])
+        # A type that is not an event type is refused in one line.
+        reply = self.call(NOBODY, "health.Events('ev-app', dbus.Int64(%d), dbus.Int64(%d), 'heart-rate', '', '', dbus.UInt32(1))"
+                          % (NO_LOW, NO_HIGH))
+        self.assertFalse(reply.ok)
+        self.assertIn("unknown event type", reply.message or "", reply)
+
     def test_access_tokens_are_made_listed_and_revoked_by_managers_only(self):
         target = source(NOBODY, "token-dash")
         self.assertError(self.call(NOBODY, "health.CreateAccessToken(%r, False, dbus.Int64(3600))" % target), ACCESS_DENIED)

@@ -107,6 +107,7 @@ struct RequestTableTests {
             AddWorkoutEvent(app: "a", id: nil, person: "ann", device: nil, type: .lap, at: Timestamp(microsecondsSinceEpoch: 7)),
             EndWorkout(app: "a", id: "0f", person: nil, device: nil, at: nil),
             Workouts(app: "a", since: nil, until: Timestamp(microsecondsSinceEpoch: 9), person: nil, device: "d", limit: 10),
+            Events(app: "a", since: nil, until: Timestamp(microsecondsSinceEpoch: 9), type: .highHeartRateEvent, person: "p", device: nil, limit: 10),
             WorkoutDetails(app: "a", id: "0f"), WorkoutHeartRate(app: "a", id: "0f"),
             WorkoutChanges(app: "a", anchor: 5, limit: 10), DeleteWorkout(app: "a", id: "0f"),
         ]
@@ -164,6 +165,19 @@ struct RequestTableTests {
         let list = Workouts.Response(workouts: [workout, open])
         let listLayout = try #require(HealthInterface.layouts[Workouts.name])
         #expect(try RequestCoding.decode(Workouts.Response.self, from: try RequestCoding.encode(list, as: listLayout.outputs), as: listLayout.outputs).workouts == [workout, open])
+    }
+
+    @Test("events travel as dictionaries, open and closed, and come back as they were")
+    func eventsTravel() throws {
+        let start = Timestamp(microsecondsSinceEpoch: 1_000_000_000)
+        let closed = HealthEvent(
+            id: "e-1", type: .highHeartRateEvent, source: "hrmd", device: "AA:BB:CC:DD:EE:01", person: "ann", start: start,
+            end: start.advanced(bySeconds: 600), latest: start.advanced(bySeconds: 600), threshold: 120, extreme: 151.5)
+        let open = HealthEvent(
+            id: "e-2", type: .sensorContactLost, source: "hrmd", device: "d", person: nil, start: start, end: nil, latest: start.advanced(bySeconds: 31))
+        let answer = Events.Response(events: [closed, open])
+        let layout = try #require(HealthInterface.layouts[Events.name])
+        #expect(try RequestCoding.decode(Events.Response.self, from: try RequestCoding.encode(answer, as: layout.outputs), as: layout.outputs).events == [closed, open])
     }
 
     /// A type made of others: laps with zones, bounds and a person inside one session.

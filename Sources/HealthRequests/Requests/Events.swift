@@ -1,0 +1,58 @@
+import HealthModel
+import Timestamps
+
+/// The events that overlap [since, until) the caller may read (its source's, and with read
+/// authorization of an event type every source's events of it), newest start first, of one
+/// type, person or strap when named.
+public struct Events: HealthRequest {
+    public static let name = "Events"
+    public static let access = RequestAccess.application
+    public static let memory: RequestMemory = .answer(EventQuery.answerLimit, of: "event")
+
+    public var app: String
+    public var since: Int64
+    public var until: Int64
+    /// An event type's identifier; "": every event type.
+    public var type: String
+    public var person: String
+    public var device: String
+    /// 1…``EventQuery/answerLimit``.
+    public var limit: UInt32
+
+    public init(app: String, since: Timestamp?, until: Timestamp?, type: SampleType?, person: String?, device: String?, limit: Int) {
+        self.app = app
+        self.since = WireTime.since(since)
+        self.until = WireTime.until(until)
+        self.type = type?.identifier ?? ""
+        self.person = person ?? ""
+        self.device = device ?? ""
+        self.limit = UInt32(clamping: limit)
+    }
+
+    public struct Response: Codable, Sendable {
+        public var events: [HealthEvent]
+
+        public init(events: [HealthEvent]) { self.events = events }
+    }
+
+    public func serve(in context: some RequestContext) async throws(RequestFailure) -> Response {
+        let source = try context.source(app: app)
+        let view = try await context.view(of: source)
+        let range = try WireTime.checked(since: since, until: until)
+        guard (1...UInt32(EventQuery.answerLimit)).contains(limit) else {
+            throw .invalidArguments("limit must be 1…\(EventQuery.answerLimit), not \(limit)")
+        }
+        var types: [SampleType] = []
+        if !type.isEmpty {
+            guard let named = SampleType(identifier: type), named.kind == .category else {
+                throw .invalidArguments(
+                    "unknown event type \(type.debugDescription) (known: \(SampleType.eventTypes.map(\.identifier).joined(separator: ", ")))")
+            }
+            types = [named]
+        }
+        let query = EventQuery(
+            types: types, since: range.since, until: range.until, person: person.isEmpty ? nil : person,
+            device: device.isEmpty ? nil : device, reader: view.reader, limit: Int(limit))
+        return Response(events: try await context.onStore { store throws(HealthStoreError) in try store.events(query) })
+    }
+}

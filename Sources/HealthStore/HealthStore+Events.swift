@@ -1,0 +1,127 @@
+import GRDB
+import HealthModel
+import Timestamps
+
+/// Events (table `healthEvent`): HealthKit's category samples. Each save of an event (its
+/// opening, an extension, its end) takes a new anchor from the store's one sequence and is
+/// announced with the other changes. Only the source ``HealthSource/eventWriter`` writes them,
+/// with share authorization of their type as any sample; a reader sees its own and, with
+/// read authorization of a type, every source's events of it.
+extension HealthStore {
+    /// Stores `event`, new or changed (an open event extended or closed: same id, same source,
+    /// type, strap and start); saving it as it is stored changes nothing. Refused when its source may not share its type, when it is not
+    /// ``HealthSource/eventWriter``, or when its strap has another open event of the type.
+    public func saveEvent(_ event: HealthEvent) throws(HealthStoreError) {
+        if let problem = event.problem { throw .conflict(problem) }
+        guard event.source == HealthSource.eventWriter else {
+            throw .conflict("\(event.type.identifier) events are written by \(HealthSource.eventWriter) alone")
+        }
+        try writeAnnouncing { db in
+            let sourceID = try Self.upsertSource(HealthSource(name: event.source), db)
+            guard try Self.status(of: .share, sourceID: sourceID, type: event.type, db) == .sharingAuthorized else {
+                throw HealthStoreError.shareNotAuthorized(source: event.source, types: [event.type.identifier])
+            }
+            let stored = try Self.storedEvent(event.id, db)
+            // Saved as it is already (a recording replayed again): nothing changes.
+            if stored == event { return ((), nil) }
+            var anchors = try AnchorSequence(db)
+            anchors.last += 1
+            try anchors.save(db)
+            if let stored {
+                guard stored.type == event.type, stored.source == event.source, stored.device == event.device, stored.start == event.start
+                else { throw HealthStoreError.conflict("the event \(event.id) is another event; only its end, latest reading and extreme change") }
+                try db.execute(
+                    sql: #"UPDATE healthEvent SET anchor = ?, latest = ?, "end" = ?, extreme = ?, person = ? WHERE uuid = ?"#,
+                    arguments: [
+                        anchors.last, event.latest.microsecondsSinceEpoch, event.end?.microsecondsSinceEpoch, event.extreme, event.person,
+                        event.id,
+                    ])
+            } else {
+                if event.isOpen,
+                    let open = try String.fetchOne(
+                        db, sql: #"SELECT uuid FROM healthEvent WHERE typeId = ? AND sourceId = ? AND device IS ? AND "end" IS NULL"#,
+                        arguments: [event.type.storageID, sourceID, event.device])
+                {
+                    throw HealthStoreError.conflict(
+                        "\(event.device ?? "the strap") has an open \(event.type.identifier) event already (\(open)); close it first")
+                }
+                try db.execute(
+                    sql: """
+                        INSERT INTO healthEvent (uuid, anchor, typeId, sourceId, device, person, start, latest, "end", threshold, extreme)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        event.id, anchors.last, event.type.storageID, sourceID, event.device, event.person,
+                        event.start.microsecondsSinceEpoch, event.latest.microsecondsSinceEpoch, event.end?.microsecondsSinceEpoch,
+                        event.threshold, event.extreme,
+                    ])
+            }
+            var changes = ChangeCollector()
+            changes.recordEvent(event)
+            return ((), changes)
+        }
+    }
+
+    /// The events `query` asks for that its reader may see, newest start first.
+    public func events(_ query: EventQuery) throws(HealthStoreError) -> [HealthEvent] {
+        let types = query.types.isEmpty ? SampleType.eventTypes : query.types.filter { $0.kind == .category }
+        guard query.limit > 0, !types.isEmpty else { return [] }
+        return try read { db in
+            var conditions: [String] = []
+            var arguments: StatementArguments = []
+            var typeConditions: [String] = []
+            for type in types {
+                let scope = try ReaderScope(reader: query.reader, type: type, db)
+                if let visible = scope.condition(on: "e.sourceId") {
+                    typeConditions.append("(e.typeId = ? AND \(visible.sql))")
+                    arguments += [type.storageID]
+                    arguments += visible.arguments
+                } else {
+                    typeConditions.append("e.typeId = ?")
+                    arguments += [type.storageID]
+                }
+            }
+            conditions.append("(" + typeConditions.joined(separator: " OR ") + ")")
+            if let since = query.since {
+                conditions.append("e.latest >= ?")
+                arguments += [since.microsecondsSinceEpoch]
+            }
+            if let until = query.until {
+                conditions.append("e.start < ?")
+                arguments += [until.microsecondsSinceEpoch]
+            }
+            if let person = query.person {
+                conditions.append("e.person = ?")
+                arguments += [person]
+            }
+            if let device = query.device {
+                conditions.append("e.device = ?")
+                arguments += [device]
+            }
+            if query.openOnly { conditions.append(#"e."end" IS NULL"#) }
+            arguments += [min(query.limit, EventQuery.answerLimit)]
+            return try Row.fetchAll(
+                db, sql: "\(Self.selectEvents) WHERE \(conditions.joined(separator: " AND ")) ORDER BY e.start DESC, e.id DESC LIMIT ?",
+                arguments: arguments
+            ).compactMap(Self.event)
+        }
+    }
+
+    /// The columns ``event(_:)`` reads, over `healthEvent e` joined with its `source s`.
+    private static let selectEvents = """
+        SELECT e.uuid, e.typeId, s.name, e.device, e.person, e.start, e."end", e.latest, e.threshold, e.extreme
+        FROM healthEvent e JOIN source s ON s.id = e.sourceId
+        """
+
+    private static func event(_ row: Row) -> HealthEvent? {
+        guard let type = SampleType(storageID: row[1]) else { return nil }
+        return HealthEvent(
+            id: row[0], type: type, source: row[2], device: row[3], person: row[4], start: Timestamp(microsecondsSinceEpoch: row[5]),
+            end: (row[6] as Int64?).map(Timestamp.init(microsecondsSinceEpoch:)), latest: Timestamp(microsecondsSinceEpoch: row[7]),
+            threshold: row[8], extreme: row[9])
+    }
+
+    private static func storedEvent(_ id: String, _ db: Database) throws -> HealthEvent? {
+        try Row.fetchOne(db, sql: "\(selectEvents) WHERE e.uuid = ?", arguments: [id]).flatMap(event)
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("events end to end: found in what is stored, live and replayed alike")
+struct EventEndToEndTests {
+    /// The events a store holds, as `hrmctl events --output json` prints them, oldest first.
+    static func events(_ harness: Harness, store: String) async throws -> [[String: Any]] {
+        let result = try await harness.hrmctl(["events", "--output", "json", "--store", store], withStore: false)
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        return result.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .reversed()
+    }
+
+    /// An event as both runs must agree on it: an open one's latest reading is where a replay,
+    /// which ends with its recording, closes it.
+    static func comparable(_ event: [String: Any]) -> String {
+        let metadata = event["metadata"] as? [String: Any] ?? [:]
+        return [
+            event["id"], event["type"], event["device"], event["start"], event["end"] ?? event["latest"], metadata["threshold"],
+            metadata["extreme"],
+        ].map { "\($0 ?? "-")" }.joined(separator: " ")
+    }
+
+    static func grantEvents(_ harness: Harness, store: String) async throws {
+        let granted = try await harness.hrmctl(
+            ["auth", "grant", "hrmd", "heart-rate", "high-heart-rate-event", "low-heart-rate-event", "sensor-contact-lost", "--store", store],
+            withStore: false)
+        #expect(granted.exitCode == 0, "\(granted.stderr)")
+    }
+
+    /// A trace of one strap's notifications at 1 Hz from 10:00:00: `(bpm, contact)` each.
+    static func trace(_ readings: [(bpm: Int, contact: Bool)]) -> String {
+        var lines = [#"{"format":"hrmd-trace","version":1}"#]
+        for (second, reading) in readings.enumerated() {
+            // Flags: contact supported (0x04), detected (0x02); an 8-bit value.
+            let flags = reading.contact ? "06" : "04"
+            let time = String(format: "2026-11-20T10:%02d:%02d.000Z", second / 60, second % 60)
+            lines.append(
+                #"{"t":"\#(time)","transport":"ble","device":"AA:BB:CC:DD:EE:FF","kind":"notify","characteristic":"2a37","value":"\#(flags)\#(String(format: "%02x", reading.bpm))"}"#)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    @Test("a replayed trace makes the events its readings hold by the configured rules, each once however often it is replayed")
+    func replayedTrace() async throws {
+        let harness = try Harness()
+        let config = harness.directory.file("hrmd.conf")
+        try "[alerts]\nhigh = 120\nhigh-for = 60s\nlow = 40\nlow-for = 60s\ncontact-lost-for = 30s\n".write(toFile: config, atomically: true, encoding: .utf8)
+        _ = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate")
+        try await Self.grantEvents(harness, store: harness.store)
+        // 30 s at 80; 90 s above 120 (a high event, extreme 150); 20 s at 80; 59 s above 120
+        // (one second short: nothing); 10 s at 80; 40 s without contact (contact lost); 10 s at
+        // exactly 120 (not above).
+        var readings: [(bpm: Int, contact: Bool)] = Array(repeating: (80, true), count: 30)
+        readings += (0..<90).map { (121 + $0 % 30, true) }
+        readings += Array(repeating: (80, true), count: 20)
+        readings += Array(repeating: (130, true), count: 60)
+        readings += Array(repeating: (80, true), count: 10)
+        readings += Array(repeating: (80, false), count: 40)
+        readings += Array(repeating: (120, true), count: 10)
+        let trace = harness.directory.file("session.trace.jsonl")
+        try Self.trace(readings).write(toFile: trace, atomically: true, encoding: .utf8)
+
+        let replayed = try await harness.hrmctl(["replay", "--config", config, "--store", harness.store, trace], withStore: false)
+        #expect(replayed.exitCode == 0, "\(replayed.stderr)")
+        let events = try await Self.events(harness, store: harness.store)
+        #expect(events.map { $0["type"] as? String } == ["high-heart-rate-event", "sensor-contact-lost"])
+        let high = try #require(events.first)
+        #expect(high["start"] as? String == "2026-11-20T10:00:30.000Z")
+        #expect(high["end"] as? String == "2026-11-20T10:01:59.000Z", "the run's last reading")
+        #expect((high["metadata"] as? [String: Any])?["threshold"] as? Double == 120)
+        #expect((high["metadata"] as? [String: Any])?["extreme"] as? Double == 150)
+        #expect(high["device"] as? String == "AA:BB:CC:DD:EE:FF")
+        let contact = try #require(events.last)
+        #expect(contact["start"] as? String == "2026-11-20T10:03:30.000Z")
+        #expect(contact["end"] as? String == "2026-11-20T10:04:09.000Z")
+
+        let again = try await harness.hrmctl(["replay", "--config", config, "--store", harness.store, trace], withStore: false)
+        #expect(again.exitCode == 0)
+        #expect(try await Self.events(harness, store: harness.store).map(Self.comparable) == events.map(Self.comparable))
+
+        // Without authorization of an event type, its events are not stored; the others are.
+        let fresh = harness.directory.file("fresh.sqlite")
+        _ = try await harness.hrmctl(["auth", "grant", "hrmd", "heart-rate", "sensor-contact-lost", "--store", fresh], withStore: false)
+        let partly = try await harness.hrmctl(["replay", "--config", config, "--store", fresh, trace], withStore: false)
+        #expect(partly.exitCode == 0, "\(partly.stderr)")
+        #expect(try await Self.events(harness, store: fresh).map { $0["type"] as? String } == ["sensor-contact-lost"])
+        // An application cannot be granted to write events.
+        let refused = try await harness.hrmctl("auth", "grant", "mary/app", "high-heart-rate-event")
+        #expect(refused.exitCode != 0 && refused.stderr.contains("written by hrmd alone"), "\(refused.stderr)")
+    }
+
+    @Test("live, stopped and started again, hrmd finds the events a replay of its traces finds: an open event is continued, not doubled")
+    func liveEqualsReplay() async throws {
+        let harness = try Harness()
+        let config = harness.directory.file("hrmd.conf")
+        // The mock's heart rate (90 at rest, never under 30) is always above 45.
+        try "[hrmd]\nflush-interval = 0.1\n[alerts]\nhigh = 45\nhigh-for = 1s\nlow = 20\n".write(toFile: config, atomically: true, encoding: .utf8)
+        _ = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate")
+        try await Self.grantEvents(harness, store: harness.store)
+        let traces = harness.directory.file("traces")
+        try FileManager.default.createDirectory(atPath: traces, withIntermediateDirectories: false)
+        for run in 0..<2 {
+            let before = try DaemonEndToEndTests.recordedFrames(in: traces)
+            let daemon = try harness.startDaemon(["--config", config, "--record", traces, "--sensor", "mock:bpm=90,hz=5,contact-loss=0"])
+            // Two seconds of readings (an event opens after one); hrmd's stop then saves where
+            // the open event has got to.
+            try await eventually("run \(run): 10 readings recorded") { try DaemonEndToEndTests.recordedFrames(in: traces) >= before + 10 }
+            daemon.send(SIGTERM)
+            #expect(try await daemon.wait() == .exited(0), "\(daemon.standardError)")
+            let events = try await Self.events(harness, store: harness.store)
+            #expect(events.last?["end"] == nil && events.last?["latest"] != nil, "run \(run) leaves its event open: \(events)")
+        }
+        let live = try await Self.events(harness, store: harness.store)
+        #expect(live.filter { $0["end"] == nil }.count == 1, "one event lasts: \(live)")
+
+        let fresh = harness.directory.file("fresh.sqlite")
+        _ = try await harness.hrmctl(["auth", "grant", "hrmd", "heart-rate", "--store", fresh], withStore: false)
+        try await Self.grantEvents(harness, store: fresh)
+        let files = try FileManager.default.contentsOfDirectory(atPath: traces).sorted().map { "\(traces)/\($0)" }
+        #expect(files.count == 2)
+        let replayed = try await harness.hrmctl(["replay", "--config", config, "--store", fresh] + files, withStore: false)
+        #expect(replayed.exitCode == 0, "\(replayed.stderr)")
+        let fromReplay = try await Self.events(harness, store: fresh)
+        #expect(fromReplay.map(Self.comparable) == live.map(Self.comparable))
+        #expect(fromReplay.allSatisfy { $0["end"] != nil }, "a replay closes what lasts at its recording's end")
+    }
+}

@@ -1,0 +1,80 @@
+"""Events over HTTP: GET /api/v1/events answers in `hrmctl events`' shape; an application
+token reads them only with read authorization of their type, and never writes them; an
+unknown type is one line of JSON with 400."""
+
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import front  # noqa: E402
+
+EVENT_WAIT_S = 30
+# The mock's heart rate (90 at rest, never under 30) is always above 45: a high event opens
+# after one second of readings.
+CONFIG = "[hrmd]\nflush-interval = 0.1\n[alerts]\nhigh = 45\nhigh-for = 1s\nlow = 20\n"
+
+
+class EventTests(front.FrontTestCase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.hrmd = front.Hrmd(None, sensors=["mock:id=e1,bpm=90,hz=5,contact-loss=0"], config=CONFIG)
+        cls.addClassCleanup(cls.hrmd.stop)
+        front.hrmctl("auth", "grant", "hrmd", "high-heart-rate-event", "--store", cls.hrmd.store)
+        cls.manager, _ = cls.hrmd.token("root/admin", manager=True)
+        cls.app, _ = cls.hrmd.token("mary/app")
+
+    def setUp(self):
+        self.assertTrue(self.hrmd.alive(), "hrmd is not running:\n" + self.hrmd.output()[-2000:])
+
+    def events(self, token, query=""):
+        answer = self.hrmd.get("/api/v1/events" + query, token)
+        self.assertEqual(answer.status, 200, answer)
+        return answer.json["events"]
+
+    def wait_for_event(self):
+        """The manager's events once the high event has opened (bounded)."""
+        deadline = time.monotonic() + EVENT_WAIT_S
+        while time.monotonic() < deadline:
+            events = self.events(self.manager)
+            if events:
+                return events
+            time.sleep(0.2)
+        self.fail("no event within %d s:\n%s" % (EVENT_WAIT_S, self.hrmd.output()[-2000:]))
+
+    def test_events_read_as_hrmctl_prints_them_and_only_with_read_authorization(self):
+        events = self.wait_for_event()
+        high = events[0]
+        self.assertEqual((high["type"], high["device"], high["metadata"]["threshold"]), ("high-heart-rate-event", "e1", 45))
+        self.assertNotIn("end", high)
+        self.assertIn("latest", high)
+        # The same event, in the same shape, as hrmctl prints it.
+        _, out, _ = front.hrmctl("events", "--output", "json", "--store", self.hrmd.store)
+        printed = {event["id"]: event for event in map(json.loads, out.splitlines())}
+        self.assertEqual(sorted(printed[high["id"]].keys()), sorted(high.keys()))
+        self.assertEqual(printed[high["id"]]["start"], high["start"])
+        # An application reads none without read authorization, and all of a type with it.
+        self.assertEqual(self.events(self.app), [])
+        front.hrmctl("auth", "grant", "--read", "mary/app", "high-heart-rate-event", "--store", self.hrmd.store)
+        self.assertEqual([e["id"] for e in self.events(self.app, "?type=high-heart-rate-event")][-1:], [events[-1]["id"]])
+        self.assertEqual(self.events(self.app, "?type=low-heart-rate-event"), [])
+        self.assertEqual(self.events(self.app, "?device=other-strap"), [])
+
+    def test_hostile_arguments_are_400_and_nothing_writes_events(self):
+        self.assertError(self.hrmd.get("/api/v1/events?type=heart-rate", self.app), 400, "unknown event type")
+        self.assertError(self.hrmd.get("/api/v1/events?limit=0", self.app), 400)
+        self.assertError(self.hrmd.get("/api/v1/events?limit=99999999", self.app), 400)
+        self.assertError(self.hrmd.get("/api/v1/events?since=yesterday-ish", self.app), 400)
+        refused = self.hrmd.request("POST", "/api/v1/events", self.manager, {"Content-Type": "application/json"}, b"{}")
+        self.assertIn(refused.status, (404, 405), refused)
+        status, _, err = front.hrmctl("auth", "grant", "mary/app", "high-heart-rate-event", "--store", self.hrmd.store, check=False)
+        self.assertNotEqual(status, 0)
+        self.assertIn("written by hrmd alone", err)
+        self.assertTrue(self.hrmd.alive())
+
+
+if __name__ == "__main__":
+    import unittest
+    unittest.main()

@@ -1,0 +1,107 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+import Timestamps
+
+import HealthModel
+@testable import HealthStore
+
+@Suite("Events: stored, changed in place at new anchors, announced, and read by the read rule")
+struct EventStoreTests {
+    private func at(_ seconds: Double) -> Timestamp { Fixture.base.advanced(bySeconds: seconds) }
+
+    private func high(_ id: String = "e-1", device: String = "strap-1", start: Double = 0, latest: Double = 600, closed: Bool = false)
+        -> HealthEvent
+    {
+        HealthEvent(
+            id: id, type: .highHeartRateEvent, source: HealthSource.eventWriter, device: device, person: nil, start: at(start),
+            end: closed ? at(latest) : nil, latest: at(latest), threshold: 120, extreme: 131)
+    }
+
+    private func store(at path: String) throws -> HealthStore {
+        let store = try HealthStore.open(path: path, mode: .createIfMissing)
+        for type in SampleType.eventTypes { try store.setShareAuthorization(.sharingAuthorized, source: HealthSource.eventWriter, type: type) }
+        return store
+    }
+
+    @Test("an event is opened, extended and closed in place, each save at a new anchor and announced as it is after it")
+    func openExtendClose() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(at: directory.file("events.sqlite"))
+        let announced = Mutex<[ChangeDetail]>([])
+        let observation = store.observeChanges { change in announced.withLock { $0.append(change.detail ?? ChangeDetail()) } }
+        var event = high()
+        try store.saveEvent(event)
+        let opened = try store.currentAnchor()
+        event.latest = at(700)
+        event.extreme = 140
+        try store.saveEvent(event)
+        event.latest = at(760)
+        event.end = at(760)
+        try store.saveEvent(event)
+        observation.cancel()
+        #expect(try store.currentAnchor() == opened + 2)
+        #expect(announced.withLock { $0.map(\.events) } == [[high()], [{ var e = high(); e.latest = at(700); e.extreme = 140; return e }()], [event]])
+        // Read back the same, also from the file opened again.
+        #expect(try store.events(EventQuery()) == [event])
+        #expect(try HealthStore.open(path: directory.file("events.sqlite"), mode: .existingOnly).events(EventQuery()) == [event])
+    }
+
+    @Test("only hrmd writes events, with share authorization of their type; no other source may be granted it")
+    func onlyHrmdWrites() throws {
+        let directory = try TemporaryDirectory()
+        let store = try HealthStore.open(path: directory.file("events.sqlite"), mode: .createIfMissing)
+        #expect(throws: HealthStoreError.shareNotAuthorized(source: "hrmd", types: ["high-heart-rate-event"])) { try store.saveEvent(high()) }
+        try store.setShareAuthorization(.sharingAuthorized, source: "hrmd", type: .highHeartRateEvent)
+        try store.saveEvent(high())
+        var forged = high("e-2", device: "strap-2")
+        forged.source = "mary/app"
+        #expect(throws: HealthStoreError.self) { try store.saveEvent(forged) }
+        #expect(throws: HealthStoreError.self) { try store.setShareAuthorization(.sharingAuthorized, source: "mary/app", type: .highHeartRateEvent) }
+        // Reading may be granted; a revoke of share is always allowed.
+        try store.setReadAuthorization(.sharingAuthorized, source: "mary/app", type: .highHeartRateEvent)
+        try store.setShareAuthorization(.sharingDenied, source: "mary/app", type: .highHeartRateEvent)
+        #expect(try store.events(EventQuery()).map(\.id) == ["e-1"])
+    }
+
+    @Test("a strap has one open event of a type; an event's identity (type, strap, start) does not change")
+    func oneOpenPerStrap() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(at: directory.file("events.sqlite"))
+        try store.saveEvent(high())
+        #expect(throws: HealthStoreError.self) { try store.saveEvent(high("e-2")) }
+        try store.saveEvent(high("e-3", device: "strap-2"))
+        var moved = high()
+        moved.start = at(1)
+        #expect(throws: HealthStoreError.self) { try store.saveEvent(moved) }
+        try store.saveEvent(high(closed: true))
+        try store.saveEvent(high("e-2", start: 900, latest: 1000))
+        #expect(Set(try store.events(EventQuery(openOnly: true)).map(\.id)) == ["e-2", "e-3"])
+    }
+
+    @Test("a reader sees events of the types it may read; a query narrows by type, time, strap, person, openness and count")
+    func readRuleAndQueries() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(at: directory.file("events.sqlite"))
+        try store.savePerson(Person(name: "ann"), creating: true)
+        try store.saveEvent(high("h-1", start: 0, latest: 600, closed: true))
+        try store.saveEvent(high("h-2", start: 1000, latest: 1700))
+        try store.saveEvent(HealthEvent(
+            id: "l-1", type: .lowHeartRateEvent, source: "hrmd", device: "strap-2", person: "ann", start: at(100), end: at(800),
+            latest: at(800), threshold: 40, extreme: 35))
+        try store.saveEvent(HealthEvent(
+            id: "c-1", type: .sensorContactLost, source: "hrmd", device: "strap-2", person: "ann", start: at(2000), end: nil, latest: at(2040)))
+        #expect(try store.events(EventQuery()).map(\.id) == ["c-1", "h-2", "l-1", "h-1"], "newest start first")
+        #expect(try store.events(EventQuery(reader: "mary/app")).isEmpty, "without read authorization, nothing")
+        try store.setReadAuthorization(.sharingAuthorized, source: "mary/app", type: .lowHeartRateEvent)
+        #expect(try store.events(EventQuery(reader: "mary/app")).map(\.id) == ["l-1"])
+        #expect(try store.events(EventQuery(types: [.highHeartRateEvent])).map(\.id) == ["h-2", "h-1"])
+        #expect(try store.events(EventQuery(since: at(650), until: at(1500))).map(\.id) == ["h-2", "l-1"], "overlapping the range")
+        #expect(try store.events(EventQuery(person: "ann")).map(\.id) == ["c-1", "l-1"])
+        #expect(try store.events(EventQuery(device: "strap-1")).map(\.id) == ["h-2", "h-1"])
+        #expect(try store.events(EventQuery(openOnly: true)).map(\.id) == ["c-1", "h-2"])
+        #expect(try store.events(EventQuery(limit: 1)).map(\.id) == ["c-1"])
+        #expect(try store.events(EventQuery(types: [.heartRate])).isEmpty, "not an event type")
+    }
+}

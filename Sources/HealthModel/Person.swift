@@ -14,13 +14,17 @@ public struct Person: Sendable, Hashable {
     /// count/min; when absent, estimated from the birth year (``estimatedMaximumHeartRate(in:)``).
     public var maximumHeartRate: Double?
     public var zoneMethod: ZoneMethod
+    /// count/min: the person's own threshold of high heart-rate events, over `[alerts] high`.
+    public var alertHigh: Double?
+    /// count/min: the person's own threshold of low heart-rate events, over `[alerts] low`.
+    public var alertLow: Double?
 
     /// The most people one store keeps.
     public static let storeLimit = 1024
 
     public init(
         name: String, birthYear: Int? = nil, sex: BiologicalSex? = nil, weightKilograms: Double? = nil, restingHeartRate: Double? = nil,
-        maximumHeartRate: Double? = nil, zoneMethod: ZoneMethod = .percentOfMaximum
+        maximumHeartRate: Double? = nil, zoneMethod: ZoneMethod = .percentOfMaximum, alertHigh: Double? = nil, alertLow: Double? = nil
     ) {
         self.name = name
         self.birthYear = birthYear
@@ -29,6 +33,8 @@ public struct Person: Sendable, Hashable {
         self.restingHeartRate = restingHeartRate
         self.maximumHeartRate = maximumHeartRate
         self.zoneMethod = zoneMethod
+        self.alertHigh = alertHigh
+        self.alertLow = alertLow
     }
 
     /// The maximum heart rate to use in `year`: the person's own, or Tanaka, Monahan and Seals'
@@ -74,7 +80,7 @@ public struct Person: Sendable, Hashable {
 /// it as it is: JSON, D-Bus dictionaries.
 extension Person: Codable {
     enum CodingKeys: String, CodingKey {
-        case name, birthYear, sex, weightKilograms, restingHeartRate, maximumHeartRate, zones
+        case name, birthYear, sex, weightKilograms, restingHeartRate, maximumHeartRate, zones, alertHigh, alertLow
     }
 
     public init(from decoder: any Decoder) throws {
@@ -90,7 +96,9 @@ extension Person: Codable {
             weightKilograms: try container.decodeIfPresent(Double.self, forKey: .weightKilograms),
             restingHeartRate: try container.decodeIfPresent(Double.self, forKey: .restingHeartRate),
             maximumHeartRate: try container.decodeIfPresent(Double.self, forKey: .maximumHeartRate),
-            zoneMethod: try ZoneMethod.parse(try container.decodeIfPresent(String.self, forKey: .zones) ?? "percent-max"))
+            zoneMethod: try ZoneMethod.parse(try container.decodeIfPresent(String.self, forKey: .zones) ?? "percent-max"),
+            alertHigh: try container.decodeIfPresent(Double.self, forKey: .alertHigh),
+            alertLow: try container.decodeIfPresent(Double.self, forKey: .alertLow))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -102,6 +110,8 @@ extension Person: Codable {
         try container.encodeIfPresent(restingHeartRate, forKey: .restingHeartRate)
         try container.encodeIfPresent(maximumHeartRate, forKey: .maximumHeartRate)
         try container.encode(zoneMethod.description, forKey: .zones)
+        try container.encodeIfPresent(alertHigh, forKey: .alertHigh)
+        try container.encodeIfPresent(alertLow, forKey: .alertLow)
     }
 
     /// Why the person's values are not ones to keep, or nil when they are: the name's rule, and
@@ -121,6 +131,10 @@ extension Person: Codable {
         if let restingHeartRate, let maximumHeartRate, restingHeartRate >= maximumHeartRate {
             return "the resting heart rate is below the maximum"
         }
+        for (name, value) in [("a high alert", alertHigh), ("a low alert", alertLow)] {
+            if let value, !(value.isFinite && (20...250).contains(value)) { return "\(name) is 20 to 250 count/min, not \(value)" }
+        }
+        if let alertHigh, let alertLow, alertLow >= alertHigh { return "the low alert is below the high alert" }
         return nil
     }
 }

@@ -14,6 +14,8 @@ public enum PersonJSON {
         if let resting = person.restingHeartRate { members.append(("restingHeartRate", .number(resting))) }
         if let maximum = person.maximumHeartRate { members.append(("maxHeartRate", .number(maximum))) }
         members.append(("zones", .string(person.zoneMethod.description)))
+        if let high = person.alertHigh { members.append(("alertHigh", .number(high))) }
+        if let low = person.alertLow { members.append(("alertLow", .number(low))) }
         if let bounds = person.zoneBounds(in: year) { members.append(("zoneBounds", .array(bounds.lowers.map { .number(($0 * 100).rounded() / 100) }))) }
         members.append((
             "straps",

@@ -11,7 +11,7 @@ extension HealthStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT name, birthYear, sex, weightKilograms, restingHeartRate, maximumHeartRate, zones
+                    SELECT name, birthYear, sex, weightKilograms, restingHeartRate, maximumHeartRate, zones, alertHigh, alertLow
                     FROM person ORDER BY CAST(name AS BLOB)
                     """
             ).map(Self.person)
@@ -43,7 +43,7 @@ extension HealthStore {
             let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM person WHERE name = ?", arguments: [person.name]) ?? false
             let values: StatementArguments = [
                 person.birthYear, person.sex?.rawValue, person.weightKilograms, person.restingHeartRate, person.maximumHeartRate,
-                person.zoneMethod.description, person.name,
+                person.zoneMethod.description, person.alertHigh, person.alertLow, person.name,
             ]
             if creating {
                 guard !exists else {
@@ -55,8 +55,8 @@ extension HealthStore {
                 }
                 try db.execute(
                     sql: """
-                        INSERT INTO person (birthYear, sex, weightKilograms, restingHeartRate, maximumHeartRate, zones, name)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        INSERT INTO person (birthYear, sex, weightKilograms, restingHeartRate, maximumHeartRate, zones, alertHigh, alertLow, name)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: values)
             } else {
@@ -64,7 +64,7 @@ extension HealthStore {
                 try db.execute(
                     sql: """
                         UPDATE person SET birthYear = ?, sex = ?, weightKilograms = ?, restingHeartRate = ?, maximumHeartRate = ?,
-                            zones = ? WHERE name = ?
+                            zones = ?, alertHigh = ?, alertLow = ? WHERE name = ?
                         """,
                     arguments: values)
             }
@@ -125,6 +125,6 @@ extension HealthStore {
         do { zones = try ZoneMethod.parse(row[6]) } catch { throw HealthStoreError.database("person \((row[0] as String).debugDescription): \(error)") }
         return Person(
             name: row[0], birthYear: (row[1] as Int64?).map { Int($0) }, sex: (row[2] as String?).flatMap(BiologicalSex.init(rawValue:)),
-            weightKilograms: row[3], restingHeartRate: row[4], maximumHeartRate: row[5], zoneMethod: zones)
+            weightKilograms: row[3], restingHeartRate: row[4], maximumHeartRate: row[5], zoneMethod: zones, alertHigh: row[7], alertLow: row[8])
     }
 }

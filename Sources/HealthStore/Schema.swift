@@ -39,6 +39,8 @@ enum Schema {
     /// Events (category samples: high and low heart rate, contact lost, battery low) with
     /// their anchors (`HealthStore+Events`).
     static let events = "v14-events"
+    /// A person's own alert thresholds (`person.alertHigh`, `alertLow`).
+    static let personAlerts = "v15-person-alerts"
 
     /// The minute of a microsecond time column, rounded down (also before 1970).
     static func minute(of column: String) -> String {
@@ -66,6 +68,9 @@ enum Schema {
         migrator.registerMigration(workouts, migrate: addWorkouts)
         migrator.registerMigration(packedWorkoutEvents, migrate: packWorkoutEvents)
         migrator.registerMigration(events, migrate: addEvents)
+        migrator.registerMigration(personAlerts) { db in
+            try db.execute(sql: "ALTER TABLE person ADD COLUMN alertHigh REAL; ALTER TABLE person ADD COLUMN alertLow REAL")
+        }
         return migrator
     }
 

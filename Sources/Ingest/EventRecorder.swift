@@ -15,6 +15,8 @@ import Timestamps
 /// open when hrmd stopped are continued by the next reading of their strap, or closed at the
 /// end of the last reading they covered.
 struct EventRecorder {
+    /// The rules of `[alerts]`; a person's own thresholds (`hrmctl person set --alert-high`)
+    /// override them while their strap is theirs.
     let rules: AlertRules
     private let logger: Logger
     private var detectors: [String: EventDetector] = [:]
@@ -29,6 +31,9 @@ struct EventRecorder {
     private var resumed = false
     /// Event types hrmd may not store, as last told (logged once per change).
     private var refused: Set<SampleType> = []
+    /// People whose own thresholds make rules that do not hold (a low above the configured
+    /// high, say), as last told: their readings follow `[alerts]`.
+    private var unusableRules: Set<String> = []
 
     /// At most this many events wait for a writable store; past it the oldest go (logged).
     static let unsavedLimit = 1000
@@ -67,9 +72,16 @@ struct EventRecorder {
                     var detector = detectors[device] ?? EventDetector(rules: rules)
                     // In time order; at one time a sample before a reading without contact.
                     for reading in readings.enumerated().sorted(by: { ($0.element.start, $0.offset) < ($1.element.start, $1.offset) }) {
+                        let start = reading.element.start
+                        // Another wearer's thresholds: what the last ones found ends with their readings.
+                        let wanted = rules(for: context.person(wearing: device, at: start), context.people)
+                        if wanted != detector.rules {
+                            take(detector.finish(), device: device, context: context)
+                            detector = EventDetector(rules: wanted)
+                        }
                         let judged = EventReading(
-                            start: reading.element.start, end: reading.element.end, heartRate: reading.element.heartRate,
-                            contact: reading.element.contact, insideWorkout: context.insideWorkout(device: device, at: reading.element.start))
+                            start: start, end: reading.element.end, heartRate: reading.element.heartRate,
+                            contact: reading.element.contact, insideWorkout: context.insideWorkout(device: device, at: start))
                         take(detector.add(judged), device: device, context: context)
                     }
                     detectors[device] = detector
@@ -180,7 +192,9 @@ struct EventRecorder {
     private mutating func resumeIfNeeded(_ store: HealthStore) throws(HealthStoreError) {
         guard !resumed else { return }
         let stored = try store.events(EventQuery(openOnly: true, reader: HealthSource.eventWriter))
+        let people = Dictionary(try store.people().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var byDevice: [String: [DetectedEvent]] = [:]
+        var wearers: [String: String] = [:]
         for event in stored where event.source == HealthSource.eventWriter {
             guard let device = event.device, let kind = Self.kind(of: event.type) else { continue }
             open[OpenKey(device: device, kind: kind)] = event
@@ -190,11 +204,28 @@ struct EventRecorder {
                 batteries[device] = BatteryWatch(rules: rules, resuming: detected)
             } else {
                 byDevice[device, default: []].append(detected)
+                if let person = event.person { wearers[device] = person }
             }
         }
-        for (device, events) in byDevice { detectors[device] = EventDetector(rules: rules, resuming: events) }
+        for (device, events) in byDevice {
+            detectors[device] = EventDetector(rules: rules(for: wearers[device], people), resuming: events)
+        }
         if !stored.isEmpty { logger.info("events: continuing \(stored.count) open events") }
         resumed = true
+    }
+
+    /// The rules for readings of `person`'s: `[alerts]` with their own thresholds.
+    private mutating func rules(for person: String?, _ people: [String: Person]) -> AlertRules {
+        guard let person, let record = people[person], record.alertHigh != nil || record.alertLow != nil else { return rules }
+        let own = rules.overriding(high: record.alertHigh, low: record.alertLow)
+        if let problem = own.problem() {
+            if unusableRules.insert(person).inserted {
+                logger.warning("events: \(person)'s own alert thresholds with [alerts] do not hold (\(problem)); their readings follow [alerts]")
+            }
+            return rules
+        }
+        unusableRules.remove(person)
+        return own
     }
 
     static func type(of kind: EventKind) -> SampleType {
@@ -239,12 +270,15 @@ struct ContactLostReading {
 private struct ReadingContext {
     let workouts: [Workout]
     let assignments: [StrapAssignment]
+    /// People by name: their own thresholds.
+    let people: [String: Person]
 
     init(_ readings: [EventReading], store: HealthStore) throws(HealthStoreError) {
         let since = readings.map(\.start).min()!
         let until = readings.map(\.end).max()!.advanced(bySeconds: 0.000_001)
         workouts = try store.workouts(WorkoutQuery(since: since, until: until, limit: WorkoutQuery.answerLimit))
         assignments = try store.strapAssignments()
+        people = Dictionary(try store.people().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     func person(wearing device: String, at time: Timestamp) -> String? { assignments.person(wearing: device, at: time) }

@@ -38,6 +38,10 @@ struct PersonCommand: ParsableCommand {
         @Option(name: .customLong("max-hr"), help: ArgumentHelp("Maximum heart rate, count/min.", valueName: "bpm")) var maxHR: Double?
         @Option(help: ArgumentHelp("percent-max, reserve, or B1,B2,B3,B4,B5 (lower bounds of zones 1-5).", valueName: "method"))
         var zones: String?
+        @Option(help: ArgumentHelp("Their own high heart-rate event threshold, count/min (over [alerts] high).", valueName: "bpm"))
+        var alertHigh: Double?
+        @Option(help: ArgumentHelp("Their own low heart-rate event threshold, count/min (over [alerts] low).", valueName: "bpm"))
+        var alertLow: Double?
 
         /// `person` with what was given.
         func applied(to person: Person) throws(ValidationError) -> Person {
@@ -47,6 +51,8 @@ struct PersonCommand: ParsableCommand {
             if let weight { person.weightKilograms = weight }
             if let restingHR { person.restingHeartRate = restingHR }
             if let maxHR { person.maximumHeartRate = maxHR }
+            if let alertHigh { person.alertHigh = alertHigh }
+            if let alertLow { person.alertLow = alertLow }
             if let zones {
                 do { person.zoneMethod = try ZoneMethod.parse(zones) } catch { throw ValidationError("--zones: \(error)") }
             }

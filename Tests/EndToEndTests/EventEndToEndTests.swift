@@ -91,6 +91,45 @@ struct EventEndToEndTests {
         #expect(refused.exitCode != 0 && refused.stderr.contains("written by hrmd alone"), "\(refused.stderr)")
     }
 
+    @Test("a wearer's own thresholds override [alerts] while the strap is theirs, and the event names them")
+    func personalThresholds() async throws {
+        let harness = try Harness()
+        _ = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate")
+        try await Self.grantEvents(harness, store: harness.store)
+        let store = ["--store", harness.store]
+        #expect(try await harness.hrmctl(["person", "add", "ann", "--alert-high", "125"] + store, withStore: false).exitCode == 0)
+        let absurd = try await harness.hrmctl(["person", "set", "ann", "--alert-high", "400"] + store, withStore: false)
+        #expect(absurd.exitCode != 0 && absurd.stderr.contains("high alert"), "\(absurd.stderr)")
+        // ann wears the strap for the first six minutes only.
+        #expect(try await harness.hrmctl(
+            ["person", "assign", "ann", "AA:BB:CC:DD:EE:FF", "--from", "2026-11-20T09:00:00Z", "--until", "2026-11-20T10:06:00Z"] + store,
+            withStore: false).exitCode == 0)
+        let listed = try await harness.hrmctl(["person", "list", "--output", "json"] + store, withStore: false)
+        #expect(listed.stdout.contains(#""alertHigh":125"#), "\(listed.stdout)")
+        // Four minutes at 122 while ann wears it (above the default 120, not her 125), then 90 s
+        // at 130 (her event) and 30 s at 80; after her, 11 minutes at 122 (the default rule: an
+        // event of nobody's).
+        var readings: [(bpm: Int, contact: Bool)] = Array(repeating: (122, true), count: 240)
+        readings += Array(repeating: (130, true), count: 90)
+        readings += Array(repeating: (80, true), count: 30)
+        readings += Array(repeating: (122, true), count: 660)
+        let trace = harness.directory.file("ann.trace.jsonl")
+        try Self.trace(readings).write(toFile: trace, atomically: true, encoding: .utf8)
+        let config = harness.directory.file("hrmd.conf")
+        try "[alerts]\nhigh-for = 60s\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let replayed = try await harness.hrmctl(["replay", "--config", config, "--store", harness.store, trace], withStore: false)
+        #expect(replayed.exitCode == 0, "\(replayed.stderr)")
+        let events = try await Self.events(harness, store: harness.store)
+        #expect(events.count == 2, "\(events)")
+        #expect(events.first?["person"] as? String == "ann")
+        #expect((events.first?["metadata"] as? [String: Any])?["threshold"] as? Double == 125)
+        #expect(events.first?["start"] as? String == "2026-11-20T10:04:00.000Z")
+        #expect(events.last?["person"] == nil)
+        #expect((events.last?["metadata"] as? [String: Any])?["threshold"] as? Double == 120)
+        #expect(events.first?["end"] as? String == "2026-11-20T10:05:29.000Z")
+        #expect(events.last?["start"] as? String == "2026-11-20T10:06:00.000Z")
+    }
+
     @Test("live, stopped and started again, hrmd finds the events a replay of its traces finds: an open event is continued, not doubled")
     func liveEqualsReplay() async throws {
         let harness = try Harness()

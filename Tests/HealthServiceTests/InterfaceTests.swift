@@ -125,7 +125,7 @@ struct RequestTableTests {
     func peopleTravel() throws {
         let ann = Person(
             name: "ann", birthYear: 1990, sex: .female, weightKilograms: 61.5, restingHeartRate: 52, maximumHeartRate: nil,
-            zoneMethod: .bounds([100, 120, 140, 160, 170]))
+            zoneMethod: .bounds([100, 120, 140, 160, 170]), alertHigh: 130, alertLow: 45)
         let bob = Person(name: "bob")
         let answer = People.Response(
             people: [ann, bob],

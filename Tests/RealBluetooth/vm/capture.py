@@ -39,33 +39,38 @@ def open_monitor() -> socket.socket:
     return monitor
 
 
+# How often the capture looks up from the socket to see whether it was asked to stop.
+POLL_SECONDS = 0.25
+
+
 def main(path: str) -> int:
     monitor = open_monitor()
+    monitor.settimeout(POLL_SECONDS)
+    stop = False
 
     def request_stop(*_):
-        # Raised between two bytecodes, so a record's single write is whole or absent.
-        raise Stopped()
+        # Only a flag: the loop ends between two records, so each record is whole, and no
+        # exception can land in the middle of writing or closing the file.
+        nonlocal stop
+        stop = True
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
     with open(path, "wb") as file:
         file.write(b"btsnoop\0" + struct.pack(">II", 1, 2001))
         file.flush()
-        try:
-            record(monitor, file)
-        except Stopped:
-            pass
+        record(monitor, file, lambda: stop)
     return 0
 
 
-class Stopped(Exception):
-    pass
-
-
-def record(monitor: socket.socket, file) -> None:
-    """Writes each monitor packet as one btsnoop record, flushed, until interrupted."""
-    while True:
-        data, ancillary, _, _ = monitor.recvmsg(65536, socket.CMSG_SPACE(16))
+def record(monitor: socket.socket, file, stopping) -> None:
+    """Writes each monitor packet as one btsnoop record, flushed, until `stopping()` says so
+    (looked at after each packet and at least every POLL_SECONDS)."""
+    while not stopping():
+        try:
+            data, ancillary, _, _ = monitor.recvmsg(65536, socket.CMSG_SPACE(16))
+        except TimeoutError:
+            continue
         if len(data) < MONITOR_HEADER.size:
             continue
         opcode, index, length = MONITOR_HEADER.unpack_from(data)

@@ -11,19 +11,12 @@ extension APIRoute {
     /// `/api/v1/events`: the events the token's source may read, in `hrmctl events`' shape.
     static let events: [APIRoute] = [
         APIRoute(.get, "events", parameters: ["since", "until", "type", "person", "device", "limit"], serves: Events.name) { _, query, caller, _ in
-            var type: SampleType?
-            if let name = query.string("type") {
-                guard let named = SampleType(identifier: name), named.kind == .category else {
-                    throw RequestFailure.invalidArguments(
-                        "unknown event type \(name.debugDescription) (known: \(SampleType.eventTypes.map(\.identifier).joined(separator: ", ")))")
-                }
-                type = named
-            }
-            let answer = try await serve(
-                Events(
-                    app: caller.app, since: try query.time("since"), until: try query.time("until"), type: type, person: query.string("person"),
-                    device: query.string("device"), limit: Int(try query.unsigned("limit") ?? 100)),
-                as: caller)
+            var request = Events(
+                app: caller.app, since: try query.time("since"), until: try query.time("until"), type: nil, person: query.string("person"),
+                device: query.string("device"), limit: Int(try query.unsigned("limit") ?? 100))
+            // The type as named: the request checks it.
+            request.type = query.string("type") ?? ""
+            let answer = try await serve(request, as: caller)
             return .object([("events", .array(answer.events.map(EventJSON.object)))])
         },
     ]

@@ -54,6 +54,19 @@ public struct HealthEvent: Sendable, Hashable {
     }
 }
 
+extension SampleType {
+    /// Whether `source` may be granted to store samples of this type: events are hrmd's alone.
+    public func mayBeShared(by source: String) -> Bool { kind != .category || source == HealthSource.eventWriter }
+
+    /// The event type named `name`, with the known ones in the error.
+    public static func eventType(named name: String) throws(ModelError) -> SampleType {
+        guard let type = SampleType(identifier: name), type.kind == .category else {
+            throw ModelError("unknown event type \(name.debugDescription) (known: \(eventTypes.map(\.identifier).joined(separator: ", ")))")
+        }
+        return type
+    }
+}
+
 /// Which events to read: those of `types` that overlap [since, until), of `person` or
 /// `device` when given, newest start first.
 public struct EventQuery: Sendable, Hashable {
@@ -94,8 +107,7 @@ extension HealthEvent: Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let name = try container.decode(String.self, forKey: .type)
-        guard let type = SampleType(identifier: name), type.kind == .category else { throw ModelError("unknown event type \(name.debugDescription)") }
+        let type = try SampleType.eventType(named: try container.decode(String.self, forKey: .type))
         self.init(
             id: try container.decode(String.self, forKey: .id), type: type, source: try container.decode(String.self, forKey: .source),
             device: try container.decodeIfPresent(String.self, forKey: .device),

@@ -8,7 +8,8 @@ extension HealthStore {
     public func requestAuthorization(source: String, toShare types: [SampleType]) throws(HealthStoreError)
         -> [SampleType: AuthorizationStatus]
     {
-        try write { db in
+        try Self.refuseShare(of: types, by: source)
+        return try write { db in
             let sourceID = try Self.upsertSource(HealthSource(name: source), db)
             try Self.recordRequests(sourceID: sourceID, types: types, access: .share, db)
             var statuses: [SampleType: AuthorizationStatus] = [:]
@@ -29,9 +30,7 @@ extension HealthStore {
     public func requestAuthorization(
         source: String, toShare: [SampleType], toRead: [SampleType], quota: RequestQuota? = nil
     ) throws(HealthStoreError) {
-        if source != HealthSource.eventWriter, let event = toShare.first(where: { $0.kind == .category }) {
-            throw .conflict("\(event.identifier) is written by \(HealthSource.eventWriter) alone; ask to read it")
-        }
+        try Self.refuseShare(of: toShare, by: source)
         try write { db in
             if let quota { try Self.checkQuota(quota, for: source, db) }
             let sourceID = try Self.upsertSource(HealthSource(name: source), db)
@@ -85,9 +84,7 @@ extension HealthStore {
         throws(HealthStoreError)
     {
         let column = access.statusColumn
-        if access == .share, status == .sharingAuthorized, type.kind == .category, source != HealthSource.eventWriter {
-            throw .conflict("\(type.identifier) is written by \(HealthSource.eventWriter) alone; other sources may only read it")
-        }
+        if access == .share, status == .sharingAuthorized { try Self.refuseShare(of: [type], by: source) }
         try write { db in
             let sourceID = try Self.upsertSource(HealthSource(name: source), db)
             try db.execute(
@@ -157,6 +154,12 @@ extension HealthStore {
     // MARK: Inside transactions
 
     /// Marks `types` as requested for `access`, leaving any answer as it is.
+    /// Refuses a share `source` may not be granted: an event type to anyone but hrmd.
+    private static func refuseShare(of types: [SampleType], by source: String) throws(HealthStoreError) {
+        guard let refused = types.first(where: { !$0.mayBeShared(by: source) }) else { return }
+        throw .conflict("\(refused.identifier) is written by \(HealthSource.eventWriter) alone; other sources may only read it")
+    }
+
     static func recordRequests(sourceID: Int64, types: [SampleType], access: AuthorizationAccess, _ db: Database) throws {
         let column = access.requestedColumn
         for type in types {

@@ -13,7 +13,7 @@ extension HealthStore {
     /// ``HealthSource/eventWriter``, or when its strap has another open event of the type.
     public func saveEvent(_ event: HealthEvent) throws(HealthStoreError) {
         if let problem = event.problem { throw .conflict(problem) }
-        guard event.source == HealthSource.eventWriter else {
+        guard event.type.mayBeShared(by: event.source) else {
             throw .conflict("\(event.type.identifier) events are written by \(HealthSource.eventWriter) alone")
         }
         try writeAnnouncing { db in

@@ -1,3 +1,4 @@
+import Foundation
 import HealthModel
 import HealthStore
 import HeartRateEvents
@@ -85,7 +86,7 @@ struct EventRecorder {
                         take(detector.add(judged), device: device, context: context)
                     }
                     detectors[device] = detector
-                    keepLatest(of: detector.openEvents, device: device, after: Self.latestInterval)
+                    keepLatest(of: detector.openEvents, device: device, after: Self.latestIntervalMicroseconds)
                     if let level = levels(device), batteryLevels[device] != level, let last = readings.map(\.end).max() {
                         batteryLevels[device] = level
                         var watch = batteries[device] ?? BatteryWatch(rules: rules)
@@ -103,7 +104,7 @@ struct EventRecorder {
     /// Saves each open event's latest reading (hrmd stops: the next run continues from there).
     mutating func keepOpen(in store: HealthStore) {
         for (device, detector) in detectors.sorted(by: { $0.key < $1.key }) {
-            keepLatest(of: detector.openEvents, device: device, after: .zero)
+            keepLatest(of: detector.openEvents, device: device, after: 0)
         }
         save(store)
     }
@@ -111,17 +112,15 @@ struct EventRecorder {
     /// How far an open event's latest reading may run ahead of the stored one before it is
     /// saved again (besides its opening, a new extreme, its end and hrmd's stop): what a
     /// crash can cost the next run's view of where the event had got to.
-    static let latestInterval = Duration.seconds(10)
+    static let latestIntervalMicroseconds: Int64 = 10_000_000
 
-    /// Queues the open events of `device` whose latest reading is more than `interval` past
-    /// the stored one.
-    private mutating func keepLatest(of events: [DetectedEvent], device: String, after interval: Duration) {
-        let micros = interval.components.seconds * 1_000_000 + interval.components.attoseconds / 1_000_000_000_000
+    /// Queues the open events of `device` whose latest reading is more than `micros`
+    /// microseconds past the stored one.
+    private mutating func keepLatest(of events: [DetectedEvent], device: String, after micros: Int64) {
         for detected in events {
             let key = OpenKey(device: device, kind: detected.kind)
             guard var stored = open[key], stored.start == detected.start,
                 detected.lastEnd.microsecondsSinceEpoch > stored.latest.microsecondsSinceEpoch + micros
-                    || (interval == .zero && detected.lastEnd != stored.latest)
             else { continue }
             stored.latest = detected.lastEnd
             stored.extreme = detected.extreme
@@ -192,7 +191,7 @@ struct EventRecorder {
     private mutating func resumeIfNeeded(_ store: HealthStore) throws(HealthStoreError) {
         guard !resumed else { return }
         let stored = try store.events(EventQuery(openOnly: true, reader: HealthSource.eventWriter))
-        let people = Dictionary(try store.people().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let people = try Self.peopleByName(store)
         var byDevice: [String: [DetectedEvent]] = [:]
         var wearers: [String: String] = [:]
         for event in stored where event.source == HealthSource.eventWriter {
@@ -228,6 +227,11 @@ struct EventRecorder {
         return own
     }
 
+    /// The store's people by name (names are unique).
+    static func peopleByName(_ store: HealthStore) throws(HealthStoreError) -> [String: Person] {
+        Dictionary(uniqueKeysWithValues: try store.people().map { ($0.name, $0) })
+    }
+
     static func type(of kind: EventKind) -> SampleType {
         switch kind {
         case .high: .highHeartRateEvent
@@ -253,8 +257,7 @@ struct EventRecorder {
             }
             return hash
         }
-        let hex = String(fnv(0xcbf2_9ce4_8422_2325), radix: 16).leftPadded(16) + String(fnv(0x8422_2325_cbf2_9ce4), radix: 16).leftPadded(16)
-        let characters = Array(hex)
+        let characters = Array(String(format: "%016llx%016llx", fnv(0xcbf2_9ce4_8422_2325), fnv(0x8422_2325_cbf2_9ce4)))
         return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
     }
 }
@@ -278,7 +281,7 @@ private struct ReadingContext {
         let until = readings.map(\.end).max()!.advanced(bySeconds: 0.000_001)
         workouts = try store.workouts(WorkoutQuery(since: since, until: until, limit: WorkoutQuery.answerLimit))
         assignments = try store.strapAssignments()
-        people = Dictionary(try store.people().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        people = try EventRecorder.peopleByName(store)
     }
 
     func person(wearing device: String, at time: Timestamp) -> String? { assignments.person(wearing: device, at: time) }
@@ -293,8 +296,4 @@ private struct ReadingContext {
             return workout.device == device
         }
     }
-}
-
-extension String {
-    fileprivate func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

@@ -173,7 +173,7 @@ struct AuthAnswer: ParsableArguments {
 
     func sampleTypes() throws(ValidationError) -> [SampleType] {
         // Events are hrmd's alone to store: 'all' leaves them out of another source's share.
-        if types == ["all"] { return SampleType.all.filter { read || $0.kind != .category || source == HealthSource.eventWriter } }
+        if types == ["all"] { return SampleType.all.filter { read || $0.mayBeShared(by: source) } }
         return try types.map { name throws(ValidationError) in
             guard let type = SampleType(identifier: name) else {
                 throw ValidationError("unknown type '\(name)' (known: \(SampleType.all.map(\.identifier).joined(separator: ", ")), all)")

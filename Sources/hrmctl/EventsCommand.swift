@@ -36,10 +36,7 @@ struct EventsCommand: AsyncParsableCommand {
 
     private func eventType() throws(ValidationError) -> SampleType? {
         guard let type else { return nil }
-        guard let named = SampleType(identifier: type), named.kind == .category else {
-            throw ValidationError("unknown event type '\(type)' (known: \(SampleType.eventTypes.map(\.identifier).joined(separator: ", ")))")
-        }
-        return named
+        do { return try SampleType.eventType(named: type) } catch { throw ValidationError(error.description) }
     }
 
     func run() async throws {

@@ -44,11 +44,7 @@ public struct Events: HealthRequest {
         }
         var types: [SampleType] = []
         if !type.isEmpty {
-            guard let named = SampleType(identifier: type), named.kind == .category else {
-                throw .invalidArguments(
-                    "unknown event type \(type.debugDescription) (known: \(SampleType.eventTypes.map(\.identifier).joined(separator: ", ")))")
-            }
-            types = [named]
+            do { types = [try SampleType.eventType(named: type)] } catch { throw .invalidArguments(error.description) }
         }
         let query = EventQuery(
             types: types, since: range.since, until: range.until, person: person.isEmpty ? nil : person,

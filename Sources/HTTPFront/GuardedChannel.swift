@@ -23,18 +23,26 @@ struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
     let perAddress: ConnectionsPerAddress
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        guard perAddress.admit(channel) else {
+        // A connection whose setup fails is never registered, and NIO leaves it open: it would
+        // keep its socket and one of `max-connections` for ever. Each failure closes it here.
+        guard let slot = perAddress.admit(channel) else {
             logger.debug("http: refused a connection from \(channel.remoteAddress?.ipAddress ?? "?"): \(perAddress.limit) already open from there")
+            channel.close(promise: nil)
             return channel.eventLoop.makeFailedFuture(ConnectionRefused.tooManyFromAddress)
         }
         return channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandlers(WireEnd(), FirstHeadDeadlineHandler(timeout: timeout))
+            try channel.pipeline.syncOperations.addHandlers(
+                AddressSlotRelease(slot: slot), WireEnd(), FirstHeadDeadlineHandler(timeout: timeout))
         }.flatMap {
             base.setup(channel: channel, logger: logger)
         }.flatMapThrowing { value in
             let wire = try channel.pipeline.syncOperations.handler(type: WireEnd.self)
             try channel.pipeline.syncOperations.addHandler(ParserErrorResponder(wire: wire))
             return value
+        }.flatMapErrorThrowing { error in
+            logger.debug("http: closed a connection whose setup failed: \(error)")
+            channel.close(promise: nil)
+            throw error
         }
     }
 
@@ -88,6 +96,11 @@ enum ConnectionRefused: Error {
 /// Connections open per remote IP address, each counted from acceptance until it closes, so
 /// that one client cannot take every one of `max-connections`. Connections without an IP
 /// address (a Unix socket) are not counted.
+///
+/// A connection's place is given back when the connection goes inactive, before Hummingbird's
+/// count of `max-connections` lets the next connection in (that count drops only once the
+/// connection's close has completed): the next connection from the same address, accepted
+/// because one closed, always finds that place free.
 final class ConnectionsPerAddress: Sendable {
     /// Connections one address may hold at once.
     let limit: Int
@@ -95,22 +108,54 @@ final class ConnectionsPerAddress: Sendable {
 
     init(limit: Int) { self.limit = limit }
 
-    /// Counts `channel` in when its address has room, until the channel closes.
-    func admit(_ channel: any Channel) -> Bool {
-        guard let address = channel.remoteAddress?.ipAddress else { return true }
+    /// Counts `channel` in when its address has room: its place, given back when the channel
+    /// goes inactive or closes, whichever is first. Nil when the address has no room.
+    func admit(_ channel: any Channel) -> AddressSlot? {
+        guard let address = channel.remoteAddress?.ipAddress else { return AddressSlot(release: {}) }
         let admitted = open.withLock { open in
             guard open[address, default: 0] < limit else { return false }
             open[address, default: 0] += 1
             return true
         }
-        guard admitted else { return false }
-        channel.closeFuture.whenComplete { [self] _ in
+        guard admitted else { return nil }
+        let slot = AddressSlot { [self] in
             open.withLock { open in
                 let left = open[address, default: 1] - 1
                 open[address] = left > 0 ? left : nil
             }
         }
-        return true
+        channel.closeFuture.whenComplete { _ in slot.release() }
+        return slot
+    }
+}
+
+/// One connection's place among its address's connections, given back once.
+final class AddressSlot: Sendable {
+    private let releaseOnce: Mutex<(@Sendable () -> Void)?>
+
+    init(release: @escaping @Sendable () -> Void) { releaseOnce = Mutex(release) }
+
+    /// Gives the place back; calls after the first do nothing.
+    func release() {
+        releaseOnce.withLock { release in
+            let body = release
+            release = nil
+            return body
+        }?()
+    }
+}
+
+/// Gives a connection's ``AddressSlot`` back as soon as the connection goes inactive.
+final class AddressSlotRelease: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    private let slot: AddressSlot
+
+    init(slot: AddressSlot) { self.slot = slot }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        slot.release()
+        context.fireChannelInactive()
     }
 }
 

@@ -177,13 +177,15 @@ class Hrmd:
 
     # HTTP.
 
-    def connection(self, timeout=CALL_TIMEOUT_S):
+    def connection(self, timeout=CALL_TIMEOUT_S, source=None):
+        """A new HTTP connection to hrmd, from the loopback address SOURCE when given."""
         if self.scheme == "https":
             raise AssertionError("use an ssl context for https")
-        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout,
+                                          source_address=(source, 0) if source else None)
 
-    def request(self, method, path, token=None, headers=None, body=None, timeout=CALL_TIMEOUT_S):
-        connection = self.connection(timeout)
+    def request(self, method, path, token=None, headers=None, body=None, timeout=CALL_TIMEOUT_S, source=None):
+        connection = self.connection(timeout, source)
         try:
             all_headers = dict(headers or {})
             if token is not None:
@@ -194,8 +196,8 @@ class Hrmd:
         finally:
             connection.close()
 
-    def get(self, path, token=None, headers=None, timeout=CALL_TIMEOUT_S):
-        return self.request("GET", path, token, headers, timeout=timeout)
+    def get(self, path, token=None, headers=None, timeout=CALL_TIMEOUT_S, source=None):
+        return self.request("GET", path, token, headers, timeout=timeout, source=source)
 
     def answers(self, token):
         """Whether hrmd is alive and answers GET /api/v1/whoami with 200."""
@@ -207,10 +209,18 @@ class Hrmd:
             return False
 
 
-def raw_connect(port, timeout=CALL_TIMEOUT_S, receive_buffer=None):
+# Another loopback address (all of 127/8 reaches the loopback interface): a client the front's
+# per-address limit counts apart from those on 127.0.0.1.
+OTHER_CLIENT = "127.0.0.2"
+
+
+def raw_connect(port, timeout=CALL_TIMEOUT_S, receive_buffer=None, source=None):
+    """A plain TCP connection to PORT on 127.0.0.1, from the loopback address SOURCE when given."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     if receive_buffer:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    if source:
+        sock.bind((source, 0))
     sock.settimeout(timeout)
     sock.connect(("127.0.0.1", port))
     return sock

@@ -159,13 +159,14 @@ class HostileTests(front.FrontTestCase):
         try:
             for _ in range(IDLE_CONNECTIONS):
                 idle.append(front.raw_connect(self.hrmd.port, HANG_S))
-            # A request on one more connection: answered once the idle ones are closed by the
-            # first head's deadline, a round of max-connections at a time. The bound is a hang,
-            # counted per round, not a measure of speed.
+            # A request on one more connection, from another address (those past the per-address
+            # limit on 127.0.0.1 are closed as they are accepted): answered once the idle ones
+            # are closed by the first head's deadline, a round of max-connections at a time. The
+            # bound is a hang, counted per round, not a measure of speed.
             started = time.monotonic()
             rounds = -(-IDLE_CONNECTIONS // MAX_CONNECTIONS) + 1
             try:
-                answer = self.hrmd.get("/api/v1/whoami", self.token, timeout=HANG_S * rounds)
+                answer = self.hrmd.get("/api/v1/whoami", self.token, timeout=HANG_S * rounds, source=front.OTHER_CLIENT)
             except (socket.timeout, OSError) as error:
                 self.fail("no answer behind %d idle connections after %.1f s (%s); hrmd's log:\n%s"
                           % (IDLE_CONNECTIONS, time.monotonic() - started, error, self.hrmd.output()[-4000:]))
@@ -242,7 +243,7 @@ class HostileTests(front.FrontTestCase):
                 sock = front.raw_connect(self.hrmd.port, HANG_S)
                 sock.sendall(b"\r\n\r\n")
                 blank.append(sock)
-            answer = self.hrmd.get("/api/v1/whoami", self.token, timeout=HANG_S)
+            answer = self.hrmd.get("/api/v1/whoami", self.token, timeout=HANG_S, source=front.OTHER_CLIENT)
             self.assertEqual(answer.status, 200, answer)
             for sock in blank:
                 self.assertTrue(self.wait_closed(sock), "a connection that sent only blank lines stayed open")
@@ -354,14 +355,35 @@ class PerAddressTests(front.FrontTestCase):
             response.read()
             self.assertEqual(response.status, 200)
         try:
-            # The next connection from the same address is closed as it is accepted.
-            refused = self.hrmd.connection(HANG_S)
+            # The next connections from the same address are closed as they are accepted (not
+            # left open: each would keep one of max-connections for ever).
+            for attempt in range(MAX_CONNECTIONS * 2):
+                refused = front.raw_connect(self.hrmd.port, HANG_S)
+                try:
+                    refused.sendall(("GET /api/v1/whoami HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n\r\n"
+                                     % self.token).encode())
+                    try:
+                        self.assertEqual(refused.recv(4096), b"", "refused connection %d was answered" % attempt)
+                    except socket.timeout:
+                        self.fail("refused connection %d was left open for %d s" % (attempt, HANG_S))
+                    except (ConnectionError, OSError):
+                        pass
+                finally:
+                    refused.close()
+            # The refused ones hold no place: every connection max-connections allows beside
+            # the held ones, from other addresses, is answered at once.
+            others = []
             try:
-                with self.assertRaises((ConnectionError, OSError, front.http.client.HTTPException)):
-                    refused.request("GET", "/api/v1/whoami", headers={"Authorization": "Bearer " + self.token})
-                    refused.getresponse().read()
+                for index in range(MAX_CONNECTIONS - PER_ADDRESS):
+                    connection = self.hrmd.connection(HANG_S, source="127.0.0.%d" % (index + 2))
+                    others.append(connection)
+                    connection.request("GET", "/api/v1/whoami", headers={"Authorization": "Bearer " + self.token})
+                    response = connection.getresponse()
+                    response.read()
+                    self.assertEqual(response.status, 200)
             finally:
-                refused.close()
+                for connection in others:
+                    connection.close()
             # Once one of them closes, its place is free again.
             held.pop().close()
             self.assertTrue(front.wait_for(lambda: self.hrmd.answers(self.token), HANG_S), "a freed place was not given back")

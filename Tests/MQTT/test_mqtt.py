@@ -326,7 +326,15 @@ class SlowBrokerTest(PublisherTest):
         listener.bind(("127.0.0.1", 0))
         listener.listen(16)
         accepted = []
-        threading.Thread(target=lambda: [accepted.append(listener.accept()) for _ in range(16)], daemon=True).start()
+
+        def accept_until_closed():
+            try:
+                for _ in range(16):
+                    accepted.append(listener.accept())
+            except OSError:
+                pass  # the listener was closed at the test's end
+
+        threading.Thread(target=accept_until_closed, daemon=True).start()
         self.grant_all()
         hrmd = self.start_hrmd("mqtt://127.0.0.1:%d" % listener.getsockname()[1])
         hrmd.wait_for_line("did not answer within 10 s", 20)

@@ -207,7 +207,7 @@ let package = Package(
         .target(
             name: "MQTTPublisher",
             dependencies: [
-                "CMosquitto", "HealthModel", "HealthStore", "LiveFeed", "JSONLines", "Secrets", "Timestamps",
+                "CMosquitto", "HealthModel", "HealthRequests", "HealthStore", "LiveFeed", "JSONLines", "Secrets", "Timestamps",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

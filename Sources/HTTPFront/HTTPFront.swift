@@ -19,6 +19,9 @@ import ServiceLifecycle
 /// group. Every caller is a token, and a token is an application: it acts as its source with
 /// that source's authorization, exactly as the same source over D-Bus.
 public struct HTTPFront: Service {
+    /// The types the live streams send: heart rate, workouts and events.
+    public static var liveTypes: [SampleType] { LiveStreams.types }
+
     private let settings: HTTPSettings
     private let store: HealthStore
     private let feed: LiveFeed

@@ -24,7 +24,7 @@ struct LiveStreams: Sendable {
     let counts = StreamCounts()
 
     /// The types a stream follows.
-    static let types: Set<SampleType> = [.heartRate, .workout]
+    static let types: [SampleType] = [.heartRate, .workout] + SampleType.eventTypes
 
     /// The SSE answer for `token`, or the refusal.
     func serverSentEvents(_ request: Request, token: AccessTokenRecord) throws -> Response {
@@ -99,7 +99,7 @@ struct LiveStreams: Sendable {
     /// A subscription for `token` and its place in the counts, when the limits allow one more stream.
     private func start(_ token: AccessTokenRecord) -> LiveStreamLease? {
         guard counts.enter(token.id, perToken: settings.maxLiveStreamsPerToken, inAll: settings.maxLiveStreams) else { return nil }
-        let reader = LiveReader(source: token.source, isManager: token.manager, types: Self.types)
+        let reader = LiveReader(source: token.source, isManager: token.manager, types: Set(Self.types))
         let subscription = feed.subscribe(reader, capacity: settings.liveQueueCapacity) { [store, id = token.id] in
             // A store that cannot be read now is asked again in a second; a token that is no
             // longer there was revoked or expired (making a token drops those rows).
@@ -123,6 +123,7 @@ struct LiveStreams: Sendable {
             buffer.writeStaticString("\n\n")
         case .state(let activity): buffer.writeString("event: state\ndata: \(APIShapes.sensor(activity).serialized)\n\n")
         case .workout(let change): buffer.writeString("event: workout\ndata: \(Self.workoutJSON(change).serialized)\n\n")
+        case .healthEvent(let event): buffer.writeString("event: event\ndata: \(EventJSON.object(event).serialized)\n\n")
         case .gap(let missed): buffer.writeString("event: gap\ndata: {\"missed\":\(missed)}\n\n")
         case .keepalive: buffer.writeStaticString(": keep-alive\n\n")
         case .ended(let reason): buffer.writeString("event: error\ndata: \(JSONErrorLine.of(reason))\n\n")
@@ -150,6 +151,7 @@ struct LiveStreams: Sendable {
             buffer.writeStaticString("}")
         case .state(let activity): buffer.writeString(#"{"kind":"state","state":\#(APIShapes.sensor(activity).serialized)}"#)
         case .workout(let change): buffer.writeString(#"{"kind":"workout","workout":\#(Self.workoutJSON(change).serialized)}"#)
+        case .healthEvent(let event): buffer.writeString(#"{"kind":"event","event":\#(EventJSON.object(event).serialized)}"#)
         case .gap(let missed): buffer.writeString(#"{"kind":"gap","missed":\#(missed)}"#)
         case .keepalive: buffer.writeStaticString(#"{"kind":"keepalive"}"#)
         case .ended(let reason): buffer.writeString(#"{"kind":"error","error":\#(JSONErrorLine.string(reason))}"#)

@@ -2,6 +2,14 @@ import GRDB
 import HealthModel
 import Timestamps
 
+/// Events saved after an anchor, as ``HealthStore/eventChanges(since:through:limit:)`` reads them.
+public struct EventChangeSet: Sendable {
+    /// The events as saved, oldest save first.
+    public var events: [HealthEvent]
+    /// The anchor of the last save read: where the next read starts.
+    public var anchor: Int64
+}
+
 /// Events (table `healthEvent`): HealthKit's category samples. Each save of an event (its
 /// opening, an extension, its end) takes a new anchor from the store's one sequence and is
 /// announced with the other changes. Only the source ``HealthSource/eventWriter`` writes them,
@@ -107,9 +115,27 @@ extension HealthStore {
         }
     }
 
+    /// The events saved (opened, extended or ended) after `anchor` up to anchor `last`, every
+    /// source's, oldest save first, at most `limit`; with the anchor of the last one given (the
+    /// next call's `anchor`), or `anchor` when none. An event saved again after `last` is left
+    /// for that save.
+    public func eventChanges(since anchor: Int64, through last: Int64 = .max, limit: Int) throws(HealthStoreError) -> EventChangeSet {
+        try read { db in
+            let rows = try Row.fetchAll(
+                db, sql: "\(Self.selectEvents) WHERE e.anchor > ? AND e.anchor <= ? ORDER BY e.anchor LIMIT ?",
+                arguments: [anchor, last, max(0, limit)])
+            var changes = EventChangeSet(events: [], anchor: anchor)
+            for row in rows {
+                if let event = Self.event(row) { changes.events.append(event) }
+                changes.anchor = row[10]
+            }
+            return changes
+        }
+    }
+
     /// The columns ``event(_:)`` reads, over `healthEvent e` joined with its `source s`.
     private static let selectEvents = """
-        SELECT e.uuid, e.typeId, s.name, e.device, e.person, e.start, e."end", e.latest, e.threshold, e.extreme
+        SELECT e.uuid, e.typeId, s.name, e.device, e.person, e.start, e."end", e.latest, e.threshold, e.extreme, e.anchor
         FROM healthEvent e JOIN source s ON s.id = e.sourceId
         """
 

@@ -35,18 +35,24 @@ struct AnnouncedChanges {
     }
 }
 
-/// What one round sends the readers: new samples and workout changes, from announced changes
+/// What one round sends the readers: new samples, workout and event changes, from announced changes
 /// and, when the chain of announcements broke, from a read of the store.
 struct Delivery: Sendable {
     var samples: [StoredSample] = []
     var workouts: [Workout] = []
     var deletedWorkouts: [String] = []
+    /// Events as saved (opened, extended, ended), oldest save first.
+    var events: [HealthEvent] = []
     /// Samples were left out (a large import): readers get a gap marker.
     var sampleGap = false
     /// Workout changes were left out.
     var workoutGap = false
+    /// Event changes were left out.
+    var eventGap = false
 
-    var isEmpty: Bool { samples.isEmpty && workouts.isEmpty && deletedWorkouts.isEmpty && !sampleGap && !workoutGap }
+    var isEmpty: Bool {
+        samples.isEmpty && workouts.isEmpty && deletedWorkouts.isEmpty && events.isEmpty && !sampleGap && !workoutGap && !eventGap
+    }
 
     /// Takes in each of `changes` that follows `followed` directly (in anchor order), moving
     /// `followed` to its anchor; drops those at or before `followed` (already read). Returns
@@ -63,6 +69,7 @@ struct Delivery: Sendable {
                 workouts += detail.workouts
                 deletedWorkouts += detail.deletedWorkouts
             }
+            events += detail.events.filter { types.contains($0.type) }
             followed = change.anchor
         }
         return blocked
@@ -72,7 +79,9 @@ struct Delivery: Sendable {
         samples += other.samples
         workouts += other.workouts
         deletedWorkouts += other.deletedWorkouts
+        events += other.events
         sampleGap = sampleGap || other.sampleGap
         workoutGap = workoutGap || other.workoutGap
+        eventGap = eventGap || other.eventGap
     }
 }

@@ -9,6 +9,8 @@ public enum LiveEvent: Sendable {
     case state(SensorActivity)
     /// A workout the reader may read was started, took an event, ended, or was deleted.
     case workout(LiveWorkout)
+    /// An event (HealthKit's category sample) the reader may read was opened, extended or ended.
+    case healthEvent(HealthEvent)
     /// The reader fell behind: `missed` events were dropped, and it continues from the newest.
     case gap(missed: Int)
     /// Nothing happened for a while: fronts send a keep-alive, so a reader that vanished

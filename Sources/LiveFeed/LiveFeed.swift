@@ -5,12 +5,12 @@ import ServiceLifecycle
 import Synchronization
 import Timestamps
 
-/// The store's new samples, workout changes and sensor states as they are committed, fanned
+/// The store's new samples, workout and event changes and sensor states as they are committed, fanned
 /// out to many live readers (the HTTP front's streams, the MQTT publisher). Each reader sees
 /// what its source may read, as a query would show it: a manager everything, a source with
 /// read authorization for a type every source's samples (or workouts) of it, any other only
 /// its own; sensor states go to readers that may read heart rate. Workout deletions go to the
-/// readers that may read every source's workouts. The store is read once per round for all readers, and
+/// readers that may read every source's workouts. Events follow the samples' rule for their type. The store is read once per round for all readers, and
 /// each reader has a bounded queue (``LiveSubscription``), so a slow reader costs only itself.
 ///
 /// A round runs after each commit of this process and at least once a second (for writes of
@@ -25,6 +25,10 @@ public final class LiveFeed: Service, Sendable {
     public static let workoutChangesPerRound = 2_000
     /// Open workouts a new reader is sent at most (the most recently started).
     public static let openWorkoutsSent = 1_000
+    /// Event changes read per round at most, with the same rule.
+    public static let eventChangesPerRound = 2_000
+    /// Open events a new reader is sent at most (the most recently started).
+    public static let openEventsSent = 1_000
     /// How often a reader hears at least a keep-alive.
     public static let keepaliveInterval = Duration.seconds(15)
 
@@ -44,6 +48,8 @@ public final class LiveFeed: Service, Sendable {
         var activity: [String: SensorActivity] = [:]
         /// The open workouts, by id.
         var openWorkouts: [String: Workout] = [:]
+        /// The open events, by id.
+        var openEvents: [String: HealthEvent] = [:]
         /// Per type, the sources with read authorization.
         var readers: [SampleType: Set<String>] = [:]
         /// Who wore which strap when, as last read: names each sample's person.
@@ -109,6 +115,10 @@ public final class LiveFeed: Service, Sendable {
                 subscription.push(.workout(.changed(workout)))
             }
         }
+        for event in state.openEvents.values.sorted(by: { ($0.start, $0.id) < ($1.start, $1.id) })
+        where reader.types.contains(event.type) && mayRead(event, reader, state.readers) {
+            subscription.push(.healthEvent(event))
+        }
     }
 
     /// Stops a reader (its connection went away).
@@ -125,7 +135,7 @@ public final class LiveFeed: Service, Sendable {
         defer { observation.cancel() }
         var position: FeedPosition
         do {
-            let (anchor, recent, open, assignments) = try await workers.run { [store, types] () throws(HealthStoreError) in
+            let (anchor, recent, open, openEvents, assignments) = try await workers.run { [store, types] () throws(HealthStoreError) in
                 let anchor = try store.currentAnchor()
                 let since = Timestamp(microsecondsSinceEpoch: Timestamp.now().microsecondsSinceEpoch - Self.recentSeconds * 1_000_000)
                 var recent: [StoredSample] = []
@@ -133,13 +143,16 @@ public final class LiveFeed: Service, Sendable {
                     recent += try store.samples(SampleQuery(type: type, since: since, limit: 5000, newestFirst: true)).reversed()
                 }
                 let open = types.contains(.workout) ? try store.workouts(WorkoutQuery(openOnly: true, limit: Self.openWorkoutsSent)) : []
-                return (anchor, recent, open, try store.strapAssignments())
+                let eventTypes = types.filter { $0.kind == .category }
+                let openEvents = eventTypes.isEmpty ? [] : try store.events(EventQuery(types: eventTypes, openOnly: true, limit: Self.openEventsSent))
+                return (anchor, recent, open, openEvents, try store.strapAssignments())
             }
             position = FeedPosition(followed: anchor)
             state.withLock { state in
                 state.people = PersonLookup(assignments)
                 for stored in recent { state.latest[Self.key(stored)] = Self.live(stored, &state.people) }
                 for workout in open { state.openWorkouts[workout.id] = workout }
+                for event in openEvents { state.openEvents[event.id] = event }
                 state.ready = true
                 // Readers that came before the feed had read the store get what they missed.
                 for subscription in state.subscriptions.values { Self.sendSnapshot(to: subscription, state) }
@@ -278,6 +291,20 @@ public final class LiveFeed: Service, Sendable {
                 }
             }
         }
+        if types.contains(where: { $0.kind == .category }) {
+            var anchor = known
+            let page = 500
+            while anchor < current {
+                let changes = try store.eventChanges(since: anchor, through: current, limit: page)
+                delivery.events += changes.events.filter { types.contains($0.type) }
+                guard changes.anchor > anchor, changes.events.count >= page else { break }
+                anchor = changes.anchor
+                if delivery.events.count >= eventChangesPerRound {
+                    delivery.eventGap = true
+                    break
+                }
+            }
+        }
         delivery.samples.sort { $0.id < $1.id }
         return (delivery, current)
     }
@@ -304,6 +331,7 @@ public final class LiveFeed: Service, Sendable {
             Self.prune(&state.latest)
             for workout in delivery.workouts { state.openWorkouts[workout.id] = workout.isOpen ? workout : nil }
             for id in delivery.deletedWorkouts { state.openWorkouts[id] = nil }
+            for event in delivery.events { state.openEvents[event.id] = event.isOpen ? event : nil }
             let workoutsChanged = delivery.workoutGap || !delivery.workouts.isEmpty || !delivery.deletedWorkouts.isEmpty
             for subscription in state.subscriptions.values {
                 let reader = subscription.reader
@@ -322,6 +350,10 @@ public final class LiveFeed: Service, Sendable {
                     if Self.maySeeEveryWorkout(reader, grants) {
                         for id in delivery.deletedWorkouts { subscription.push(.workout(.deleted(id: id))) }
                     }
+                }
+                if delivery.eventGap, reader.types.contains(where: { $0.kind == .category }) { subscription.push(.gap(missed: 0)) }
+                for event in delivery.events where reader.types.contains(event.type) && Self.mayRead(event, reader, grants) {
+                    subscription.push(.healthEvent(event))
                 }
             }
         }
@@ -384,6 +416,11 @@ public final class LiveFeed: Service, Sendable {
     static func mayRead(_ stored: StoredSample, _ reader: LiveReader, _ grants: [SampleType: Set<String>]) -> Bool {
         ReadScope(reader: reader.source, isManager: reader.isManager, type: stored.sample.type, readers: grants)
             .admits(source: stored.source.name)
+    }
+
+    /// The store's read rule for events, the samples' rule for their type.
+    static func mayRead(_ event: HealthEvent, _ reader: LiveReader, _ grants: [SampleType: Set<String>]) -> Bool {
+        ReadScope(reader: reader.source, isManager: reader.isManager, type: event.type, readers: grants).admits(source: event.source)
     }
 
     /// The store's read rule for workouts: its own source's, or every one with read

@@ -1,5 +1,6 @@
 import Crypto
 import JSONLines
+import HealthModel
 
 /// What a strap publishes: one state topic each, and one Home Assistant entity each.
 public enum StrapMeasurement: String, Sendable, CaseIterable {
@@ -7,13 +8,27 @@ public enum StrapMeasurement: String, Sendable, CaseIterable {
     case battery
     case contact
     case rrInterval = "rr-interval"
+    /// Whether the strap has an open event of a type: a problem, on or off.
+    case highHeartRateEvent = "high-heart-rate-event"
+    case lowHeartRateEvent = "low-heart-rate-event"
+    case sensorContactLost = "sensor-contact-lost"
+    case strapBatteryLow = "strap-battery-low"
 
     /// The last level of the state topic.
     public var topicLevel: String { rawValue }
     /// The discovery document's object id, and the end of the entity's unique id.
     public var objectID: String { String(rawValue.map { $0 == "-" ? "_" : $0 }) }
-    /// Home Assistant's component: contact is on or off, the rest are numbers.
-    public var component: String { self == .contact ? "binary_sensor" : "sensor" }
+    /// Home Assistant's component: contact and the events are on or off, the rest are numbers.
+    public var component: String { self == .contact || eventType != nil ? "binary_sensor" : "sensor" }
+
+    /// The event type whose open events the measurement tells of.
+    public var eventType: SampleType? { SampleType.eventTypes.first { $0.identifier == rawValue } }
+
+    /// The measurement that tells of events of `type`.
+    public static func event(_ type: SampleType) -> StrapMeasurement? { allCases.first { $0.eventType == type } }
+
+    /// Published as the strap's state changes, retained (the rest go with each sample).
+    var isRetained: Bool { self == .battery || self == .contact || eventType != nil }
 }
 
 /// A strap as Home Assistant's device registry shows it.
@@ -170,6 +185,15 @@ public struct MQTTLayout: Sendable, Equatable {
                 ("device_class", .string("duration")), ("unit_of_measurement", .string("ms")),
                 ("state_class", .string("measurement")), ("icon", .string("mdi:timer-outline")),
             ]
+        case .highHeartRateEvent, .lowHeartRateEvent, .sensorContactLost, .strapBatteryLow:
+            members += [
+                ("device_class", .string("problem")),
+                ("payload_on", .string(Self.problemPayload(true))), ("payload_off", .string(Self.problemPayload(false))),
+                ("json_attributes_topic", .string(attributesTopic(device: strap.identifier, measurement))),
+            ]
+            if measurement == .sensorContactLost || measurement == .strapBatteryLow {
+                members.append(("entity_category", .string("diagnostic")))
+            }
         }
         var device: [(String, JSONValue)] = [
             ("identifiers", .array([.string(id)])),
@@ -224,8 +248,21 @@ public struct MQTTLayout: Sendable, Equatable {
         case .battery: "Battery"
         case .contact: "Skin contact"
         case .rrInterval: "RR interval"
+        case .highHeartRateEvent: "High heart rate"
+        case .lowHeartRateEvent: "Low heart rate"
+        case .sensorContactLost: "Contact lost"
+        case .strapBatteryLow: "Battery low"
         }
     }
+
+    /// `PREFIX/GATEWAY/DEVICE/EVENT-TYPE/attributes`: the strap's last event of the type as
+    /// JSON (as `hrmctl events --output json` prints it), retained.
+    public func attributesTopic(device: String, _ measurement: StrapMeasurement) -> String {
+        stateTopic(device: device, measurement) + "/attributes"
+    }
+
+    /// An event type's state payload: `ON` while the strap has an open event of it, else `OFF`.
+    public static func problemPayload(_ open: Bool) -> String { open ? "ON" : "OFF" }
 
     /// A value as its state payload: a plain number, integers without a fraction.
     public static func valuePayload(_ value: Double) -> String {

@@ -1,4 +1,5 @@
 import HealthModel
+import HealthRequests
 import HealthStore
 import LiveFeed
 import Logging
@@ -8,7 +9,8 @@ import Timestamps
 /// hrmd's MQTT publisher, one more service in its group: a reader of the live feed as the
 /// source `hrmd/mqtt`, so it publishes only what that source may read, and a client of one
 /// broker. Each strap's heart rate (and battery, contact, RR intervals when asked) goes to its
-/// state topics, and each person's (or unworn strap's) workout state to its own; discovery
+/// state topics, whether it has an open event of each type (a Home Assistant problem sensor,
+/// with the event as its attributes) to its event topics, and each person's (or unworn strap's) workout state to its own; discovery
 /// documents go out when a strap or owner is first seen and after each reconnect; the
 /// gateway's status is `online` while connected, and `offline` as the last will.
 ///
@@ -126,6 +128,8 @@ struct StrapPublisher {
     private var notOwn = 0
     private var battery: [String: Int] = [:]
     private var contact: [String: Bool] = [:]
+    /// Each strap's events as last published, by device and event type.
+    private var events: [String: [StrapMeasurement: HealthEvent]] = [:]
     /// Types the source may read, as last logged.
     private var readable: [SampleType: Bool] = [:]
     private(set) var sent = 0
@@ -152,6 +156,7 @@ struct StrapPublisher {
         case .live(.state(let activity)): stateChanged(activity)
         case .live(.workout(let change)):
             for message in workouts.messages(for: change, now: .now()) { send(message) }
+        case .live(.healthEvent(let event)): eventChanged(event)
         case .tick:
             if connection.isConnected { for message in workouts.tick(now: .now()) { send(message) } }
         case .live(.gap(let missed)): logger.debug("mqtt: fell behind the live feed; \(missed) events skipped")
@@ -206,6 +211,7 @@ struct StrapPublisher {
             discover(strap)
             if let level = battery[strap.identifier] { sendBattery(level, device: strap.identifier) }
             if let detected = contact[strap.identifier] { sendContact(detected, device: strap.identifier) }
+            for event in events[strap.identifier, default: [:]].values { sendEvent(event, device: strap.identifier) }
         }
         for message in workouts.announce(now: .now()) { send(message) }
     }
@@ -215,6 +221,39 @@ struct StrapPublisher {
         for (topic, document) in layout.discoveryMessages(for: strap) {
             send(MosquittoMessage(topic: topic, text: document, retain: true))
         }
+    }
+
+    /// The strap's problem sensor of the event's type: on while it is open, off once it ended,
+    /// with the event as attributes. The state is sent when it changes (an event opens or
+    /// ends); the attributes when what they show changes (a new extreme, the wearer), not for
+    /// each extension by a later reading.
+    private mutating func eventChanged(_ event: HealthEvent) {
+        guard event.source == HealthSource.eventWriter, let device = event.device, let measurement = StrapMeasurement.event(event.type) else { return }
+        let last = events[device]?[measurement]
+        let sameEvent = last?.id == event.id
+        if let last, sameEvent, last.isOpen == event.isOpen, last.extreme == event.extreme, last.person == event.person { return }
+        events[device, default: [:]][measurement] = event
+        if straps[device] == nil { remember(StrapDescription(identifier: device)) }
+        sendEvent(event, device: device, state: !sameEvent || last?.isOpen != event.isOpen)
+    }
+
+    private mutating func sendEvent(_ event: HealthEvent, device: String, state: Bool = true) {
+        guard let measurement = StrapMeasurement.event(event.type) else { return }
+        send(MosquittoMessage(topic: layout.attributesTopic(device: device, measurement), text: EventJSON.object(event).serialized, retain: true))
+        guard state else { return }
+        send(MosquittoMessage(topic: layout.stateTopic(device: device, measurement), text: MQTTLayout.problemPayload(event.isOpen), retain: true))
+    }
+
+    /// Announces a strap first heard of (forgetting the one heard from longest ago past
+    /// ``MQTTPublisherService/maximumStraps``).
+    private mutating func remember(_ strap: StrapDescription) {
+        if straps.count >= MQTTPublisherService.maximumStraps { forgetLongestSilent() }
+        straps[strap.identifier] = strap
+        published += 1
+        lastPublished[strap.identifier] = published
+        logger.info("mqtt: publishing a strap", metadata: ["device": .string(strap.identifier), "topic": .string(layout.stateTopic(device: strap.identifier, .heartRate))])
+        if connection.isConnected { discover(strap) }
+        if let level = battery[strap.identifier] { sendBattery(level, device: strap.identifier) }
     }
 
     private mutating func publish(_ stored: StoredSample) {
@@ -234,14 +273,9 @@ struct StrapPublisher {
         published += 1
         lastPublished[identifier] = published
         if straps[identifier] == nil {
-            if straps.count >= MQTTPublisherService.maximumStraps { forgetLongestSilent() }
-            let strap = StrapDescription(
+            remember(StrapDescription(
                 identifier: identifier, name: device.name, manufacturer: device.manufacturer, model: device.model,
-                firmwareVersion: device.firmwareVersion, hardwareVersion: device.hardwareVersion)
-            straps[identifier] = strap
-            logger.info("mqtt: publishing a strap", metadata: ["device": .string(identifier), "topic": .string(layout.stateTopic(device: identifier, .heartRate))])
-            if connection.isConnected { discover(strap) }
-            if let level = battery[identifier] { sendBattery(level, device: identifier) }
+                firmwareVersion: device.firmwareVersion, hardwareVersion: device.hardwareVersion))
         }
         switch stored.sample.type {
         case .heartRate:
@@ -266,12 +300,16 @@ struct StrapPublisher {
         lastPublished[identifier] = nil
         battery[identifier] = nil
         contact[identifier] = nil
+        events[identifier] = nil
         logger.notice("mqtt: more than \(MQTTPublisherService.maximumStraps) straps: the one heard from longest ago is no longer announced", metadata: ["device": .string(identifier)])
         if settings.publishesDiscovery {
             for (topic, _) in layout.discoveryMessages(for: strap) { send(MosquittoMessage(topic: topic, text: "", retain: true)) }
         }
-        for measurement in [StrapMeasurement.battery, .contact] {
+        for measurement in StrapMeasurement.allCases where measurement.isRetained {
             send(MosquittoMessage(topic: layout.stateTopic(device: identifier, measurement), text: "", retain: true))
+            if measurement.eventType != nil {
+                send(MosquittoMessage(topic: layout.attributesTopic(device: identifier, measurement), text: "", retain: true))
+            }
         }
     }
 

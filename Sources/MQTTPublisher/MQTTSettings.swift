@@ -17,8 +17,11 @@ public struct MQTTSettings: Sendable {
         self.brokerName = brokerName
     }
 
-    /// The types the publisher reads: heart rate, workouts, and RR intervals when it publishes them.
-    public var types: [SampleType] { layout.publishesRRIntervals ? [.heartRate, .rrInterval, .workout] : [.heartRate, .workout] }
+    /// The types the publisher reads: heart rate, workouts, the events, and RR intervals when it
+    /// publishes them.
+    public var types: [SampleType] {
+        (layout.publishesRRIntervals ? [.heartRate, .rrInterval, .workout] : [.heartRate, .workout]) + SampleType.eventTypes
+    }
 
     /// The password in `path`: its first line, without the line break.
     public static func readPassword(file path: String) throws(MQTTPublisherError) -> Secret {

@@ -19,7 +19,7 @@ struct LiveServices {
         let front = Self.httpSettings(flag: httpFlag, configuration: configuration)
         let mqtt = try configuration.mqtt.map { section throws(MQTTPublisherError) in try Self.mqttSettings(section) }
         guard front != nil || mqtt != nil else { return }
-        var types: [SampleType] = front == nil ? [] : [.heartRate, .workout]
+        var types: [SampleType] = front == nil ? [] : HTTPFront.liveTypes
         for type in mqtt?.types ?? [] where !types.contains(type) { types.append(type) }
         let feed = LiveFeed(store: store, types: types, logger: Logger(label: "hrmd.live"))
         self.feed = feed

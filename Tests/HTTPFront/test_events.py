@@ -62,6 +62,45 @@ class EventTests(front.FrontTestCase):
         self.assertEqual(self.events(self.app, "?type=low-heart-rate-event"), [])
         self.assertEqual(self.events(self.app, "?device=other-strap"), [])
 
+    def test_the_live_stream_sends_open_events_to_readers_of_their_type(self):
+        opened = self.wait_for_event()[0]
+        # A manager's stream: the open event comes with the snapshot, in the API's shape.
+        stream = front.SSE(self.hrmd.port, self.manager, timeout=EVENT_WAIT_S)
+        self.addCleanup(stream.close)
+        self.assertEqual(stream.status, 200)
+        deadline = time.monotonic() + EVENT_WAIT_S
+        sent = None
+        while sent is None and time.monotonic() < deadline:
+            name, data = stream.next_event(EVENT_WAIT_S)
+            if name == "event":
+                sent = json.loads(data)
+        self.assertIsNotNone(sent, "no event on the manager's stream")
+        self.assertEqual((sent["id"], sent["type"], sent["device"]), (opened["id"], "high-heart-rate-event", "e1"))
+        self.assertEqual(sent["metadata"]["threshold"], 45)
+        # A WebSocket gets it as {"kind":"event"}.
+        socket_ = front.WebSocket(self.hrmd.port, self.manager, timeout=EVENT_WAIT_S)
+        self.addCleanup(socket_.close)
+        kinds = []
+        while "event" not in kinds and len(kinds) < 200:
+            message = socket_.next_message(EVENT_WAIT_S)
+            self.assertIsNotNone(message, "the WebSocket closed")
+            kinds.append(message["kind"])
+            if message["kind"] == "event":
+                self.assertEqual(message["event"]["id"], opened["id"])
+        self.assertIn("event", kinds)
+        # A reader of heart rate without read authorization of the event type: its snapshot
+        # (sent before the next sample) holds no event, and neither does what follows.
+        reader, _ = self.hrmd.token("mary/heart-only")
+        front.hrmctl("auth", "grant", "--read", "mary/heart-only", "heart-rate", "--store", self.hrmd.store)
+        blind = front.SSE(self.hrmd.port, reader, timeout=EVENT_WAIT_S)
+        self.addCleanup(blind.close)
+        names = []
+        while names.count("sample") < 10:
+            event = blind.next_event(EVENT_WAIT_S)
+            self.assertIsNotNone(event, "the stream ended")
+            names.append(event[0])
+        self.assertNotIn("event", names)
+
     def test_hostile_arguments_are_400_and_nothing_writes_events(self):
         self.assertError(self.hrmd.get("/api/v1/events?type=heart-rate", self.app), 400, "unknown event type")
         self.assertError(self.hrmd.get("/api/v1/events?limit=0", self.app), 400)

@@ -48,6 +48,30 @@ struct EventStoreTests {
         #expect(try HealthStore.open(path: directory.file("events.sqlite"), mode: .existingOnly).events(EventQuery()) == [event])
     }
 
+    @Test("the anchored event changes: each event once, as its last save left it, in the order of those saves, paged")
+    func anchoredChanges() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(at: directory.file("events.sqlite"))
+        let before = try store.currentAnchor()
+        var first = high("e-1", device: "strap-1")
+        try store.saveEvent(first)
+        let second = high("e-2", device: "strap-2", start: 10)
+        try store.saveEvent(second)
+        let middle = try store.currentAnchor()
+        first.end = at(900)
+        first.latest = at(900)
+        try store.saveEvent(first)
+        // The first event's save moved it past the second.
+        let all = try store.eventChanges(since: before, limit: 10)
+        #expect(all.events == [second, first])
+        #expect(all.anchor == (try store.currentAnchor()))
+        let page = try store.eventChanges(since: before, limit: 1)
+        #expect(page.events == [second])
+        #expect(try store.eventChanges(since: page.anchor, limit: 10).events == [first])
+        #expect(try store.eventChanges(since: before, through: middle, limit: 10).events == [second], "a save after `through` is left for it")
+        #expect(try store.eventChanges(since: all.anchor, limit: 10).events.isEmpty)
+    }
+
     @Test("only hrmd writes events, with share authorization of their type; no other source may be granted it")
     func onlyHrmdWrites() throws {
         let directory = try TemporaryDirectory()

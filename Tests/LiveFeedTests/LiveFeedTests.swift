@@ -177,6 +177,90 @@ struct LiveFeedTests {
         }
     }
 
+    /// The next `count` events `subscription` receives (other items skipped).
+    private static func healthEvents(_ subscription: LiveSubscription, count: Int) async throws -> [HealthEvent] {
+        try await withinHangBound("\(count) events") {
+            var events: [HealthEvent] = []
+            while events.count < count, let item = await subscription.next() {
+                if case .healthEvent(let event) = item { events.append(event) }
+            }
+            return events
+        }
+    }
+
+    @Test("events reach the readers that may read their type, each save as saved; a new reader is sent the open ones; no read of the store")
+    func events() async throws {
+        try await Self.withFeed(types: [.heartRate, .highHeartRateEvent, .lowHeartRateEvent]) { store, feed, _ in
+            try store.setShareAuthorization(.sharingAuthorized, source: Self.hrmd.name, type: .highHeartRateEvent)
+            let start = Timestamp.now()
+            let opened = HealthEvent(
+                id: "e-1", type: .highHeartRateEvent, source: Self.hrmd.name, device: "strap-1", person: nil, start: start, end: nil,
+                latest: start.advanced(bySeconds: 60), threshold: 120, extreme: 131)
+            let types: Set<SampleType> = [.heartRate, .highHeartRateEvent]
+            let manager = feed.subscribe(LiveReader(source: "root/hrmctl", isManager: true, types: types))
+            let reader = feed.subscribe(LiveReader(source: "mary/app", isManager: false, types: types))
+            let blind = feed.subscribe(LiveReader(source: "john/app", isManager: false, types: types))
+            // Mary's grants apply from the feed's next refresh, which reads them all at once:
+            // once hrmd's heart rate reaches her, her grant of the event type is seen too (a
+            // round hands a sample to every reader at once, the manager's included).
+            try store.setReadAuthorization(.sharingAuthorized, source: "mary/app", type: .highHeartRateEvent)
+            try store.setReadAuthorization(.sharingAuthorized, source: "mary/app", type: .heartRate)
+            try await eventually("mary's grants seen by the feed") {
+                _ = try store.save([try Self.heartRate(70, device: "strap-1")], from: Self.hrmd)
+                _ = try await Self.values(manager, count: 1)
+                return reader.queuedSamples > 0
+            }
+            let reads = feed.changeReads
+            try store.saveEvent(opened)
+            var ended = opened
+            ended.end = start.advanced(bySeconds: 90)
+            ended.latest = start.advanced(bySeconds: 90)
+            #expect(try await Self.healthEvents(manager, count: 1) == [opened])
+            #expect(try await Self.healthEvents(reader, count: 1) == [opened])
+            // A reader that comes while it is open is sent it first.
+            let late = feed.subscribe(LiveReader(source: "root/late", isManager: true, types: types))
+            #expect(try await Self.healthEvents(late, count: 1) == [opened])
+            try store.saveEvent(ended)
+            #expect(try await Self.healthEvents(manager, count: 1) == [ended])
+            #expect(try await Self.healthEvents(reader, count: 1) == [ended])
+            #expect(feed.changeReads == reads, "announced events were read back")
+            // john may not read the type: the sample saved after the events is the next he gets.
+            try store.setShareAuthorization(.sharingAuthorized, source: "john/app", type: .heartRate)
+            _ = try store.save([try Self.heartRate(66, device: "john-watch")], from: HealthSource(name: "john/app"))
+            let next = try await withinHangBound("john's sample") { () async -> LiveEvent? in
+                while let item = await blind.next() {
+                    switch item {
+                    case .healthEvent, .sample: return item
+                    default: continue
+                    }
+                }
+                return nil
+            }
+            guard case .sample(let sample) = next else {
+                Issue.record("john got \(String(describing: next)) before his own sample")
+                return
+            }
+            #expect(sample.stored.source.name == "john/app")
+            // Once ended, a new reader is not sent it.
+            let after = feed.subscribe(LiveReader(source: "root/after", isManager: true, types: types))
+            _ = try store.save([try Self.heartRate(71, device: "strap-1")], from: Self.hrmd)
+            let first = try await withinHangBound("the sample after") { () async -> LiveEvent? in
+                while let item = await after.next() {
+                    switch item {
+                    case .healthEvent: return item
+                    case .sample(let sample) where sample.stored.sample.canonicalValue == 71: return item
+                    default: continue
+                    }
+                }
+                return nil
+            }
+            guard case .sample = first else {
+                Issue.record("a new reader got \(String(describing: first)) of an ended event")
+                return
+            }
+        }
+    }
+
     @Test("a change this process commits reaches each reader once, as announced, without a read of the store; another process's write is read, once")
     func announcedChangesNeedNoRead() async throws {
         // No timed rounds: each round is the one a commit rings, after its announcement.

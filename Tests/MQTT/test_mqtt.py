@@ -3,6 +3,7 @@ a paho-mqtt subscriber, hrmctl on the same store."""
 
 import calendar
 import hashlib
+import json
 import os
 import shutil
 import socket
@@ -173,6 +174,51 @@ class StateTest(PublisherTest):
         published = [float(message.text) for message in watcher.received(is_state("strap-a", "rr-interval"))]
         for value in published[:3]:
             self.assertTrue(any(abs(value - s) < 1e-6 for s in stored), "%s ms is not stored" % value)
+
+
+class EventTest(PublisherTest):
+    def test_an_open_event_turns_the_straps_problem_sensor_on_with_the_event_as_attributes(self):
+        broker = self.start_broker()
+        self.grant_all(("heart-rate", "high-heart-rate-event"))
+        watcher = self.subscribe(broker, ["homeassistant/#", "hrmd/#"])
+        # The mock's heart rate (90) is over 45 at once: a high event opens after a second.
+        hrmd = self.start_hrmd(broker.url, sensors=["mock:id=Strap-A,hz=5,bpm=90,contact-loss=0"],
+                               more_config="[hrmd]\nflush-interval = 0.1\n[alerts]\nhigh = 45\nhigh-for = 1s\nlow = 20\n")
+        hrmd.wait_for_line("mqtt: connected to %s" % broker.url)
+        config_topic = "homeassistant/binary_sensor/%s/high_heart_rate_event/config" % STRAP_ID
+        document = watcher.wait_for(lambda m: m.topic == config_topic, 20, what=config_topic).json()
+        topic = state_topic(STRAP_LEVEL, "high-heart-rate-event")
+        self.assertEqual((document["device_class"], document["state_topic"], document["payload_on"], document["payload_off"]),
+                         ("problem", topic, "ON", "OFF"))
+        self.assertEqual(document["json_attributes_topic"], topic + "/attributes")
+        self.assertEqual(document["device"]["identifiers"], [STRAP_ID])
+        watcher.wait_for(lambda m: m.topic == topic and m.payload == b"ON", 30, what="the problem sensor on")
+        # Retained: a subscriber that comes later is told at once.
+        late = self.subscribe(broker, [topic])
+        self.assertTrue(late.wait_for(lambda m: m.topic == topic, 10, what="the retained state").retain)
+        attributes = watcher.wait_for(lambda m: m.topic == topic + "/attributes", 10, what="the event's attributes").json()
+        self.assertEqual((attributes["type"], attributes["device"], attributes["metadata"]["threshold"]),
+                         ("high-heart-rate-event", "Strap-A", 45))
+        self.assertNotIn("end", attributes)
+        # The event, as hrmctl reads it from the store.
+        stored = [json.loads(line) for line in self.store.hrmctl("events", "--output=json").stdout.splitlines()]
+        self.assertIn(attributes["id"], [event["id"] for event in stored])
+        # An event extended by later readings (its latest reading saved every 10 s) is not sent
+        # again: once the store holds an extension, the samples stored after it are published
+        # after it, and the sensor was turned on once.
+        def extended():
+            for line in self.store.hrmctl("events", "--output=json").stdout.splitlines():
+                event = json.loads(line)
+                if event["id"] == attributes["id"] and event.get("latest") != attributes.get("latest"):
+                    return True
+            return False
+
+        wait_until(extended, 30, "the event's extension in the store")
+        heart = len(watcher.received(is_state(STRAP_LEVEL)))
+        watcher.wait_for(is_state(STRAP_LEVEL), 20, count=heart + 10, what="heart rate stored after the extension")
+        self.assertEqual(1, len(watcher.received(lambda m: m.topic == topic and m.payload == b"ON")))
+        # Without read authorization of a type, its sensor says nothing.
+        self.assertEqual([], watcher.received(lambda m: m.topic == state_topic(STRAP_LEVEL, "low-heart-rate-event")))
 
 
 class WorkoutTest(PublisherTest):

@@ -60,17 +60,34 @@ struct MQTTLayoutTests {
         #expect(layout.gatewayDiscoveryTopic == "homeassistant/binary_sensor/hrmd_gw/status/config")
     }
 
-    @Test("RR intervals are discovered only when published")
+    @Test("RR intervals are discovered only when published; each event type is a problem sensor")
     func measurements() {
+        let events = [
+            "homeassistant/binary_sensor/hrmd_gw_aa-bb-cc-dd-ee-ff/high_heart_rate_event/config",
+            "homeassistant/binary_sensor/hrmd_gw_aa-bb-cc-dd-ee-ff/low_heart_rate_event/config",
+            "homeassistant/binary_sensor/hrmd_gw_aa-bb-cc-dd-ee-ff/sensor_contact_lost/config",
+            "homeassistant/binary_sensor/hrmd_gw_aa-bb-cc-dd-ee-ff/strap_battery_low/config",
+        ]
         #expect(layout.discoveryMessages(for: strap).map(\.topic) == [
             "homeassistant/sensor/hrmd_gw_aa-bb-cc-dd-ee-ff/heart_rate/config",
             "homeassistant/sensor/hrmd_gw_aa-bb-cc-dd-ee-ff/battery/config",
             "homeassistant/binary_sensor/hrmd_gw_aa-bb-cc-dd-ee-ff/contact/config",
-        ])
+        ] + events)
         var withRR = layout
         withRR.publishesRRIntervals = true
-        #expect(withRR.discoveryMessages(for: strap).count == 4)
-        #expect(withRR.discoveryMessages(for: strap).last?.topic == "homeassistant/sensor/hrmd_gw_aa-bb-cc-dd-ee-ff/rr_interval/config")
+        #expect(withRR.discoveryMessages(for: strap).count == 8)
+        #expect(withRR.discoveryMessages(for: strap)[3].topic == "homeassistant/sensor/hrmd_gw_aa-bb-cc-dd-ee-ff/rr_interval/config")
+        for measurement in StrapMeasurement.allCases where measurement.eventType != nil {
+            guard case .object(let members) = layout.discoveryDocument(for: strap, measurement) else {
+                Issue.record("not an object")
+                continue
+            }
+            let document = Dictionary(members, uniquingKeysWith: { first, _ in first })
+            #expect(document["device_class"] == .string("problem"))
+            #expect(document["state_topic"] == .string("hrmd/gw/aa-bb-cc-dd-ee-ff/\(measurement.rawValue)"))
+            #expect(document["json_attributes_topic"] == .string("hrmd/gw/aa-bb-cc-dd-ee-ff/\(measurement.rawValue)/attributes"))
+            #expect(measurement.eventType.flatMap(StrapMeasurement.event) == measurement)
+        }
     }
 
     @Test("the heart-rate document, key by key")

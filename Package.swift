@@ -378,6 +378,7 @@ let package = Package(
             name: "StoreTransportTests",
             dependencies: [
                 "StoreTransport", "CommandSupport", "HealthClient", "HealthModel", "HealthRequests", "HealthStore", "HealthWire", "SDBus", "TestSupport",
+                "Timestamps",
             ]
         ),
         .testTarget(

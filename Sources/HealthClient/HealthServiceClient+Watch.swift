@@ -2,6 +2,8 @@ import HealthRequests
 import HealthModel
 import HealthWire
 import SDBus
+import Synchronization
+import Timestamps
 
 extension HealthServiceClient {
     /// Follows the changes of `type` (HKAnchoredObjectQuery with updates): the match for
@@ -10,6 +12,57 @@ extension HealthServiceClient {
     /// anchor. The stream yields each non-empty change set, and ends with an error when the
     /// service or the bus goes away; stopping to consume it ends the observation.
     public func watch(_ type: SampleType, from anchor: Int64? = nil) async throws(HealthServiceError) -> AsyncThrowingStream<ChangeSet, any Error> {
+        let client = self
+        let position = WatchState<Int64>(anchor ?? 0)
+        return try await following(type, start: { () async throws(HealthServiceError) in
+            // Anything stored between Observe and Anchor has an older anchor; what comes
+            // after is signalled.
+            if anchor == nil { position.set(try await client.anchor(of: type)) }
+        }) { () async throws(HealthServiceError) -> [ChangeSet] in
+            var sets: [ChangeSet] = []
+            while true {
+                let since = position.get()
+                let changes = try await client.changes(of: type, since: since)
+                guard changes.anchor != since else { break }
+                position.set(changes.anchor)
+                if !changes.added.isEmpty || !changes.deleted.isEmpty { sets.append(changes) }
+                if changes.added.count + changes.deleted.count < HealthBusLimits.samplesPerQuery { break }
+            }
+            return sets
+        }
+    }
+
+    /// Follows the events of `type` (an event type): each `SamplesChanged` for it reads the
+    /// events the caller may read that lasted into the time the watch started (`Events`), and
+    /// the stream yields those that opened or ended since the last read (``EventFollower``).
+    /// Events open when it starts are yielded only when they end. It ends as ``watch(_:from:)`` does.
+    public func watchEvents(of type: SampleType) async throws(HealthServiceError) -> AsyncThrowingStream<[HealthEvent], any Error> {
+        let client = self
+        let started = Timestamp.now()
+        let follower = WatchState(EventFollower())
+        return try await following(type, start: { () async throws(HealthServiceError) in
+            let events = try await client.events(of: type, since: started)
+            follower.update { $0.prime(events) }
+        }) { () async throws(HealthServiceError) -> [[HealthEvent]] in
+            let events = try await client.events(of: type, since: started)
+            let news = follower.update { $0.news(in: events) }
+            return news.isEmpty ? [] : [news]
+        }
+    }
+
+    /// The events of `type` the caller may read that lasted into `since` or began after it.
+    private func events(of type: SampleType, since: Timestamp) async throws(HealthServiceError) -> [HealthEvent] {
+        try await send(Events(app: app, since: since, until: nil, type: type, person: nil, device: nil, limit: EventQuery.answerLimit)).events
+    }
+
+    /// The observation both watches share: the match for `SamplesChanged` first, then
+    /// `Observe`, then `start`; each signal for `type` then runs `read`, whose results the
+    /// stream yields in order. The stream ends with an error when the service or the bus goes
+    /// away; stopping to consume it ends the observation (`Unobserve`).
+    private func following<Element: Sendable>(
+        _ type: SampleType, start: () async throws(HealthServiceError) -> Void,
+        read: @escaping @Sendable () async throws(HealthServiceError) -> [Element]
+    ) async throws(HealthServiceError) -> AsyncThrowingStream<Element, any Error> {
         let rule = DBusMatchRule(sender: HealthBus.name, path: HealthBus.path, interface: HealthBus.interface, member: "SamplesChanged")
         let signals: AsyncStream<DBusSignal>
         do {
@@ -18,24 +71,13 @@ extension HealthServiceClient {
             throw HealthServiceError(error, member: "AddMatch")
         }
         try await observe(type)
-        let start: Int64
-        if let anchor { start = anchor } else { start = try await self.anchor(of: type) }
+        try await start()
         let client = self
-        let (stream, continuation) = AsyncThrowingStream<ChangeSet, any Error>.makeStream()
+        let (stream, continuation) = AsyncThrowingStream<Element, any Error>.makeStream()
         let task = Task {
-            var anchor = start
             do {
-                // Anything stored between Observe and Anchor has an older anchor; what
-                // comes after is signalled.
                 for await signal in signals where signal.arguments.first?.string == type.identifier {
-                    _ = signal
-                    while true {
-                        let changes = try await client.changes(of: type, since: anchor)
-                        guard changes.anchor != anchor else { break }
-                        anchor = changes.anchor
-                        if !changes.added.isEmpty || !changes.deleted.isEmpty { continuation.yield(changes) }
-                        if changes.added.count + changes.deleted.count < HealthBusLimits.samplesPerQuery { break }
-                    }
+                    for element in try await read() { continuation.yield(element) }
                     if Task.isCancelled { break }
                 }
                 if Task.isCancelled {
@@ -66,4 +108,15 @@ extension HealthServiceClient {
         }
         return stream
     }
+}
+
+/// What a watch's start and its reads (which run one after another) keep between them.
+private final class WatchState<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
+
+    init(_ value: Value) { self.value = Mutex(value) }
+
+    func get() -> Value { value.withLock { $0 } }
+    func set(_ new: Value) { value.withLock { $0 = new } }
+    func update<T>(_ body: (inout Value) -> T) -> T { value.withLock { body(&$0) } }
 }

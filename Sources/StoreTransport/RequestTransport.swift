@@ -26,6 +26,14 @@ public protocol RequestTransport: Sendable {
     func followChanges(
         of type: SampleType, pollInterval: Double, until deadline: ContinuousClock.Instant?, _ body: (ChangeSet) -> Void
     ) async throws(CommandFailure)
+    /// Calls `body` with the events of `type` (an event type) that open or end from now on
+    /// (``EventFollower``), until `deadline` or until the calling task is cancelled; `ready`
+    /// once the events as they are now were read (what changes after it is told). The
+    /// service signals; otherwise the store is read every `pollInterval` seconds.
+    func followEvents(
+        of type: SampleType, pollInterval: Double, until deadline: ContinuousClock.Instant?, ready: () -> Void,
+        _ body: ([HealthEvent]) -> Void
+    ) async throws(CommandFailure)
     /// Whether samples come from gateways (the central store): outputs then add a gateway
     /// column; a local store's outputs stay as they were.
     var showsGateways: Bool { get }
@@ -36,6 +44,29 @@ extension RequestTransport {
     public static var app: String { "hrmctl" }
 
     public var showsGateways: Bool { false }
+
+    /// Reads the events (`Events`) every `pollInterval` seconds.
+    public func followEvents(
+        of type: SampleType, pollInterval: Double, until deadline: ContinuousClock.Instant?, ready: () -> Void,
+        _ body: ([HealthEvent]) -> Void
+    ) async throws(CommandFailure) {
+        let started = Timestamp.now()
+        let request = Events(app: Self.app, since: started, until: nil, type: type, person: nil, device: nil, limit: EventQuery.answerLimit)
+        var follower = EventFollower()
+        follower.prime(try await send(request).events)
+        ready()
+        while !Task.isCancelled {
+            var wait = Duration.seconds(pollInterval)
+            if let deadline {
+                let left = deadline - .now
+                if left <= .zero { return }
+                wait = min(wait, left)
+            }
+            do { try await Task.sleep(for: wait) } catch { return }
+            let news = follower.news(in: try await send(request).events)
+            if !news.isEmpty { body(news) }
+        }
+    }
 
     /// Points made from `enumerateSamples`, each context numbered once.
     public func enumeratePoints(_ query: SampleQuery, _ body: (StoredPoint, SampleContexts) -> Void) async throws(CommandFailure) {

@@ -52,6 +52,22 @@ public struct ServiceTransport: RequestTransport {
         }
     }
 
+    /// Follows `SamplesChanged` for the event type: no polling.
+    public func followEvents(
+        of type: SampleType, pollInterval: Double, until deadline: ContinuousClock.Instant?, ready: () -> Void,
+        _ body: ([HealthEvent]) -> Void
+    ) async throws(CommandFailure) {
+        let events = try await answer { () async throws(HealthServiceError) in try await client.watchEvents(of: type) }
+        ready()
+        do {
+            try await StreamUntilDeadline(elements: events, deadline: deadline).forEach(body)
+        } catch let error as HealthServiceError {
+            throw error.commandFailure
+        } catch {
+            throw CommandFailure("\(error)", status: .failure)
+        }
+    }
+
     /// Replays the recording at `path` through the service (Import), as source hrmd.
     public func importRecording(path: String, acceptDamaged: Bool, speed: Double?, measurementHandle: UInt16? = nil)
         async throws(CommandFailure) -> ImportResult

@@ -4,16 +4,17 @@ import StoreTransport
 import CommandSupport
 import Foundation
 import HealthModel
+import HealthRequests
 import HealthStore
 import HealthUnits
 import JSONLines
 import Timestamps
 
-/// `hrmctl watch`: follows new samples as hrmd stores them.
+/// `hrmctl watch`: follows new samples (or events) as hrmd stores them.
 struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
-        abstract: "Follow new samples as they are stored, with a live line and a sparkline.",
+        abstract: "Follow new samples (or events) as they are stored, with a live line and a sparkline.",
         discussion: """
             Follows the changes after the newest one (an anchored query): through the store
             service (the default) it is told of each change (SamplesChanged), with no
@@ -22,9 +23,16 @@ struct WatchCommand: AsyncParsableCommand {
             per new sample (the JSON of "hrmctl samples"), for scripts. Ctrl-C ends it;
             --duration ends it after that many seconds.
 
+            With an event type (--type high-heart-rate-event, low-heart-rate-event,
+            sensor-contact-lost, strap-battery-low) it prints a line each time an event of it
+            opens and again when it ends (json: the object of "hrmctl events", with "end" once
+            it ended); events open when it starts are told when they end. Through the service
+            it is told of each (SamplesChanged); a store file is read every --interval seconds.
+
             EXAMPLES
               hrmctl watch
               hrmctl watch --output json | jq .value
+              hrmctl watch --type high-heart-rate-event --output json
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case live, table, json }
@@ -38,7 +46,10 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds")) var duration: Double?
 
     func validate() throws {
-        guard SampleType(identifier: type)?.kind == .quantity else { throw ValidationError("unknown type '\(type)' (known: \(SampleType.quantityTypes.map(\.identifier).joined(separator: ", ")))") }
+        guard let kind = SampleType(identifier: type)?.kind, kind == .quantity || kind == .category else {
+            let known = (SampleType.quantityTypes + SampleType.eventTypes).map(\.identifier).joined(separator: ", ")
+            throw ValidationError("unknown type '\(type)' (known: \(known))")
+        }
         guard interval >= 0.05, interval <= 60 else { throw ValidationError("--interval must be 0.05…60 seconds") }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
     }
@@ -48,6 +59,7 @@ struct WatchCommand: AsyncParsableCommand {
             guard let sampleType = SampleType(identifier: type) else { return }
             let store = try storeOptions.access()
             let format = output ?? (isatty(STDOUT_FILENO) == 1 ? .live : .table)
+            if sampleType.kind == .category { return try await watchEvents(of: sampleType, in: store, format: format) }
             let people = format == .json ? try await store.personLookup() : nil
             let printer = SamplePrinter(
                 format: format == .json ? .json : .table, type: sampleType, unit: sampleType.canonicalUnit, showsGateway: store.showsGateways,
@@ -74,6 +86,29 @@ struct WatchCommand: AsyncParsableCommand {
                 printer.flush()
             }
             if format == .live { print("") }
+        }
+    }
+
+    /// Prints each event of `eventType` as it opens and as it ends, a line each.
+    private func watchEvents(of eventType: SampleType, in store: any RequestTransport, format: Format) async throws(CommandFailure) {
+        let deadline = duration.map { ContinuousClock.now.advanced(by: .seconds($0)) }
+        setvbuf(stdout, nil, _IOLBF, 0)
+        try await store.followEvents(of: eventType, pollInterval: interval, until: deadline, ready: {
+            if format != .json { print("TIME  EVENT  CHANGE  WHO  DETAILS") }
+        }) { events in
+            for event in events where device == nil || event.device == device {
+                switch format {
+                case .json:
+                    printJSONLine(EventJSON.object(event))
+                case .live, .table:
+                    let time = RFC3339.string(from: event.end ?? event.start, fractionDigits: 0)
+                    let what = event.isOpen ? "opened" : "ended after \(ElapsedText.text(event.latest, since: event.start))"
+                    var line = "\(time)  \(event.type.identifier)  \(what)  \(event.person ?? event.device ?? "-")"
+                    if let threshold = event.threshold { line += "  threshold \(DisplayNumber(value: threshold))" }
+                    if let extreme = event.extreme { line += "  extreme \(DisplayNumber(value: extreme))" }
+                    print(TerminalText.escaped(line))
+                }
+            }
         }
     }
 }

@@ -42,6 +42,44 @@ struct EventEndToEndTests {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    @Test("hrmctl watch --type tells each event of the type as it opens and ends, once, from the moment it follows")
+    func watchTellsEvents() async throws {
+        let harness = try Harness()
+        let config = harness.directory.file("hrmd.conf")
+        try "[alerts]\nhigh = 120\nhigh-for = 10s\n".write(toFile: config, atomically: true, encoding: .utf8)
+        _ = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate")
+        try await Self.grantEvents(harness, store: harness.store)
+        let watch = try ChildProcess(
+            BuiltProducts.hrmctl,
+            ["watch", "--type", "high-heart-rate-event", "--output", "table", "--interval", "0.05", "--store", harness.store, "--duration", "600"],
+            environment: harness.environment, outputDirectory: harness.directory.path)
+        defer { watch.send(SIGTERM) }
+        // The header comes once the events as they are were read: what is saved after it is news.
+        try await eventually("the watch's header") { watch.standardOutput.hasPrefix("TIME  EVENT  CHANGE  WHO  DETAILS\n") }
+        // A strap's readings around now: 20 s at 80, 30 s at 130 (a high event), 10 s at 80.
+        let start = Date().addingTimeInterval(-20)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        var lines = [#"{"format":"hrmd-trace","version":1}"#]
+        for second in 0..<60 {
+            let bpm = (20..<50).contains(second) ? 130 : 80
+            let time = formatter.string(from: start.addingTimeInterval(Double(second)))
+            lines.append(
+                #"{"t":"\#(time)","transport":"ble","device":"AA:BB:CC:DD:EE:FF","kind":"notify","characteristic":"2a37","value":"06\#(String(format: "%02x", bpm))"}"#)
+        }
+        let trace = harness.directory.file("now.trace.jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: trace, atomically: true, encoding: .utf8)
+        let replayed = try await harness.hrmctl(["replay", "--config", config, "--store", harness.store, trace], withStore: false)
+        #expect(replayed.exitCode == 0, "\(replayed.stderr)")
+        try await eventually("the event's end in the watch") { watch.standardOutput.contains(" ended after 0:29 ") }
+        let told = watch.standardOutput.split(separator: "\n").dropFirst()
+        #expect(told.allSatisfy { $0.contains("  high-heart-rate-event  ") && $0.contains("  AA:BB:CC:DD:EE:FF  threshold 120  extreme 130") }, "\(told)")
+        #expect(told.filter { $0.contains(" ended after ") }.count == 1, "told once when it ended: \(told)")
+        #expect(told.filter { $0.contains(" opened ") }.count <= 1, "told at most once when it opened: \(told)")
+        let stored = try await Self.events(harness, store: harness.store)
+        #expect(stored.count == 1)
+    }
+
     @Test("a replayed trace makes the events its readings hold by the configured rules, each once however often it is replayed")
     func replayedTrace() async throws {
         let harness = try Harness()

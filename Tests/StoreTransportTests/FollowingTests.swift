@@ -1,4 +1,6 @@
 import HealthModel
+import HealthRequests
+import Timestamps
 import HealthStore
 import Synchronization
 import TestSupport
@@ -68,5 +70,35 @@ struct FollowingTests {
         let follower = Task { try await access.followChanges(of: .heartRate, pollInterval: 60, until: nil) { _ in } }
         follower.cancel()
         try await follower.value
+    }
+}
+
+@Suite("which events are news to a watcher")
+struct EventFollowerTests {
+    private static let base = Timestamp(microsecondsSinceEpoch: 1_790_000_000_000_000)
+
+    private static func event(_ id: String, start: Double, latest: Double, ended: Bool = false) -> HealthEvent {
+        HealthEvent(
+            id: id, type: .highHeartRateEvent, source: "hrmd", device: "strap-1", person: nil, start: base.advanced(bySeconds: start),
+            end: ended ? base.advanced(bySeconds: latest) : nil, latest: base.advanced(bySeconds: latest), threshold: 120, extreme: 130)
+    }
+
+    @Test("an event is news when it opens and when it ends; extensions are not; those open at the start are told when they end")
+    func newsOfEvents() {
+        var follower = EventFollower()
+        let before = Self.event("before", start: 0, latest: 10)
+        let closedBefore = Self.event("closed-before", start: 0, latest: 5, ended: true)
+        follower.prime([before, closedBefore])
+        #expect(follower.news(in: [before, closedBefore]).isEmpty)
+        let opened = Self.event("new", start: 20, latest: 30)
+        #expect(follower.news(in: [Self.event("before", start: 0, latest: 20), opened, closedBefore]) == [opened])
+        #expect(follower.news(in: [Self.event("new", start: 20, latest: 40)]).isEmpty, "an extension")
+        let ended = Self.event("new", start: 20, latest: 45, ended: true)
+        let beforeEnded = Self.event("before", start: 0, latest: 25, ended: true)
+        #expect(follower.news(in: [ended, beforeEnded]) == [beforeEnded, ended], "oldest start first")
+        #expect(follower.news(in: [ended, beforeEnded]).isEmpty, "told once")
+        // Opened and ended between two looks: told once, ended.
+        let brief = Self.event("brief", start: 50, latest: 55, ended: true)
+        #expect(follower.news(in: [brief]) == [brief])
     }
 }

@@ -62,6 +62,7 @@ BINDIR := $(PREFIX)/bin
 LIBDIR := $(PREFIX)/lib
 MANDIR := $(PREFIX)/share/man
 UNITDIR ?= $(LIBDIR)/systemd/system
+USERUNITDIR ?= $(LIBDIR)/systemd/user
 DBUSDIR := $(PREFIX)/share/dbus-1
 POLKITDIR := $(PREFIX)/share/polkit-1
 DOCDIR := $(PREFIX)/share/doc/hrmd
@@ -71,7 +72,7 @@ WEB_TOP_FILES := $(filter-out web/static,$(wildcard web/*))
 WEB_FILES := $(WEB_TOP_FILES) $(wildcard web/static/*)
 INSTALLED := \
 	$(BINDIR)/hrmd $(BINDIR)/hrmctl \
-	$(UNITDIR)/hrmd.service \
+	$(UNITDIR)/hrmd.service $(USERUNITDIR)/hrmd-notify.service \
 	$(LIBDIR)/sysusers.d/hrmd.conf $(LIBDIR)/tmpfiles.d/hrmd.conf \
 	$(LIBDIR)/udev/rules.d/60-hrmd.rules \
 	$(DBUSDIR)/system.d/org.hrmd.Health.conf $(DBUSDIR)/system-services/org.hrmd.Health.service \
@@ -363,7 +364,7 @@ bench-central-shape:
 ## (as a document to copy), man pages, shell completions and the web pages (share/hrmd/web)
 install: release
 	$(SWIFT) package generate-manual --configuration debug > /dev/null
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(LIBDIR)/sysusers.d $(DESTDIR)$(LIBDIR)/tmpfiles.d \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(LIBDIR)/sysusers.d $(DESTDIR)$(LIBDIR)/tmpfiles.d \
 		$(DESTDIR)$(LIBDIR)/udev/rules.d $(DESTDIR)$(SYSCONFDIR)/hrmd $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d \
@@ -373,6 +374,8 @@ install: release
 	install -m 0755 $(RELEASE_BIN)/hrmd $(RELEASE_BIN)/hrmctl $(DESTDIR)$(BINDIR)/
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/hrmd.service.in > $(DESTDIR)$(UNITDIR)/hrmd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/hrmd.service
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/hrmd-notify.service.in > $(DESTDIR)$(USERUNITDIR)/hrmd-notify.service
+	chmod 0644 $(DESTDIR)$(USERUNITDIR)/hrmd-notify.service
 	install -m 0644 systemd/hci.conf $(DESTDIR)$(DOCDIR)/hrmd.service.d/hci.conf
 	install -m 0644 systemd/flatpak-identity.conf $(DESTDIR)$(DOCDIR)/hrmd.service.d/flatpak-identity.conf
 	install -m 0644 systemd/hrmd.sysusers $(DESTDIR)$(LIBDIR)/sysusers.d/hrmd.conf

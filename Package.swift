@@ -53,6 +53,8 @@ let package = Package(
         // Pure: every request the store serves, defined once for every front: typed arguments and
         // answer, who may make it, its budgets, and what it does with a store.
         .target(name: "HealthRequests", dependencies: ["HealthModel", "HealthUnits", "Timestamps", "JSONLines"]),
+        // Desktop notifications of events (org.freedesktop.Notifications on the session bus), for hrmctl notify.
+        .target(name: "DesktopNotifications", dependencies: ["HealthModel", "SDBus", "Timestamps"]),
         // The shared health store over SQLite: the model's samples in series chunks, authorization, changes.
         .target(
             name: "HealthStore",
@@ -275,6 +277,7 @@ let package = Package(
             dependencies: [
                 "CommandSupport", "HealthModel", "HealthRequests", "HealthStore", "HealthUnits", "SensorFrames", "Timestamps", "JSONLines",
                 "Ingest", "Recordings", "ReaderThreads", "HealthClient", "HealthWire", "StoreTransport", "HRMConfiguration", "WorkoutFiles",
+                "DesktopNotifications", "SDBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -381,6 +384,7 @@ let package = Package(
                 "Timestamps",
             ]
         ),
+        .testTarget(name: "DesktopNotificationsTests", dependencies: ["DesktopNotifications", "HealthModel", "Timestamps"]),
         .testTarget(
             name: "HealthWireTests", dependencies: ["HealthRequests", "HealthWire", "HealthModel", "HealthUnits", "SDBus", "Timestamps"]),
         .testTarget(

@@ -14,7 +14,7 @@ extension HealthServiceClient {
     public func watch(_ type: SampleType, from anchor: Int64? = nil) async throws(HealthServiceError) -> AsyncThrowingStream<ChangeSet, any Error> {
         let client = self
         let position = WatchState<Int64>(anchor ?? 0)
-        return try await following(type, start: { () async throws(HealthServiceError) in
+        return try await following([type], start: { () async throws(HealthServiceError) in
             // Anything stored between Observe and Anchor has an older anchor; what comes
             // after is signalled.
             if anchor == nil { position.set(try await client.anchor(of: type)) }
@@ -32,35 +32,40 @@ extension HealthServiceClient {
         }
     }
 
-    /// Follows the events of `type` (an event type): each `SamplesChanged` for it reads the
-    /// events the caller may read that lasted into the time the watch started (`Events`), and
-    /// the stream yields those that opened or ended since the last read (``EventFollower``).
-    /// Events open when it starts are yielded only when they end. It ends as ``watch(_:from:)`` does.
-    public func watchEvents(of type: SampleType) async throws(HealthServiceError) -> AsyncThrowingStream<[HealthEvent], any Error> {
+    /// Follows the events of `types` (event types): each `SamplesChanged` for one of them
+    /// reads the events the caller may read that lasted into the time the watch started
+    /// (`Events`), and the stream yields those that opened or ended since the last read
+    /// (``EventFollower``). Events open when it starts are yielded only when they end. It
+    /// ends as ``watch(_:from:)`` does.
+    public func watchEvents(of types: [SampleType]) async throws(HealthServiceError) -> AsyncThrowingStream<[HealthEvent], any Error> {
         let client = self
         let started = Timestamp.now()
         let follower = WatchState(EventFollower())
-        return try await following(type, start: { () async throws(HealthServiceError) in
-            let events = try await client.events(of: type, since: started)
+        let wanted = Set(types)
+        return try await following(types, start: { () async throws(HealthServiceError) in
+            let events = try await client.events(of: types, since: started).filter { wanted.contains($0.type) }
             follower.update { $0.prime(events) }
         }) { () async throws(HealthServiceError) -> [[HealthEvent]] in
-            let events = try await client.events(of: type, since: started)
+            let events = try await client.events(of: types, since: started).filter { wanted.contains($0.type) }
             let news = follower.update { $0.news(in: events) }
             return news.isEmpty ? [] : [news]
         }
     }
 
-    /// The events of `type` the caller may read that lasted into `since` or began after it.
-    private func events(of type: SampleType, since: Timestamp) async throws(HealthServiceError) -> [HealthEvent] {
-        try await send(Events(app: app, since: since, until: nil, type: type, person: nil, device: nil, limit: EventQuery.answerLimit)).events
+    /// The events of `types` (all event types when more than one) the caller may read that
+    /// lasted into `since` or began after it.
+    private func events(of types: [SampleType], since: Timestamp) async throws(HealthServiceError) -> [HealthEvent] {
+        let type = types.count == 1 ? types[0] : nil
+        return try await send(Events(app: app, since: since, until: nil, type: type, person: nil, device: nil, limit: EventQuery.answerLimit)).events
     }
 
     /// The observation both watches share: the match for `SamplesChanged` first, then
-    /// `Observe`, then `start`; each signal for `type` then runs `read`, whose results the
-    /// stream yields in order. The stream ends with an error when the service or the bus goes
-    /// away; stopping to consume it ends the observation (`Unobserve`).
+    /// `Observe` of each of `types`, then `start`; each signal for one of them then runs
+    /// `read`, whose results the stream yields in order. The stream ends with an error when
+    /// the service or the bus goes away; stopping to consume it ends the observation
+    /// (`Unobserve`).
     private func following<Element: Sendable>(
-        _ type: SampleType, start: () async throws(HealthServiceError) -> Void,
+        _ types: [SampleType], start: () async throws(HealthServiceError) -> Void,
         read: @escaping @Sendable () async throws(HealthServiceError) -> [Element]
     ) async throws(HealthServiceError) -> AsyncThrowingStream<Element, any Error> {
         let rule = DBusMatchRule(sender: HealthBus.name, path: HealthBus.path, interface: HealthBus.interface, member: "SamplesChanged")
@@ -70,13 +75,14 @@ extension HealthServiceClient {
         } catch {
             throw HealthServiceError(error, member: "AddMatch")
         }
-        try await observe(type)
+        for type in types { try await observe(type) }
         try await start()
+        let names = Set(types.map(\.identifier))
         let client = self
         let (stream, continuation) = AsyncThrowingStream<Element, any Error>.makeStream()
         let task = Task {
             do {
-                for await signal in signals where signal.arguments.first?.string == type.identifier {
+                for await signal in signals where signal.arguments.first?.string.map(names.contains) == true {
                     for element in try await read() { continuation.yield(element) }
                     if Task.isCancelled { break }
                 }
@@ -104,7 +110,7 @@ extension HealthServiceClient {
         continuation.onTermination = { _ in
             task.cancel()
             ownerTask.cancel()
-            Task { try? await client.unobserve(type) }
+            Task { for type in types { try? await client.unobserve(type) } }
         }
         return stream
     }

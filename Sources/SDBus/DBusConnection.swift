@@ -23,6 +23,15 @@ public final class DBusConnection: Sendable {
         return try DBusConnection(bus: bus)
     }
 
+    /// Connects to the user's session bus (`DBUS_SESSION_BUS_ADDRESS` when set, else the
+    /// user's bus under `XDG_RUNTIME_DIR`).
+    public static func session() throws(DBusError) -> DBusConnection {
+        var bus: OpaquePointer?
+        try check(sd_bus_open_user(&bus), "sd_bus_open_user")
+        guard let bus else { throw .system(operation: "sd_bus_open_user", errno: 5) }
+        return try DBusConnection(bus: bus)
+    }
+
     /// Connects to the bus at `address` (`unix:path=/run/dbus/system_bus_socket`).
     public static func connect(address: String) throws(DBusError) -> DBusConnection {
         var bus: OpaquePointer?

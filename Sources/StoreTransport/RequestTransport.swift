@@ -26,12 +26,12 @@ public protocol RequestTransport: Sendable {
     func followChanges(
         of type: SampleType, pollInterval: Double, until deadline: ContinuousClock.Instant?, _ body: (ChangeSet) -> Void
     ) async throws(CommandFailure)
-    /// Calls `body` with the events of `type` (an event type) that open or end from now on
+    /// Calls `body` with the events of `types` (event types) that open or end from now on
     /// (``EventFollower``), until `deadline` or until the calling task is cancelled; `ready`
     /// once the events as they are now were read (what changes after it is told). The
     /// service signals; otherwise the store is read every `pollInterval` seconds.
     func followEvents(
-        of type: SampleType, pollInterval: Double, until deadline: ContinuousClock.Instant?, ready: () -> Void,
+        of types: [SampleType], pollInterval: Double, until deadline: ContinuousClock.Instant?, ready: () -> Void,
         _ body: ([HealthEvent]) -> Void
     ) async throws(CommandFailure)
     /// Whether samples come from gateways (the central store): outputs then add a gateway
@@ -47,13 +47,16 @@ extension RequestTransport {
 
     /// Reads the events (`Events`) every `pollInterval` seconds.
     public func followEvents(
-        of type: SampleType, pollInterval: Double, until deadline: ContinuousClock.Instant?, ready: () -> Void,
+        of types: [SampleType], pollInterval: Double, until deadline: ContinuousClock.Instant?, ready: () -> Void,
         _ body: ([HealthEvent]) -> Void
     ) async throws(CommandFailure) {
         let started = Timestamp.now()
-        let request = Events(app: Self.app, since: started, until: nil, type: type, person: nil, device: nil, limit: EventQuery.answerLimit)
+        let request = Events(
+            app: Self.app, since: started, until: nil, type: types.count == 1 ? types[0] : nil, person: nil, device: nil,
+            limit: EventQuery.answerLimit)
+        let wanted = Set(types)
         var follower = EventFollower()
-        follower.prime(try await send(request).events)
+        follower.prime(try await send(request).events.filter { wanted.contains($0.type) })
         ready()
         while !Task.isCancelled {
             var wait = Duration.seconds(pollInterval)
@@ -63,7 +66,7 @@ extension RequestTransport {
                 wait = min(wait, left)
             }
             do { try await Task.sleep(for: wait) } catch { return }
-            let news = follower.news(in: try await send(request).events)
+            let news = follower.news(in: try await send(request).events.filter { wanted.contains($0.type) })
             if !news.isEmpty { body(news) }
         }
     }

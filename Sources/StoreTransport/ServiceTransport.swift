@@ -54,10 +54,10 @@ public struct ServiceTransport: RequestTransport {
 
     /// Follows `SamplesChanged` for the event type: no polling.
     public func followEvents(
-        of type: SampleType, pollInterval: Double, until deadline: ContinuousClock.Instant?, ready: () -> Void,
+        of types: [SampleType], pollInterval: Double, until deadline: ContinuousClock.Instant?, ready: () -> Void,
         _ body: ([HealthEvent]) -> Void
     ) async throws(CommandFailure) {
-        let events = try await answer { () async throws(HealthServiceError) in try await client.watchEvents(of: type) }
+        let events = try await answer { () async throws(HealthServiceError) in try await client.watchEvents(of: types) }
         ready()
         do {
             try await StreamUntilDeadline(elements: events, deadline: deadline).forEach(body)

@@ -93,7 +93,7 @@ struct WatchCommand: AsyncParsableCommand {
     private func watchEvents(of eventType: SampleType, in store: any RequestTransport, format: Format) async throws(CommandFailure) {
         let deadline = duration.map { ContinuousClock.now.advanced(by: .seconds($0)) }
         setvbuf(stdout, nil, _IOLBF, 0)
-        try await store.followEvents(of: eventType, pollInterval: interval, until: deadline, ready: {
+        try await store.followEvents(of: [eventType], pollInterval: interval, until: deadline, ready: {
             if format != .json { print("TIME  EVENT  CHANGE  WHO  DETAILS") }
         }) { events in
             for event in events where device == nil || event.device == device {

@@ -455,8 +455,8 @@ class Background:
     """A client running as another uid while the test goes on; its stdout read line by line as it
     comes (processes.Output)."""
 
-    def __init__(self, uid_gid, bus, argv, stdin=subprocess.DEVNULL):
-        self.process = subprocess.Popen(as_uid(uid_gid, argv), env=bus.env(), stdin=stdin,
+    def __init__(self, uid_gid, bus, argv, stdin=subprocess.DEVNULL, extra_env=None):
+        self.process = subprocess.Popen(as_uid(uid_gid, argv), env=bus.env(**(extra_env or {})), stdin=stdin,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         self.output = Output(self.process.stdout, close=True)
         self.result = None

@@ -26,7 +26,7 @@ fi
 
 expected=(
     usr/bin/hrmd usr/bin/hrmctl
-    usr/lib/systemd/system/hrmd.service
+    usr/lib/systemd/system/hrmd.service usr/lib/systemd/user/hrmd-notify.service
     usr/lib/sysusers.d/hrmd.conf usr/lib/tmpfiles.d/hrmd.conf
     usr/lib/udev/rules.d/60-hrmd.rules
     usr/share/dbus-1/system.d/org.hrmd.Health.conf
@@ -59,6 +59,12 @@ if command -v systemd-analyze > /dev/null; then
     sed "s|/usr/bin/hrmd|$destdir/usr/bin/hrmd|g" "$unit" > "$scratch/verify/hrmd.service"
     verify=$(systemd-analyze verify --man=no "$scratch/verify/hrmd.service" 2>&1)
     if [ -z "$verify" ]; then pass "systemd-analyze verify: no warnings"; else fail "systemd-analyze verify: $verify"; fi
+    # The user unit of hrmctl notify, the same way.
+    user_unit="$destdir/usr/lib/systemd/user/hrmd-notify.service"
+    if grep -q "^ExecStart=/usr/bin/hrmctl notify$" "$user_unit"; then pass "the user unit runs the installed hrmctl notify"; else fail "user unit ExecStart: $(grep ExecStart "$user_unit")"; fi
+    sed "s|/usr/bin/hrmctl|$destdir/usr/bin/hrmctl|g" "$user_unit" > "$scratch/verify/hrmd-notify.service"
+    verify=$(systemd-analyze verify --man=no "$scratch/verify/hrmd-notify.service" 2>&1)
+    if [ -z "$verify" ]; then pass "systemd-analyze verify of the user unit: no warnings"; else fail "systemd-analyze verify of the user unit: $verify"; fi
     security=$(systemd-analyze security --offline=yes --root="$destdir" "$unit" 2>&1)
     score=$(printf '%s\n' "$security" | sed -n 's/.*Overall exposure level for hrmd.service: \([0-9.]*\).*/\1/p')
     if [ -n "$score" ] && awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }'; then

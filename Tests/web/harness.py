@@ -130,14 +130,17 @@ class Hrmd:
     """The built hrmd on a store file of its own with mock straps and its HTTP front on a free
     port; hrmctl on the same file. Its log goes to ARTIFACTS/NAME.log."""
 
-    def __init__(self, sensors, name="hrmd", before_start=None):
+    def __init__(self, sensors, name="hrmd", before_start=None, config=""):
         self.directory = tempfile.mkdtemp(prefix="hrmd-web-")
         self.store = os.path.join(self.directory, "hrmd.sqlite")
+        config_path = os.path.join(self.directory, "hrmd.conf")
+        with open(config_path, "w") as f:
+            f.write(config or "[hrmd]\n")
         self.log_path = os.path.join(artifacts_dir(), name + ".log")
         self.hrmctl("auth", "grant", "hrmd", "heart-rate")
         if before_start:
             before_start(self)
-        command = [os.path.join(bin_dir(), "hrmd"), "--store", self.store]
+        command = [os.path.join(bin_dir(), "hrmd"), "--store", self.store, "--config", config_path]
         for sensor in sensors:
             command += ["--sensor", sensor]
         command += ["--http", "127.0.0.1:0"]

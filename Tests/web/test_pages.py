@@ -40,13 +40,14 @@ def the_day_so_far(server):
 class PageTest(unittest.TestCase):
     sensors = []
     before_start = None
+    config = ""
     server = None
     browser = None
 
     @classmethod
     def setUpClass(cls):
         require(requirements())
-        cls.server = Hrmd(cls.sensors, name=cls.__name__, before_start=cls.before_start)
+        cls.server = Hrmd(cls.sensors, name=cls.__name__, before_start=cls.before_start, config=cls.config)
         try:
             cls.browser = Browser()
         except Exception:
@@ -238,6 +239,59 @@ RIDERS = {"rider-%d" % number: 55 + 11 * number for number in range(1, 10)}
 
 def the_last_minutes(server):
     replay_history(server, RIDERS, 0.2)
+
+
+def grant_high_events(server):
+    server.hrmctl("auth", "grant", "hrmd", "high-heart-rate-event")
+
+
+class EventBanner(PageTest):
+    """An open event is a banner on its strap's tile and a band and a line in the day view."""
+    sensors = [mock("strap-e", 90, ",hz=4"), mock("strap-f", 60, ",hz=4")]
+    before_start = grant_high_events
+    # strap-e (90) is over 75 at once: a high event opens after a second; strap-f (60) never.
+    config = "[hrmd]\nflush-interval = 0.1\n[alerts]\nhigh = 75\nhigh-for = 1s\nlow = 20\n"
+
+    def banners(self):
+        return self.browser.script("const r = {}; for (const t of document.querySelectorAll('[data-device]'))"
+                                   " r[t.dataset.device] = [t.dataset.alert || '', t.querySelector('.alert').textContent]; return r;")
+
+    def test_an_open_event_is_a_banner_on_its_tile_and_in_the_day(self):
+        manager = self.server.token("tester/events", manager=True)
+        self.addCleanup(self.browser.open, "about:blank")
+        self.browser.open("about:blank")
+        self.browser.open(self.server.url("/#token=" + manager))
+        wait_until(lambda: self.banners().get("strap-e", [""])[0] == "high-heart-rate-event", PAGE_TIMEOUT_S,
+                   "strap-e's banner (%s)" % self.banners())
+        banners = self.banners()
+        self.assertTrue(banners["strap-e"][1].startswith("High heart rate · "), banners)
+        self.assertIn(" · since ", banners["strap-e"][1])
+        self.assertEqual(banners["strap-f"], ["", ""], "no event, no banner")
+        wait_until(lambda: self.browser.script(
+            "return [...document.querySelectorAll('canvas.trend')].every(c => c.width > 0)"), PAGE_TIMEOUT_S, "the trends are drawn")
+        self.browser.resize(1280, 360)
+        try:
+            self.browser.screenshot("event-banner")
+        finally:
+            self.browser.resize(1280, 720)
+        # A token that may read heart rate but not the event type: its stream sends no event (the
+        # open ones would come before the samples that follow), so no banner.
+        reader = self.server.token("tester/no-events")
+        self.browser.open("about:blank")
+        self.browser.open(self.server.url("/#token=" + reader))
+        wait_until(lambda: self.browser.script(
+            "const t = document.querySelector('[data-device=\"strap-e\"] .bpm'); return t && /^[0-9]+$/.test(t.textContent)"),
+            PAGE_TIMEOUT_S, "strap-e's digits for the reader")
+        self.assertEqual(self.banners().get("strap-e", ["", ""])[0], "", "an event reached a reader without read authorization")
+        # The day view lists the event, over its band on the chart.
+        self.browser.open("about:blank")
+        self.browser.open(self.server.url("/day#token=" + manager))
+        wait_until(lambda: self.browser.script("return document.body.dataset.ready") in ("true", "error"), PAGE_TIMEOUT_S, "the day view")
+        self.assertEqual(self.browser.script("return document.body.dataset.ready"), "true")
+        listed = self.browser.script("return document.getElementById('events').textContent")
+        self.assertIn("high heart rate", listed)
+        self.assertIn("strap-e", listed)
+        self.assertEqual(int(self.browser.script("return document.getElementById('events').dataset.count")), 1, listed)
 
 
 class GroupView(PageTest):

@@ -232,6 +232,7 @@ export function follow(handlers, params = {}) {
         if (name === "sample") handlers.sample && handlers.sample(value);
         else if (name === "state") handlers.state && handlers.state(value);
         else if (name === "workout") handlers.workout && handlers.workout(value);
+        else if (name === "event") handlers.event && handlers.event(value);
         else if (name === "gap") handlers.gap && handlers.gap(value.missed);
         else if (name === "error") {
           ended = value.error || "token rejected";

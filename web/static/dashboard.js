@@ -78,6 +78,7 @@ async function main() {
     },
     state: (state) => board.sensorState(state),
     workout: (workout) => board.workout(workout),
+    event: (event) => board.event(event),
     status: (kind, message) => {
       showStatus(kind, message);
       if (kind === "rejected" || kind === "forbidden") {

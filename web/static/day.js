@@ -138,7 +138,48 @@ function workoutLinks(workouts) {
   box.dataset.count = String(links.length);
 }
 
-function samplesChart(samples, max, workouts = []) {
+const EVENT_NAMES = {
+  "high-heart-rate-event": "high heart rate",
+  "low-heart-rate-event": "low heart rate",
+  "sensor-contact-lost": "contact lost",
+  "strap-battery-low": "battery low",
+};
+
+// The day's events as bands over the chart (red for heart rate, amber for the strap's).
+function eventUnderlay(events) {
+  return (canvas, area, graph) => {
+    for (const event of events) {
+      const from = graph.toDomXCoord(Date.parse(event.start));
+      const to = graph.toDomXCoord(Date.parse(event.end || event.latest));
+      const heart = event.type === "high-heart-rate-event" || event.type === "low-heart-rate-event";
+      canvas.fillStyle = heart ? "rgba(229, 57, 53, 0.22)" : "rgba(249, 168, 37, 0.18)";
+      canvas.fillRect(from, area.y, Math.max(2, to - from), area.h);
+    }
+  };
+}
+
+function time(text) {
+  return new Date(text).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+}
+
+// The day's events, oldest first: when, what, whose, how far.
+function eventList(events) {
+  const box = document.getElementById("events");
+  const items = events.slice().reverse().map((event) => {
+    const item = document.createElement("span");
+    item.className = "event";
+    item.dataset.type = event.type;
+    const metadata = event.metadata || {};
+    const extreme = metadata.extreme !== undefined ? " (" + Math.round(metadata.extreme) + (event.type === "strap-battery-low" ? " %" : " bpm") + ")" : "";
+    item.textContent = time(event.start) + "–" + (event.end ? time(event.end) : "now") + " " + (EVENT_NAMES[event.type] || event.type) + extreme +
+      " · " + (event.person || event.device || "");
+    return item;
+  });
+  box.replaceChildren(...(items.length ? ["Events: "] : []), ...items.flatMap((item, i) => (i ? [" · ", item] : [item])));
+  box.dataset.count = String(items.length);
+}
+
+function samplesChart(samples, max, workouts = [], events = []) {
   const chart = document.getElementById("chart");
   if (!samples.length) {
     chart.className = "empty";
@@ -153,6 +194,7 @@ function samplesChart(samples, max, workouts = []) {
     underlayCallback: (canvas, area, graph) => {
       zoneUnderlay(max)(canvas, area, graph);
       workoutUnderlay(workouts)(canvas, area, graph);
+      eventUnderlay(events)(canvas, area, graph);
     },
     legend: "always",
     labelsDiv: document.getElementById("legend"),
@@ -279,19 +321,22 @@ async function main() {
     const settings = await get("settings");
     useSettings(settings);
     const max = maxFor(null);
-    const [samples, statistics, zones, workouts] = await Promise.all([
+    const [samples, statistics, zones, workouts, events] = await Promise.all([
       allSamples({ type: "heart-rate", since, until, limit: 5000 }, 100),
       get("statistics", { type: "heart-rate", by: "1h", since, until, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone }),
       get("zones", { since, until, max }),
       // the day's workouts the token may read (none shown when it may not)
       get("workouts", { since, until, limit: 100 }).then((answer) => answer.workouts || [], () => []),
+      // the day's events the token may read
+      get("events", { since, until, limit: 1000 }).then((answer) => answer.events || [], () => []),
     ]);
     const shown = source ? samples.filter((sample) => sample.source === source) : samples;
     severalSources = new Set(shown.map((sample) => sample.source)).size > 1;
     sourceLinks(samples);
     summary(statistics.buckets || [], shown);
-    samplesChart(shown, max, workouts);
+    samplesChart(shown, max, workouts, events);
     workoutLinks(workouts);
+    eventList(events);
     hourlyChart(statistics.buckets || []);
     zonesView(zones.zones || []);
     showStatus("ok");

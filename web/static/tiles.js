@@ -66,6 +66,15 @@ function age(ms) {
   return Math.round(seconds / 3600) + " h";
 }
 
+// Open events as the tile's banner says them, the most pressing first.
+const ALERT_ORDER = ["high-heart-rate-event", "low-heart-rate-event", "sensor-contact-lost", "strap-battery-low"];
+const ALERT_TEXT = {
+  "high-heart-rate-event": "High heart rate",
+  "low-heart-rate-event": "Low heart rate",
+  "sensor-contact-lost": "Contact lost",
+  "strap-battery-low": "Battery low",
+};
+
 class Tile {
   constructor(id) {
     this.id = id;
@@ -92,8 +101,11 @@ class Tile {
     this.state = element("span", "state", "");
     foot.append(this.contact, this.battery, this.state);
     this.session = element("div", "workout", "");
-    this.node.append(head, reading, this.zone, this.session, this.canvas, foot);
+    this.banner = element("div", "alert", "");
+    this.banner.setAttribute("role", "alert");
+    this.node.append(head, this.banner, reading, this.zone, this.session, this.canvas, foot);
     this.current = null;
+    this.openEvents = new Map(); // event id → the strap's open event
     this.update(Date.now());
   }
 
@@ -141,6 +153,24 @@ class Tile {
     if (workout && workout.person) this.workoutPerson = workout.person;
     this.showPerson();
     this.node.dataset.workout = this.current ? (this.current.paused ? "paused" : "active") : "";
+  }
+
+  // An event of this strap, as the live stream sends each save of it: open ones make the
+  // banner (the most pressing first), an ended one leaves it.
+  event(event) {
+    if (event.end) this.openEvents.delete(event.id);
+    else this.openEvents.set(event.id, event);
+    const shown = [...this.openEvents.values()].sort((a, b) => ALERT_ORDER.indexOf(a.type) - ALERT_ORDER.indexOf(b.type))[0];
+    if (!shown) {
+      delete this.node.dataset.alert;
+      this.banner.textContent = "";
+      return;
+    }
+    this.node.dataset.alert = shown.type;
+    const since = new Date(shown.start).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    const metadata = shown.metadata || {};
+    const extreme = metadata.extreme !== undefined ? " · " + Math.round(metadata.extreme) + (shown.type === "strap-battery-low" ? " %" : " bpm") : "";
+    this.banner.textContent = ALERT_TEXT[shown.type] + extreme + " · since " + since;
   }
 
   update(now) {
@@ -225,6 +255,13 @@ export class TileBoard {
       if (state.open || (tile.current && tile.current.id === state.id)) tile.workout(state);
       tile.update(Date.now());
     }
+  }
+
+  // An event from the live stream: the banner of its strap's tile.
+  event(event) {
+    if (!event || !event.device || !ALERT_TEXT[event.type]) return;
+    if (event.end && !this.tiles.has(event.device)) return;
+    this.tile(event.device).event(event);
   }
 
   // The open workouts, as workoutState gives them.

@@ -10,8 +10,9 @@ import Timestamps
 /// source `hrmd/mqtt`, so it publishes only what that source may read, and a client of one
 /// broker. Each strap's heart rate (and battery, contact, RR intervals when asked) goes to its
 /// state topics, whether it has an open event of each type (a Home Assistant problem sensor,
-/// with the event as its attributes) to its event topics, and each person's (or unworn strap's) workout state to its own; discovery
-/// documents go out when a strap or owner is first seen and after each reconnect; the
+/// with the event as its attributes) to its event topics, and each person's (or unworn
+/// strap's) workout state to its own; discovery documents go out when a strap or owner is
+/// first seen and after each reconnect; the
 /// gateway's status is `online` while connected, and `offline` as the last will.
 ///
 /// A broker that is down, slow or refusing costs nothing but the messages: hrmd records as

@@ -29,13 +29,18 @@ struct EventEndToEndTests {
         #expect(granted.exitCode == 0, "\(granted.stderr)")
     }
 
-    /// A trace of one strap's notifications at 1 Hz from 10:00:00: `(bpm, contact)` each.
-    static func trace(_ readings: [(bpm: Int, contact: Bool)]) -> String {
+    /// 2026-11-20 10:00:00 UTC, where the synthetic traces start.
+    static let traceStart = Date(timeIntervalSince1970: 1_795_168_800)
+
+    /// A trace of one strap's notifications at 1 Hz from `start`: `(bpm, contact)` each.
+    static func trace(_ readings: [(bpm: Int, contact: Bool)], from start: Date = traceStart) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         var lines = [#"{"format":"hrmd-trace","version":1}"#]
         for (second, reading) in readings.enumerated() {
             // Flags: contact supported (0x04), detected (0x02); an 8-bit value.
             let flags = reading.contact ? "06" : "04"
-            let time = String(format: "2026-11-20T10:%02d:%02d.000Z", second / 60, second % 60)
+            let time = formatter.string(from: start.addingTimeInterval(Double(second)))
             lines.append(
                 #"{"t":"\#(time)","transport":"ble","device":"AA:BB:CC:DD:EE:FF","kind":"notify","characteristic":"2a37","value":"\#(flags)\#(String(format: "%02x", reading.bpm))"}"#)
         }
@@ -57,18 +62,9 @@ struct EventEndToEndTests {
         // The header comes once the events as they are were read: what is saved after it is news.
         try await eventually("the watch's header") { watch.standardOutput.hasPrefix("TIME  EVENT  CHANGE  WHO  DETAILS\n") }
         // A strap's readings around now: 20 s at 80, 30 s at 130 (a high event), 10 s at 80.
-        let start = Date().addingTimeInterval(-20)
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        var lines = [#"{"format":"hrmd-trace","version":1}"#]
-        for second in 0..<60 {
-            let bpm = (20..<50).contains(second) ? 130 : 80
-            let time = formatter.string(from: start.addingTimeInterval(Double(second)))
-            lines.append(
-                #"{"t":"\#(time)","transport":"ble","device":"AA:BB:CC:DD:EE:FF","kind":"notify","characteristic":"2a37","value":"06\#(String(format: "%02x", bpm))"}"#)
-        }
+        let readings = (0..<60).map { second in (bpm: (20..<50).contains(second) ? 130 : 80, contact: true) }
         let trace = harness.directory.file("now.trace.jsonl")
-        try (lines.joined(separator: "\n") + "\n").write(toFile: trace, atomically: true, encoding: .utf8)
+        try Self.trace(readings, from: Date().addingTimeInterval(-20)).write(toFile: trace, atomically: true, encoding: .utf8)
         let replayed = try await harness.hrmctl(["replay", "--config", config, "--store", harness.store, trace], withStore: false)
         #expect(replayed.exitCode == 0, "\(replayed.stderr)")
         try await eventually("the event's end in the watch") { watch.standardOutput.contains(" ended after 0:29 ") }

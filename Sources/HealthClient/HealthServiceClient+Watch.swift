@@ -3,7 +3,6 @@ import HealthModel
 import HealthWire
 import SDBus
 import Synchronization
-import Timestamps
 
 extension HealthServiceClient {
     /// Follows the changes of `type` (HKAnchoredObjectQuery with updates): the match for
@@ -39,24 +38,17 @@ extension HealthServiceClient {
     /// ends as ``watch(_:from:)`` does.
     public func watchEvents(of types: [SampleType]) async throws(HealthServiceError) -> AsyncThrowingStream<[HealthEvent], any Error> {
         let client = self
-        let started = Timestamp.now()
-        let follower = WatchState(EventFollower())
-        let wanted = Set(types)
+        let follower = EventFollower(types: types)
+        let request = follower.request(app: app)
+        let state = WatchState(follower)
         return try await following(types, start: { () async throws(HealthServiceError) in
-            let events = try await client.events(of: types, since: started).filter { wanted.contains($0.type) }
-            follower.update { $0.prime(events) }
+            let events = try await client.send(request).events
+            state.update { $0.prime(events) }
         }) { () async throws(HealthServiceError) -> [[HealthEvent]] in
-            let events = try await client.events(of: types, since: started).filter { wanted.contains($0.type) }
-            let news = follower.update { $0.news(in: events) }
+            let events = try await client.send(request).events
+            let news = state.update { $0.news(in: events) }
             return news.isEmpty ? [] : [news]
         }
-    }
-
-    /// The events of `types` (all event types when more than one) the caller may read that
-    /// lasted into `since` or began after it.
-    private func events(of types: [SampleType], since: Timestamp) async throws(HealthServiceError) -> [HealthEvent] {
-        let type = types.count == 1 ? types[0] : nil
-        return try await send(Events(app: app, since: since, until: nil, type: type, person: nil, device: nil, limit: EventQuery.answerLimit)).events
     }
 
     /// The observation both watches share: the match for `SamplesChanged` first, then

@@ -234,6 +234,7 @@ struct StrapPublisher {
         let sameEvent = last?.id == event.id
         if let last, sameEvent, last.isOpen == event.isOpen, last.extreme == event.extreme, last.person == event.person { return }
         events[device, default: [:]][measurement] = event
+        heard(device)
         if straps[device] == nil { remember(StrapDescription(identifier: device)) }
         sendEvent(event, device: device, state: !sameEvent || last?.isOpen != event.isOpen)
     }
@@ -245,13 +246,17 @@ struct StrapPublisher {
         send(MosquittoMessage(topic: layout.stateTopic(device: device, measurement), text: MQTTLayout.problemPayload(event.isOpen), retain: true))
     }
 
+    /// Notes that `device` was just published: the strap heard from longest ago is forgotten first.
+    private mutating func heard(_ device: String) {
+        published += 1
+        lastPublished[device] = published
+    }
+
     /// Announces a strap first heard of (forgetting the one heard from longest ago past
     /// ``MQTTPublisherService/maximumStraps``).
     private mutating func remember(_ strap: StrapDescription) {
         if straps.count >= MQTTPublisherService.maximumStraps { forgetLongestSilent() }
         straps[strap.identifier] = strap
-        published += 1
-        lastPublished[strap.identifier] = published
         logger.info("mqtt: publishing a strap", metadata: ["device": .string(strap.identifier), "topic": .string(layout.stateTopic(device: strap.identifier, .heartRate))])
         if connection.isConnected { discover(strap) }
         if let level = battery[strap.identifier] { sendBattery(level, device: strap.identifier) }
@@ -271,8 +276,7 @@ struct StrapPublisher {
             return
         }
         let identifier = device.localIdentifier
-        published += 1
-        lastPublished[identifier] = published
+        heard(identifier)
         if straps[identifier] == nil {
             remember(StrapDescription(
                 identifier: identifier, name: device.name, manufacturer: device.manufacturer, model: device.model,

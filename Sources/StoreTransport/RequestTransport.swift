@@ -50,13 +50,9 @@ extension RequestTransport {
         of types: [SampleType], pollInterval: Double, until deadline: ContinuousClock.Instant?, ready: () -> Void,
         _ body: ([HealthEvent]) -> Void
     ) async throws(CommandFailure) {
-        let started = Timestamp.now()
-        let request = Events(
-            app: Self.app, since: started, until: nil, type: types.count == 1 ? types[0] : nil, person: nil, device: nil,
-            limit: EventQuery.answerLimit)
-        let wanted = Set(types)
-        var follower = EventFollower()
-        follower.prime(try await send(request).events.filter { wanted.contains($0.type) })
+        var follower = EventFollower(types: types)
+        let request = follower.request(app: Self.app)
+        follower.prime(try await send(request).events)
         ready()
         while !Task.isCancelled {
             var wait = Duration.seconds(pollInterval)
@@ -66,7 +62,7 @@ extension RequestTransport {
                 wait = min(wait, left)
             }
             do { try await Task.sleep(for: wait) } catch { return }
-            let news = follower.news(in: try await send(request).events.filter { wanted.contains($0.type) })
+            let news = follower.news(in: try await send(request).events)
             if !news.isEmpty { body(news) }
         }
     }

@@ -85,7 +85,7 @@ struct EventFollowerTests {
 
     @Test("an event is news when it opens and when it ends; extensions are not; those open at the start are told when they end")
     func newsOfEvents() {
-        var follower = EventFollower()
+        var follower = EventFollower(types: [.highHeartRateEvent])
         let before = Self.event("before", start: 0, latest: 10)
         let closedBefore = Self.event("closed-before", start: 0, latest: 5, ended: true)
         follower.prime([before, closedBefore])

@@ -53,6 +53,8 @@ let package = Package(
         // Pure: every request the store serves, defined once for every front: typed arguments and
         // answer, who may make it, its budgets, and what it does with a store.
         .target(name: "HealthRequests", dependencies: ["HealthModel", "HealthUnits", "Timestamps", "JSONLines"]),
+        // Daily and per-workout figures (resting heart rate, one-minute recovery, SDNN): pure.
+        .target(name: "DailyFigures"),
         // Desktop notifications of events (org.freedesktop.Notifications on the session bus), for hrmctl notify.
         .target(name: "DesktopNotifications", dependencies: ["HealthModel", "SDBus", "Timestamps"]),
         // The shared health store over SQLite: the model's samples in series chunks, authorization, changes.
@@ -384,6 +386,7 @@ let package = Package(
                 "Timestamps",
             ]
         ),
+        .testTarget(name: "DailyFiguresTests", dependencies: ["DailyFigures"]),
         .testTarget(name: "DesktopNotificationsTests", dependencies: ["DesktopNotifications", "HealthModel", "Timestamps"]),
         .testTarget(
             name: "HealthWireTests", dependencies: ["HealthRequests", "HealthWire", "HealthModel", "HealthUnits", "SDBus", "Timestamps"]),

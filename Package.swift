@@ -109,7 +109,7 @@ let package = Package(
         .target(
             name: "Ingest",
             dependencies: [
-                "SensorFrames", "ANTDecoding", "HealthUnits", "HealthModel", "HealthStore", "HeartRateEvents", "Timestamps", "Recordings",
+                "SensorFrames", "ANTDecoding", "HealthUnits", "HealthModel", "HealthStore", "HeartRateEvents", "DailyFigures", "Timestamps", "Recordings",
                 "WorkoutFiles", "FITDecoding", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -289,7 +289,10 @@ let package = Package(
         // Child processes and temporary directories for end-to-end tests and benchmarks.
         .target(
             name: "TestSupport",
-            dependencies: ["FITDecoding", "ANTDecoding", "BluetoothWire", "PostgresClient", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "FITDecoding", "ANTDecoding", "BluetoothWire", "PostgresClient", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/Support"),
         // Writes the btsnoop captures the tests build, for Wireshark to check (Tests/captures).
         .executableTarget(name: "capture-writer", dependencies: ["TestSupport", "BluetoothWire"], path: "Tests/CaptureWriter"),

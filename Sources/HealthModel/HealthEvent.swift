@@ -55,8 +55,11 @@ public struct HealthEvent: Sendable, Hashable {
 }
 
 extension SampleType {
-    /// Whether `source` may be granted to store samples of this type: events are hrmd's alone.
-    public func mayBeShared(by source: String) -> Bool { kind != .category || source == HealthSource.eventWriter }
+    /// Whether `source` may be granted to store samples of this type: events and figures are
+    /// hrmd's alone.
+    public func mayBeShared(by source: String) -> Bool {
+        (kind != .category && !isDerived) || source == HealthSource.eventWriter
+    }
 
     /// The event type named `name`, with the known ones in the error.
     public static func eventType(named name: String) throws(ModelError) -> SampleType {

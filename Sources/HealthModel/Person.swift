@@ -305,4 +305,32 @@ extension Array where Element == StrapAssignment {
     public func person(wearing device: String, at time: Timestamp) -> String? {
         first { $0.device == device && $0.from <= time && ($0.until.map { time < $0 } ?? true) }?.person
     }
+
+    /// The queries of `person`'s samples of `type` that start in `[since, until)`: one per
+    /// strap assignment of theirs that overlaps the range, over the overlap.
+    public func queries(of type: SampleType, person: String, since: Timestamp, until: Timestamp, reader: String?) -> [SampleQuery] {
+        filter { $0.person == person }.compactMap { assignment in
+            let from = Swift.max(assignment.from, since)
+            let end = Swift.min(assignment.until ?? until, until)
+            guard from < end else { return nil }
+            return SampleQuery(type: type, since: from, until: end, device: assignment.device, reader: reader)
+        }
+    }
+
+    /// The parts of `[since, until)` in which nobody wore `device`, oldest first.
+    public func unworn(_ device: String, since: Timestamp, until: Timestamp) -> [(since: Timestamp, until: Timestamp)] {
+        var free: [(since: Timestamp, until: Timestamp)] = [(since, until)]
+        for assignment in self where assignment.device == device {
+            let worn = (from: assignment.from, until: assignment.until)
+            free = free.flatMap { part -> [(since: Timestamp, until: Timestamp)] in
+                let wornUntil = worn.until ?? part.until
+                guard worn.from < part.until, wornUntil > part.since else { return [part] }
+                var left: [(since: Timestamp, until: Timestamp)] = []
+                if part.since < worn.from { left.append((part.since, worn.from)) }
+                if wornUntil < part.until { left.append((wornUntil, part.until)) }
+                return left
+            }
+        }
+        return free
+    }
 }

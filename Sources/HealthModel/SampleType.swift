@@ -34,6 +34,8 @@ public struct SampleType: Sendable, Hashable, CustomStringConvertible {
         var kind: SampleKind = .quantity
         var canonicalUnit: HealthUnit
         var aggregation: AggregationStyle
+        /// A figure hrmd works out from other samples (written by hrmd alone).
+        var derived = false
         var summary: String
     }
 
@@ -55,6 +57,12 @@ public struct SampleType: Sendable, Hashable, CustomStringConvertible {
               summary: "a connected strap reporting no skin contact for the alert's time (hrmctl events)"),
         Entry(identifier: "strap-battery-low", kind: .category, canonicalUnit: .second, aggregation: .cumulative,
               summary: "a strap's battery under the alert's percentage (hrmctl events)"),
+        Entry(identifier: "resting-heart-rate", canonicalUnit: .countPerMinute, aggregation: .discrete, derived: true,
+              summary: "a person's (or strap's) resting heart rate of one local day, by hrmd at the day's end"),
+        Entry(identifier: "heart-rate-recovery-one-minute", canonicalUnit: .countPerMinute, aggregation: .discrete, derived: true,
+              summary: "how far the heart rate fell in the minute after a workout ended, by hrmd"),
+        Entry(identifier: "heart-rate-variability-sdnn", canonicalUnit: .millisecond, aggregation: .discrete, derived: true,
+              summary: "standard deviation of the RR intervals over 5 minutes, by hrmd"),
     ]
 
     private var entry: Entry { Self.catalogue[storageID - 1] }
@@ -65,6 +73,9 @@ public struct SampleType: Sendable, Hashable, CustomStringConvertible {
     public var kind: SampleKind { entry.kind }
     public var canonicalUnit: HealthUnit { entry.canonicalUnit }
     public var aggregation: AggregationStyle { entry.aggregation }
+    /// Whether hrmd works the samples of this type out from others (a figure such as the
+    /// resting heart rate): no other source writes them.
+    public var isDerived: Bool { entry.derived }
     /// One line for `hrmctl types`.
     public var summary: String { entry.summary }
 
@@ -91,12 +102,25 @@ public struct SampleType: Sendable, Hashable, CustomStringConvertible {
     /// A strap's battery under a percentage, until it is charged or changed.
     public static let strapBatteryLow = SampleType(catalogued: 8)
 
+    /// The resting heart rate of one local day (HKQuantityTypeIdentifierRestingHeartRate): the
+    /// lowest sustained level outside workouts (docs/figures.md).
+    public static let restingHeartRate = SampleType(catalogued: 9)
+    /// How far the heart rate fell in the minute after a workout ended
+    /// (HKQuantityTypeIdentifierHeartRateRecoveryOneMinute).
+    public static let heartRateRecoveryOneMinute = SampleType(catalogued: 10)
+    /// The standard deviation of the normal RR intervals over a 5-minute window
+    /// (HKQuantityTypeIdentifierHeartRateVariabilitySDNN).
+    public static let heartRateVariabilitySDNN = SampleType(catalogued: 11)
+
     /// Every type this version knows, in storage order.
     public static let all: [SampleType] = catalogue.indices.map { SampleType(catalogued: $0 + 1) }
     /// The types whose samples are quantities (what sample queries and saves take).
     public static let quantityTypes: [SampleType] = all.filter { $0.kind == .quantity }
     /// The event types (``HealthEvent``): written by hrmd alone.
     public static let eventTypes: [SampleType] = all.filter { $0.kind == .category }
+    /// The quantity types hrmd works out from the readings (resting heart rate, recovery, SDNN):
+    /// written by hrmd alone.
+    public static let figureTypes: [SampleType] = all.filter(\.isDerived)
 
     /// The type with this public identifier, if any.
     public init?(identifier: String) {

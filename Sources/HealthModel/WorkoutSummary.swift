@@ -137,13 +137,12 @@ extension WorkoutSummary {
         private var lapTallies: [Tally]
         /// Each device's latest sample, waiting for the next to know how long it lasted.
         private var pending: [String: (time: Double, bpm: Double)] = [:]
-        /// The last sample within 5 s before the end, and the one nearest to a minute after it.
-        private var atEnd: (time: Double, bpm: Double)?
-        private var minuteAfter: (distance: Double, bpm: Double)?
+        /// The heart rate at the end and a minute later; nil while the workout is open.
+        private var recovery: RecoveryTally?
 
         /// How far from the end, and from a minute after it, a sample may be and still say the
         /// heart rate there.
-        public static let recoveryTolerance = 5.0
+        public static let recoveryTolerance = RecoveryTally.tolerance
 
         public init(workout: Workout, physiology: WorkoutPhysiology, now: Timestamp) {
             self.physiology = physiology
@@ -151,6 +150,7 @@ extension WorkoutSummary {
             lapSpans = workout.laps(now: now)
             elapsed = workout.effectiveEnd(now: now).secondsSinceEpoch - workout.start.secondsSinceEpoch
             end = workout.end?.secondsSinceEpoch
+            recovery = end.map(RecoveryTally.init(end:))
             overall = Tally(bounds: physiology.zoneBounds)
             lapTallies = lapSpans.map { _ in Tally(bounds: physiology.zoneBounds) }
         }
@@ -158,11 +158,7 @@ extension WorkoutSummary {
         /// Takes a sample of `bpm` count/min that starts at `time` (seconds) from `device`.
         public mutating func add(_ bpm: Double, at time: Double, device: String) {
             guard bpm.isFinite, bpm > 0 else { return }
-            if let end {
-                if time < end, time >= end - Self.recoveryTolerance, time >= (atEnd?.time ?? -.infinity) { atEnd = (time, bpm) }
-                let distance = abs(time - (end + 60))
-                if distance <= Self.recoveryTolerance, distance < (minuteAfter?.distance ?? .infinity) { minuteAfter = (distance, bpm) }
-            }
+            recovery?.add(bpm, at: time)
             if let earlier = pending[device] { credit(earlier.bpm, from: earlier.time, to: earlier.time + min(HeartRateZones.maximumGap, max(0, time - earlier.time))) }
             pending[device] = (time, bpm)
             guard active.index(containing: time) != nil else { return }
@@ -196,7 +192,7 @@ extension WorkoutSummary {
                     heartRate: tally.figures,
                     zones: tally.zones)
             }
-            let recovery = builder.atEnd.flatMap { atEnd in builder.minuteAfter.map { atEnd.bpm - $0.bpm } }
+            let recovery = builder.recovery?.drop
             return WorkoutSummary(
                 elapsedSeconds: elapsed, activeSeconds: active.reduce(0) { $0 + $1.seconds }, heartRate: builder.overall.figures,
                 zones: builder.overall.zones, laps: laps, recoveryOneMinute: recovery,
@@ -273,4 +269,35 @@ extension WorkoutSummary.Lap: Codable {
         try container.encodeIfPresent(heartRate, forKey: .heartRate)
         try container.encodeIfPresent(zones, forKey: .zones)
     }
+}
+
+/// The one-minute heart-rate recovery of a workout that ended at `end`: the heart rate at the
+/// end (the last sample within 5 s before it) less the heart rate a minute later (the sample
+/// nearest to end + 60 s, within 5 s). Fed samples in any order; a sample needs a positive,
+/// finite value to count.
+public struct RecoveryTally: Sendable {
+    /// The workout's end, in seconds since the epoch.
+    public let end: Double
+    private var atEnd: (time: Double, bpm: Double)?
+    private var minuteAfter: (distance: Double, bpm: Double)?
+
+    /// How far from the end, and from a minute after it, a sample may be and still say the
+    /// heart rate there: 5 s.
+    public static let tolerance = 5.0
+    /// The latest sample the figure reads, after the end: 65 s.
+    public static let reach = 60 + tolerance
+
+    public init(end: Double) { self.end = end }
+
+    /// Takes a sample of `bpm` count/min that starts at `time` (seconds since the epoch).
+    public mutating func add(_ bpm: Double, at time: Double) {
+        guard bpm.isFinite, bpm > 0 else { return }
+        if time < end, time >= end - Self.tolerance, time >= (atEnd?.time ?? -.infinity) { atEnd = (time, bpm) }
+        let distance = abs(time - (end + 60))
+        if distance <= Self.tolerance, distance < (minuteAfter?.distance ?? .infinity) { minuteAfter = (distance, bpm) }
+    }
+
+    /// count/min the heart rate fell in the minute after the end; nil without a sample at
+    /// either time.
+    public var drop: Double? { atEnd.flatMap { atEnd in minuteAfter.map { atEnd.bpm - $0.bpm } } }
 }

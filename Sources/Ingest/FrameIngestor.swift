@@ -21,6 +21,8 @@ public struct FrameIngestor {
     private var events: EventRecorder?
     /// Readings skipped for want of skin contact since the last write, for the events.
     private var contactLost: [ContactLostReading] = []
+    /// The figures worked out from what is written (hrmd's own ingest only).
+    private var figures: FigureRecorder?
 
     public init(store: HealthStore, settings: IngestSettings, logger: Logger) {
         self.store = store
@@ -31,6 +33,9 @@ public struct FrameIngestor {
         self.authorization = AuthorizationWatch(source: settings.source.name, logger: logger)
         if let rules = settings.alerts, settings.source.name == HealthSource.eventWriter {
             self.events = EventRecorder(rules: rules, logger: logger)
+        }
+        if settings.source.name == HealthSource.daemonName {
+            self.figures = FigureRecorder(source: settings.source, logger: logger)
         }
         pending.reserveCapacity(settings.maxBatch)
     }
@@ -94,6 +99,9 @@ public struct FrameIngestor {
             counters.denied += report.deniedCount
             // Events come from stored heart rate only: none from samples hrmd may not store.
             observeEvents(in: report.authorization[.heartRate] == .sharingAuthorized ? pending : [])
+            // Figures come from stored samples only.
+            let store = self.store
+            figures?.observe(pending.filter { report.authorization[$0.type] == .sharingAuthorized }, in: store)
             pending.removeAll(keepingCapacity: true)
             if failing {
                 failing = false
@@ -126,13 +134,19 @@ public struct FrameIngestor {
     }
 
     /// The last flush: retried a few times so a briefly locked store does not lose the batch.
-    /// `closingEvents` closes the events still open at their last reading (the end of a
-    /// recording); the live daemon leaves them open for its next run to continue.
+    /// `closingEvents` closes the events still open at their last reading and works out the
+    /// figures the recording's end completes (the end of a recording); the live daemon leaves
+    /// them open for its next run to continue.
     public mutating func finish(closingEvents: Bool = false) {
         for _ in 0..<3 where !pending.isEmpty { flush() }
         if var recorder = events {
             if closingEvents { recorder.finish(in: store) } else { recorder.keepOpen(in: store) }
             events = recorder
+        }
+        // A recording's end completes its last SDNN windows and the days it outlived.
+        if closingEvents, var recorder = figures {
+            recorder.finish(in: store, now: .now())
+            figures = recorder
         }
         skips.summarize(force: true)
         if !pending.isEmpty {

@@ -30,10 +30,11 @@ public struct IngestSettings: Sendable {
         self.alerts = alerts
     }
 
-    /// The types this ingest asks to share: the written types, and the event types when it
-    /// finds events as hrmd.
+    /// The types this ingest asks to share: the written types, and as hrmd the figure types
+    /// and (when it finds events) the event types.
     public var requestedTypes: [SampleType] {
-        Self.writtenTypes + (alerts != nil && source.name == HealthSource.eventWriter ? SampleType.eventTypes : [])
+        guard source.name == HealthSource.daemonName else { return Self.writtenTypes }
+        return Self.writtenTypes + (alerts != nil ? SampleType.eventTypes : []) + SampleType.figureTypes
     }
 
     /// The types ingest writes, and asks permission for.

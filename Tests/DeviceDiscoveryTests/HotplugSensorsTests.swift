@@ -24,25 +24,6 @@ final class StatusLog: Sendable {
     var all: [SensorStatus] { entries.withLock { $0 } }
 }
 
-/// What the backend logged, each message in order.
-struct LogLines: LogHandler {
-    private let box: Box
-    private final class Box: Sendable { let entries = Mutex<[String]>([]) }
-    var logLevel: Logger.Level = .trace
-    var metadata: Logger.Metadata = [:]
-
-    init() { box = Box() }
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) { box.entries.withLock { $0.append(event.message.description) } }
-
-    var lines: [String] { box.entries.withLock { $0 } }
-}
-
 /// What the fake child backends did, in order.
 final class ChildLog: Sendable {
     private let entries = Mutex<[String]>([])

@@ -429,11 +429,6 @@ public enum WorkoutSamples {
         guard let person = workout.person else {
             return [SampleQuery(type: type, since: start, until: end, device: workout.device, reader: reader)]
         }
-        return try store.strapAssignments().filter { $0.person == person }.compactMap { assignment in
-            let from = max(assignment.from, start)
-            let until = min(assignment.until ?? end, end)
-            guard from < until else { return nil }
-            return SampleQuery(type: type, since: from, until: until, device: assignment.device, reader: reader)
-        }
+        return try store.strapAssignments().queries(of: type, person: person, since: start, until: end, reader: reader)
     }
 }

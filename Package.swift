@@ -389,7 +389,7 @@ let package = Package(
                 "Timestamps",
             ]
         ),
-        .testTarget(name: "DailyFiguresTests", dependencies: ["DailyFigures"]),
+        .testTarget(name: "DailyFiguresTests", dependencies: ["DailyFigures", "TestSupport"]),
         .testTarget(name: "DesktopNotificationsTests", dependencies: ["DesktopNotifications", "HealthModel", "Timestamps"]),
         .testTarget(
             name: "HealthWireTests", dependencies: ["HealthRequests", "HealthWire", "HealthModel", "HealthUnits", "SDBus", "Timestamps"]),

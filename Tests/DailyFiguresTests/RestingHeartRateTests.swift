@@ -1,4 +1,5 @@
 import DailyFigures
+import TestSupport
 import Testing
 
 // MARK: - Hand-made cases

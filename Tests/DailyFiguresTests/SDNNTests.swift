@@ -1,4 +1,5 @@
 @testable import DailyFigures
+import TestSupport
 import Testing
 
 // MARK: - Hand-made cases

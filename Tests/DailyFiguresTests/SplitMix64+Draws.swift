@@ -1,20 +1,8 @@
-/// A small deterministic pseudo-random generator (SplitMix64), so that a
-/// failing property case can be replayed from its seed.
-struct SplitMix64 {
-    private var state: UInt64
+import TestSupport
 
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
-
+/// The draws the property tests make, from the shared deterministic generator, so that a
+/// failing case can be replayed from its seed.
+extension SplitMix64 {
     /// A value in `range`, both bounds included.
     mutating func int(in range: ClosedRange<Int64>) -> Int64 {
         let width = UInt64(range.upperBound - range.lowerBound) + 1

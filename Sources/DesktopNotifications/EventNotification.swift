@@ -38,6 +38,8 @@ public struct EventNotification: Sendable, Equatable {
         case .strapBatteryLow:
             summary = ended ? "Strap battery recovered" : "Strap battery low"
             if let extreme = event.extreme { details.append("\(Self.number(extreme)) %") }
+        case .strapDisconnected:
+            summary = ended ? "Strap connected again" : "Strap disconnected"
         default:
             summary = event.type.identifier
         }

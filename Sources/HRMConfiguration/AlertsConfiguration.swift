@@ -11,10 +11,11 @@ import HeartRateEvents
 /// low-for = 10m
 /// contact-lost-for = 30s
 /// battery-low = 10                         (percent: under it opens an event, 1…99)
+/// disconnected-for = 60s                   (a strap's link down this long is an event)
 /// ```
 extension AlertRules {
     /// The keys of `[alerts]`, in the order the documentation lists them.
-    public static let configurationKeys = ["high", "high-for", "low", "low-for", "contact-lost-for", "battery-low"]
+    public static let configurationKeys = ["high", "high-for", "low", "low-for", "contact-lost-for", "battery-low", "disconnected-for"]
 
     /// Sets the rule `key` names from its value; each value is checked on its own here, how
     /// `high` and `low` go together by ``checkTogether(file:line:key:)``.
@@ -30,6 +31,8 @@ extension AlertRules {
             lowFor = try Self.duration(value, invalid: invalid)
         case "contact-lost-for":
             contactLostFor = try Self.duration(value, invalid: invalid)
+        case "disconnected-for":
+            disconnectedFor = try Self.duration(value, invalid: invalid)
         case "battery-low":
             guard let percent = Int(value), Self.batteryLowRange.contains(percent) else {
                 throw invalid("expected a whole percentage of \(Self.batteryLowRangeText)")

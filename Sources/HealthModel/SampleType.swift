@@ -63,6 +63,8 @@ public struct SampleType: Sendable, Hashable, CustomStringConvertible {
               summary: "how far the heart rate fell in the minute after a workout ended, by hrmd"),
         Entry(identifier: "heart-rate-variability-sdnn", canonicalUnit: .millisecond, aggregation: .discrete, derived: true,
               summary: "standard deviation of the RR intervals over 5 minutes, by hrmd"),
+        Entry(identifier: "strap-disconnected", kind: .category, canonicalUnit: .second, aggregation: .cumulative,
+              summary: "a strap's link down for the alert's time, until it is heard again (hrmctl events)"),
     ]
 
     private var entry: Entry { Self.catalogue[storageID - 1] }
@@ -111,6 +113,8 @@ public struct SampleType: Sendable, Hashable, CustomStringConvertible {
     /// The standard deviation of the normal RR intervals over a 5-minute window
     /// (HKQuantityTypeIdentifierHeartRateVariabilitySDNN).
     public static let heartRateVariabilitySDNN = SampleType(catalogued: 11)
+    /// A strap's link down for a time: it did not come back within its backoff.
+    public static let strapDisconnected = SampleType(catalogued: 12)
 
     /// Every type this version knows, in storage order.
     public static let all: [SampleType] = catalogue.indices.map { SampleType(catalogued: $0 + 1) }

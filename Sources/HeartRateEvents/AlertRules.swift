@@ -19,25 +19,31 @@ public struct AlertRules: Sendable, Equatable {
     public var contactLostFor: Duration
     /// A battery level strictly under this, in percent, opens a battery-low event.
     public var batteryLow: Int
+    /// How long a strap's link must stay down before it is a disconnected event.
+    public var disconnectedFor: Duration
 
     /// Rules with every value given.
-    public init(high: Double, highFor: Duration, low: Double, lowFor: Duration, contactLostFor: Duration, batteryLow: Int) {
+    public init(
+        high: Double, highFor: Duration, low: Double, lowFor: Duration, contactLostFor: Duration, batteryLow: Int,
+        disconnectedFor: Duration = .seconds(60)
+    ) {
         self.high = high
         self.highFor = highFor
         self.low = low
         self.lowFor = lowFor
         self.contactLostFor = contactLostFor
         self.batteryLow = batteryLow
+        self.disconnectedFor = disconnectedFor
     }
 
     /// The rules without an `[alerts]` section: above 120 or below 40 count/min for 10 minutes,
-    /// contact lost for 30 seconds, battery under 10 %.
+    /// contact lost for 30 seconds, battery under 10 %, a link down for a minute.
     public static let defaults = AlertRules(
         high: 120, highFor: .seconds(600), low: 40, lowFor: .seconds(600), contactLostFor: .seconds(30), batteryLow: 10)
 
     /// The heart rates, in count/min, that `high` and `low` may be.
     public static let heartRateRange: ClosedRange<Double> = 20...250
-    /// The durations that `highFor`, `lowFor` and `contactLostFor` may be: 1 s to 24 h.
+    /// The durations that `highFor`, `lowFor`, `contactLostFor` and `disconnectedFor` may be: 1 s to 24 h.
     public static let durationRange: ClosedRange<Duration> = .seconds(1) ... .seconds(86_400)
     /// The percentages that `batteryLow` may be.
     public static let batteryLowRange: ClosedRange<Int> = 1...99
@@ -50,7 +56,7 @@ public struct AlertRules: Sendable, Equatable {
             return "\(key) \(Self.text(of: value)) count/min is outside \(Self.heartRateRangeText)"
         }
         guard low < high else { return "low \(Self.text(of: low)) count/min is not below high \(Self.text(of: high)) count/min" }
-        for (key, value) in [("high-for", highFor), ("low-for", lowFor), ("contact-lost-for", contactLostFor)]
+        for (key, value) in [("high-for", highFor), ("low-for", lowFor), ("contact-lost-for", contactLostFor), ("disconnected-for", disconnectedFor)]
         where !Self.durationRange.contains(value) {
             return "\(key) \(Self.text(of: value)) is outside \(Self.durationRangeText)"
         }

@@ -12,7 +12,7 @@ public struct DetectedEvent: Sendable, Equatable, CustomStringConvertible {
     /// The end so far: the latest end of its readings (equal to ``end`` once closed).
     public var lastEnd: Timestamp
     /// The rule's value the event is measured against: `high` or `low` in count/min,
-    /// `batteryLow` in percent; nil for contact lost.
+    /// `batteryLow` in percent, `disconnectedFor` in seconds; nil for contact lost.
     public var threshold: Double?
     /// The most extreme value so far: the highest heart rate of a high event, the lowest of a
     /// low event, the lowest battery level of a battery-low event; nil for contact lost.

@@ -8,6 +8,8 @@ public enum EventKind: String, Sendable, Hashable, CaseIterable, CustomStringCon
     case contactLost = "contact-lost"
     /// The strap's battery under `AlertRules.batteryLow` (``BatteryWatch``).
     case batteryLow = "battery-low"
+    /// The strap's link down for at least `AlertRules.disconnectedFor` (``LinkWatch``).
+    case disconnected
 
     public var description: String { rawValue }
 }

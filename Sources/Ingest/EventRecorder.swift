@@ -22,6 +22,8 @@ struct EventRecorder {
     private let logger: Logger
     private var detectors: [String: EventDetector] = [:]
     private var batteries: [String: BatteryWatch] = [:]
+    /// Each strap's link: down since when, and the disconnected event it has open.
+    private var links: [String: LinkWatch] = [:]
     /// The battery level last fed per strap (a watch is told of changes only).
     private var batteryLevels: [String: Int] = [:]
     /// Each open event's stored form, by strap and kind: its id and person stay.
@@ -109,6 +111,39 @@ struct EventRecorder {
         save(store)
     }
 
+    /// Takes a strap's link going down (`up` false) or the strap heard (a connection or any
+    /// frame, `up` true) at `time`, and saves what it opens or closes. Cheap for a strap whose
+    /// link is up: most frames only look it up.
+    mutating func link(_ device: String, up: Bool, at time: Timestamp, in store: HealthStore) {
+        if up, resumed, links[device]?.isWatching != true { return }
+        do {
+            try resumeIfNeeded(store)
+        } catch {
+            logger.warning("events: cannot read the store's open events: \(error); the strap's link makes no events")
+            return
+        }
+        var watch = links[device] ?? LinkWatch(rules: rules)
+        let updates = up ? watch.heard(at: time) : watch.disconnected(at: time)
+        links[device] = watch.isWatching ? watch : nil
+        guard !updates.isEmpty else { return }
+        take(updates, device: device, context: try? ReadingContext([EventReading(start: time, end: time, heartRate: nil, contact: nil)], store: store))
+        save(store)
+    }
+
+    /// The time is `now` (live only): opens the disconnected events of links down long enough.
+    mutating func tick(now: Timestamp, in store: HealthStore) {
+        var opened = false
+        for (device, var watch) in links.sorted(by: { $0.key < $1.key }) {
+            let updates = watch.tick(now: now)
+            links[device] = watch
+            guard let first = updates.first else { continue }
+            let start = first.event.start
+            take(updates, device: device, context: try? ReadingContext([EventReading(start: start, end: start, heartRate: nil, contact: nil)], store: store))
+            opened = true
+        }
+        if opened { save(store) }
+    }
+
     /// How far an open event's latest reading may run ahead of the stored one before it is
     /// saved again (besides its opening, a new extreme, its end and hrmd's stop): what a
     /// crash can cost the next run's view of where the event had got to.
@@ -137,6 +172,10 @@ struct EventRecorder {
         }
         for (device, var watch) in batteries.sorted(by: { $0.key < $1.key }) {
             take(watch.finish(), device: device, context: nil)
+        }
+        for (device, var watch) in links.sorted(by: { $0.key < $1.key }) {
+            take(watch.finish(), device: device, context: nil)
+            links[device] = watch.isWatching ? watch : nil
         }
         detectors = [:]
         batteries = [:]
@@ -201,6 +240,8 @@ struct EventRecorder {
                 kind: kind, start: event.start, end: nil, lastEnd: event.latest, threshold: event.threshold, extreme: event.extreme)
             if kind == .batteryLow {
                 batteries[device] = BatteryWatch(rules: rules, resuming: detected)
+            } else if kind == .disconnected {
+                links[device] = LinkWatch(rules: rules, resuming: detected)
             } else {
                 byDevice[device, default: []].append(detected)
                 if let person = event.person { wearers[device] = person }
@@ -238,6 +279,7 @@ struct EventRecorder {
         case .low: .lowHeartRateEvent
         case .contactLost: .sensorContactLost
         case .batteryLow: .strapBatteryLow
+        case .disconnected: .strapDisconnected
         }
     }
 

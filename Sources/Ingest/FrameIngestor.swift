@@ -2,6 +2,7 @@ import HealthModel
 import HealthStore
 import Logging
 import SensorFrames
+import Timestamps
 
 /// The synchronous heart of ingest, shared by the live pipeline and replays: frames in,
 /// typed samples through the stored-sample policy, authorized batched writes out. A write
@@ -77,10 +78,23 @@ public struct FrameIngestor {
         counters.frames += 1
         let skipped = interpreter.interpret(frame, into: &pending)
         for reason in skipped { skips.record(reason, device: frame.device) }
-        if events != nil, skipped.contains(.contactNotDetected) { contactLost.append(ContactLostReading(device: frame.device.rawValue, time: frame.time)) }
+        if events != nil {
+            if skipped.contains(.contactNotDetected) { contactLost.append(ContactLostReading(device: frame.device.rawValue, time: frame.time)) }
+            let store = self.store
+            events?.link(frame.device.rawValue, up: frame.kind != .disconnected, at: frame.time, in: store)
+        }
         counters.skipped += skipped.count
         if pending.count >= settings.maxBatch { flush() }
         return skipped
+    }
+
+    /// The live pipeline's tick: opens the events that the time alone completes (a strap's
+    /// link down long enough), then writes the pending batch. Replays only flush: their time
+    /// is their frames'.
+    public mutating func tick(now: Timestamp) {
+        let store = self.store
+        events?.tick(now: now, in: store)
+        flush()
     }
 
     /// Writes the pending batch (and logs skip summaries when due).

@@ -104,7 +104,7 @@ private final class IngestLoop: Sendable {
                 case .status(let status):
                     state.activity.note(status)
                 case .tick:
-                    state.ingestor.flush()
+                    state.ingestor.tick(now: .now())
                     publishActivity(&state)
                     var counters = state.ingestor.counters
                     counters.streamingSensors = state.activity.streamingCount

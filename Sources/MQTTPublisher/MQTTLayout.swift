@@ -13,6 +13,7 @@ public enum StrapMeasurement: String, Sendable, CaseIterable {
     case lowHeartRateEvent = "low-heart-rate-event"
     case sensorContactLost = "sensor-contact-lost"
     case strapBatteryLow = "strap-battery-low"
+    case strapDisconnected = "strap-disconnected"
 
     /// The last level of the state topic.
     public var topicLevel: String { rawValue }
@@ -185,13 +186,13 @@ public struct MQTTLayout: Sendable, Equatable {
                 ("device_class", .string("duration")), ("unit_of_measurement", .string("ms")),
                 ("state_class", .string("measurement")), ("icon", .string("mdi:timer-outline")),
             ]
-        case .highHeartRateEvent, .lowHeartRateEvent, .sensorContactLost, .strapBatteryLow:
+        case .highHeartRateEvent, .lowHeartRateEvent, .sensorContactLost, .strapBatteryLow, .strapDisconnected:
             members += [
                 ("device_class", .string("problem")),
                 ("payload_on", .string(Self.problemPayload(true))), ("payload_off", .string(Self.problemPayload(false))),
                 ("json_attributes_topic", .string(attributesTopic(device: strap.identifier, measurement))),
             ]
-            if measurement == .sensorContactLost || measurement == .strapBatteryLow {
+            if measurement == .sensorContactLost || measurement == .strapBatteryLow || measurement == .strapDisconnected {
                 members.append(("entity_category", .string("diagnostic")))
             }
         }
@@ -252,6 +253,7 @@ public struct MQTTLayout: Sendable, Equatable {
         case .lowHeartRateEvent: "Low heart rate"
         case .sensorContactLost: "Contact lost"
         case .strapBatteryLow: "Battery low"
+        case .strapDisconnected: "Disconnected"
         }
     }
 

@@ -11,11 +11,12 @@ import Timestamps
 struct EventsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "events",
-        abstract: "List the events hrmd recorded (high or low heart rate, contact lost, battery low), newest first.",
+        abstract: "List the events hrmd recorded (high or low heart rate, contact lost, battery low, disconnected), newest first.",
         discussion: """
             hrmd writes an event when a rule of [alerts] (or the wearer's own thresholds) holds:
             heart rate above `high` for `high-for` outside workouts, below `low` for `low-for`, no
-            skin contact for `contact-lost-for`, a battery under `battery-low` percent. An event
+            skin contact for `contact-lost-for`, a battery under `battery-low` percent, a strap's
+            link down for `disconnected-for` until it is heard again. An event
             that still lasts is open: it has no end yet. Applications read events with read
             authorization of their type; only hrmd writes them.
             """)

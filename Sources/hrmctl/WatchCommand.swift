@@ -24,7 +24,7 @@ struct WatchCommand: AsyncParsableCommand {
             --duration ends it after that many seconds.
 
             With an event type (--type high-heart-rate-event, low-heart-rate-event,
-            sensor-contact-lost, strap-battery-low) it prints a line each time an event of it
+            sensor-contact-lost, strap-battery-low, strap-disconnected) it prints a line each time an event of it
             opens and again when it ends (json: the object of "hrmctl events", with "end" once
             it ended); events open when it starts are told when they end. Through the service
             it is told of each (SamplesChanged); a store file is read every --interval seconds.

@@ -125,6 +125,33 @@ struct EventEndToEndTests {
         #expect(refused.exitCode != 0 && refused.stderr.contains("written by hrmd alone"), "\(refused.stderr)")
     }
 
+    @Test("a strap away longer than disconnected-for is a strap-disconnected event from its drop to its return; a short drop is not")
+    func strapDisconnected() async throws {
+        let harness = try Harness()
+        let config = harness.directory.file("hrmd.conf")
+        try "[alerts]\ndisconnected-for = 30s\n".write(toFile: config, atomically: true, encoding: .utf8)
+        _ = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate", "strap-disconnected")
+        func link(_ kind: String, _ second: Int) -> String {
+            let time = ISO8601DateFormatter().string(from: Self.traceStart.addingTimeInterval(Double(second)))
+            return #"{"t":"\#(time)","transport":"ble","device":"AA:BB:CC:DD:EE:FF","kind":"\#(kind)"}"#
+        }
+        // Away 10 s at 10:00:20, then 45 s at 10:01:00; gone for good at 10:03:00.
+        var lines = Self.trace(Array(repeating: (80, true), count: 5)).split(separator: "\n").map(String.init)
+        lines += [link("disconnected", 20), link("connected", 30), link("disconnected", 60), link("connected", 105), link("disconnected", 180)]
+        let trace = harness.directory.file("links.trace.jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: trace, atomically: true, encoding: .utf8)
+        for _ in 0..<2 {
+            let replayed = try await harness.hrmctl(["replay", "--config", config, "--store", harness.store, trace], withStore: false)
+            #expect(replayed.exitCode == 0, "\(replayed.stderr)")
+        }
+        let listed = try await harness.hrmctl(["events", "--type", "strap-disconnected", "--output", "json", "--store", harness.store], withStore: false)
+        let events = listed.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(events.count == 1, "\(listed.stdout)")
+        #expect(events.first?["start"] as? String == "2026-11-20T10:01:00.000Z")
+        #expect(events.first?["end"] as? String == "2026-11-20T10:01:45.000Z")
+        #expect((events.first?["metadata"] as? [String: Any])?["threshold"] as? Double == 30)
+    }
+
     @Test("a wearer's own thresholds override [alerts] while the strap is theirs, and the event names them")
     func personalThresholds() async throws {
         let harness = try Harness()

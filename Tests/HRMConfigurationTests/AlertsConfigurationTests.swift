@@ -65,7 +65,7 @@ struct AlertsConfigurationTests {
             _ = try DaemonConfiguration(text: "[alerts]\nhigh-after = 10m\n", file: "hrmd.conf")
             Issue.record("accepted an unknown key")
         } catch {
-            #expect(error.description == "hrmd.conf:2: key 'high-after': unknown key (known: high, high-for, low, low-for, contact-lost-for, battery-low)")
+            #expect(error.description == "hrmd.conf:2: key 'high-after': unknown key (known: high, high-for, low, low-for, contact-lost-for, battery-low, disconnected-for)")
         }
         do {
             _ = try DaemonConfiguration(text: "[alert]\nhigh = 150\n", file: "hrmd.conf")

@@ -77,7 +77,7 @@ enum ReferenceEvents {
         case .high: duration = rules.highFor
         case .low: duration = rules.lowFor
         case .contactLost: duration = rules.contactLostFor
-        case .batteryLow: return nil
+        case .batteryLow, .disconnected: return nil
         }
         return duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
     }
@@ -94,7 +94,7 @@ enum ReferenceEvents {
             return meets ? .member(Member(index: index, start: start, end: end, value: bpm)) : .separator
         case .contactLost:
             return reading.contact == false ? .member(Member(index: index, start: start, end: end, value: nil)) : .separator
-        case .batteryLow:
+        case .batteryLow, .disconnected:
             return nil
         }
     }

@@ -67,6 +67,7 @@ struct MQTTLayoutTests {
             "homeassistant/binary_sensor/hrmd_gw_aa-bb-cc-dd-ee-ff/low_heart_rate_event/config",
             "homeassistant/binary_sensor/hrmd_gw_aa-bb-cc-dd-ee-ff/sensor_contact_lost/config",
             "homeassistant/binary_sensor/hrmd_gw_aa-bb-cc-dd-ee-ff/strap_battery_low/config",
+            "homeassistant/binary_sensor/hrmd_gw_aa-bb-cc-dd-ee-ff/strap_disconnected/config",
         ]
         #expect(layout.discoveryMessages(for: strap).map(\.topic) == [
             "homeassistant/sensor/hrmd_gw_aa-bb-cc-dd-ee-ff/heart_rate/config",
@@ -75,7 +76,7 @@ struct MQTTLayoutTests {
         ] + events)
         var withRR = layout
         withRR.publishesRRIntervals = true
-        #expect(withRR.discoveryMessages(for: strap).count == 8)
+        #expect(withRR.discoveryMessages(for: strap).count == 9)
         #expect(withRR.discoveryMessages(for: strap)[3].topic == "homeassistant/sensor/hrmd_gw_aa-bb-cc-dd-ee-ff/rr_interval/config")
         for measurement in StrapMeasurement.allCases where measurement.eventType != nil {
             guard case .object(let members) = layout.discoveryDocument(for: strap, measurement) else {

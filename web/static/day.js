@@ -143,6 +143,7 @@ const EVENT_NAMES = {
   "low-heart-rate-event": "low heart rate",
   "sensor-contact-lost": "contact lost",
   "strap-battery-low": "battery low",
+  "strap-disconnected": "disconnected",
 };
 
 // The day's events as bands over the chart (red for heart rate, amber for the strap's).

@@ -67,12 +67,13 @@ function age(ms) {
 }
 
 // Open events as the tile's banner says them, the most pressing first.
-const ALERT_ORDER = ["high-heart-rate-event", "low-heart-rate-event", "sensor-contact-lost", "strap-battery-low"];
+const ALERT_ORDER = ["high-heart-rate-event", "low-heart-rate-event", "strap-disconnected", "sensor-contact-lost", "strap-battery-low"];
 const ALERT_TEXT = {
   "high-heart-rate-event": "High heart rate",
   "low-heart-rate-event": "Low heart rate",
   "sensor-contact-lost": "Contact lost",
   "strap-battery-low": "Battery low",
+  "strap-disconnected": "Disconnected",
 };
 
 class Tile {
@@ -169,7 +170,7 @@ class Tile {
     this.node.dataset.alert = shown.type;
     const since = new Date(shown.start).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
     const metadata = shown.metadata || {};
-    const extreme = metadata.extreme !== undefined ? " · " + Math.round(metadata.extreme) + (shown.type === "strap-battery-low" ? " %" : " bpm") : "";
+    const extreme = metadata.extreme !== undefined && metadata.extreme !== null ? " · " + Math.round(metadata.extreme) + (shown.type === "strap-battery-low" ? " %" : " bpm") : "";
     this.banner.textContent = ALERT_TEXT[shown.type] + extreme + " · since " + since;
   }
 

@@ -32,6 +32,7 @@ public enum CentralSchema {
         Migration(version: 4, name: "gateway-isolation", sql: gatewayIsolation),
         Migration(version: 5, name: "gateway-writes", sql: gatewayWrites),
         Migration(version: 6, name: "workouts", sql: workouts),
+        Migration(version: 7, name: "events", sql: events),
     ]
 
     /// The newest version this hrmd knows.
@@ -438,6 +439,69 @@ public enum CentralSchema {
             JOIN hrmd.gateway g ON g.id = w.gateway_id
             JOIN hrmd.source s ON s.id = w.source_id;
         GRANT SELECT ON hrmd.workouts TO hrmd_gateway, hrmd_analyst;
+        """
+
+    /// Events (high and low heart rate, contact lost, battery low, disconnected), each as its
+    /// gateway last sent it: one row per (gateway, event id), open (no end) or ended. Gateways
+    /// read every row and write their own only through `event_put` (row security keeps it to
+    /// the caller's gateways, as for workouts). `hrmd.events` shows them with gateway and
+    /// source by name, times as timestamptz.
+    private static let events = """
+        CREATE TABLE hrmd.event (
+            id bigserial PRIMARY KEY,
+            gateway_id integer NOT NULL REFERENCES hrmd.gateway,
+            uuid text NOT NULL CHECK (octet_length(uuid) BETWEEN 1 AND 64),
+            type text NOT NULL CHECK (octet_length(type) BETWEEN 1 AND 64),
+            source_id integer NOT NULL REFERENCES hrmd.source,
+            device text CHECK (octet_length(device) <= 256),
+            person text CHECK (octet_length(person) <= 256),
+            start_time bigint NOT NULL,
+            latest_time bigint NOT NULL CHECK (latest_time >= start_time),
+            end_time bigint CHECK (end_time = latest_time),
+            threshold double precision,
+            extreme double precision,
+            anchor bigint NOT NULL,
+            changed bigint NOT NULL DEFAULT nextval('hrmd.change_seq'),
+            UNIQUE (gateway_id, uuid),
+            CHECK (device IS NOT NULL OR person IS NOT NULL)
+        );
+        CREATE INDEX event_time ON hrmd.event (start_time);
+        CREATE INDEX event_changed ON hrmd.event (changed);
+        ALTER TABLE hrmd.event ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
+        CREATE POLICY event_read ON hrmd.event FOR SELECT USING (true);
+        CREATE POLICY event_own ON hrmd.event FOR ALL USING (hrmd.owns_gateway(gateway_id)) WITH CHECK (hrmd.owns_gateway(gateway_id));
+        GRANT SELECT ON hrmd.event TO hrmd_gateway, hrmd_analyst;
+        CREATE FUNCTION hrmd.event_put(
+            gateway_ref integer, event_uuid text, type_name text, source_ref integer, device_identifier text, person_name text,
+            start_at bigint, latest_at bigint, end_at bigint, threshold_value double precision, extreme_value double precision,
+            local_anchor bigint
+        ) RETURNS void
+            LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+            AS $$
+            INSERT INTO hrmd.event (gateway_id, uuid, type, source_id, device, person, start_time, latest_time, end_time,
+                threshold, extreme, anchor)
+            VALUES (gateway_ref, event_uuid, type_name, source_ref, device_identifier, person_name, start_at, latest_at, end_at,
+                threshold_value, extreme_value, local_anchor)
+            ON CONFLICT (gateway_id, uuid) DO UPDATE SET
+                type = EXCLUDED.type, source_id = EXCLUDED.source_id, device = EXCLUDED.device, person = EXCLUDED.person,
+                start_time = EXCLUDED.start_time, latest_time = EXCLUDED.latest_time, end_time = EXCLUDED.end_time,
+                threshold = EXCLUDED.threshold, extreme = EXCLUDED.extreme, anchor = EXCLUDED.anchor,
+                changed = nextval('hrmd.change_seq')
+            $$;
+        REVOKE ALL ON FUNCTION hrmd.event_put(integer, text, text, integer, text, text, bigint, bigint, bigint,
+            double precision, double precision, bigint) FROM PUBLIC;
+        GRANT EXECUTE ON FUNCTION hrmd.event_put(integer, text, text, integer, text, text, bigint, bigint, bigint,
+            double precision, double precision, bigint) TO hrmd_gateway;
+        CREATE VIEW hrmd.events WITH (security_invoker = true) AS
+            SELECT g.name AS gateway, e.uuid AS id, e.type, s.name AS source, e.device, e.person,
+                   timestamptz 'epoch' + e.start_time * interval '1 microsecond' AS start_time,
+                   timestamptz 'epoch' + e.latest_time * interval '1 microsecond' AS latest_time,
+                   timestamptz 'epoch' + e.end_time * interval '1 microsecond' AS end_time,
+                   e.threshold, e.extreme
+            FROM hrmd.event e
+            JOIN hrmd.gateway g ON g.id = e.gateway_id
+            JOIN hrmd.source s ON s.id = e.source_id;
+        GRANT SELECT ON hrmd.events TO hrmd_gateway, hrmd_analyst;
         """
 
     /// The view `hrmd.samples` (without its leading `CREATE`): chunk samples, and each sample

@@ -27,6 +27,8 @@ final class SyncLoop: @unchecked Sendable {
     private var backoff: Duration = .zero
     private var totals = SyncOutcome()
     private var workoutTotals = WorkoutSyncOutcome()
+    /// Event saves sent.
+    private var eventsSent = 0
     private var batches = 0
     /// Since when the sync has been catching up (a pass left changes unsent, or the first pass
     /// after an outage succeeded), for the caught-up line, and what it sent meanwhile.
@@ -88,7 +90,7 @@ final class SyncLoop: @unchecked Sendable {
         finalPass()
         gateway?.close()
         logger.info(
-            "sync: stopped: \(batches) batches, \(totals.stored) samples sent, \(totals.duplicates) already there, \(totals.deleted) deleted, \(workoutTotals.stored) workouts sent, \(workoutTotals.deleted) deleted")
+            "sync: stopped: \(batches) batches, \(totals.stored) samples sent, \(totals.duplicates) already there, \(totals.deleted) deleted, \(workoutTotals.stored) workouts sent, \(workoutTotals.deleted) deleted, \(eventsSent) event saves sent")
     }
 
     /// At shutdown, once the recording has stopped and flushed: what it flushed last goes out
@@ -145,6 +147,27 @@ final class SyncLoop: @unchecked Sendable {
             if changes.added.count + changes.deleted.count >= settings.batchSize { more = true }
         }
         if try passWorkouts(gateway) { more = true }
+        if try passEvents(gateway) { more = true }
+        return more
+    }
+
+    /// One batch of each event type's saves that `hrmd/sync` may read. True when some type
+    /// has more.
+    private func passEvents(_ gateway: CentralGateway) throws -> Bool {
+        var more = false
+        for type in SampleType.eventTypes {
+            guard try mayRead(type) else { continue }
+            let cursor = try cursors[type] ?? gateway.cursor(of: type)
+            cursors[type] = cursor
+            let changes = try store.eventChanges(of: type, since: cursor, limit: settings.batchSize)
+            guard changes.anchor != cursor else { continue }
+            let stored = try gateway.apply(EventSyncBatch(type: type, from: cursor, to: changes.anchor, events: changes.events))
+            cursors[type] = changes.anchor
+            batches += 1
+            eventsSent += stored
+            logger.trace("sync: \(type) \(cursor)→\(changes.anchor): \(stored) events")
+            if changes.events.count >= settings.batchSize { more = true }
+        }
         return more
     }
 

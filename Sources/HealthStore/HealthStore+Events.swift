@@ -118,11 +118,14 @@ extension HealthStore {
     /// The events saved (opened, extended or ended) after `anchor` up to anchor `last`, every
     /// source's, oldest save first, at most `limit`; with the anchor of the last one given (the
     /// next call's `anchor`), or `anchor` when none. An event saved again after `last` is left
-    /// for that save.
-    public func eventChanges(since anchor: Int64, through last: Int64 = .max, limit: Int) throws(HealthStoreError) -> EventChangeSet {
+    /// for that save. `type` narrows them to one event type.
+    public func eventChanges(of type: SampleType? = nil, since anchor: Int64, through last: Int64 = .max, limit: Int)
+        throws(HealthStoreError) -> EventChangeSet
+    {
         try read { db in
+            let ofType = type.map { "AND e.typeId = \($0.storageID) " } ?? ""
             let rows = try Row.fetchAll(
-                db, sql: "\(Self.selectEvents) WHERE e.anchor > ? AND e.anchor <= ? ORDER BY e.anchor LIMIT ?",
+                db, sql: "\(Self.selectEvents) WHERE e.anchor > ? AND e.anchor <= ? \(ofType)ORDER BY e.anchor LIMIT ?",
                 arguments: [anchor, last, max(0, limit)])
             var changes = EventChangeSet(events: [], anchor: anchor)
             for row in rows {

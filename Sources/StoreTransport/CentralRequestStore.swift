@@ -184,8 +184,9 @@ struct CentralRequestStore: RequestStore, @unchecked Sendable {
 
     func workoutChanges(since anchor: Int64, limit: Int, reader: String?) throws(HealthStoreError) -> WorkoutChangeSet { throw Self.noWorkouts }
 
-    /// Events stay on the gateway whose straps they concern.
+    /// Every gateway's events, as their syncs sent them.
     func events(_ query: EventQuery) throws(HealthStoreError) -> [HealthEvent] {
-        throw .engine(EngineFailure(.readOnly, "hrmctl events reads a gateway's store: the central store keeps no events"))
+        try requireWholeStore(reader: query.reader)
+        return try reading { () throws(CentralStoreError) in try reader.events(query) }
     }
 }

@@ -17,57 +17,91 @@ public struct EventChangeSet: Sendable {
 /// read authorization of a type, every source's events of it.
 extension HealthStore {
     /// Stores `event`, new or changed (an open event extended or closed: same id, same source,
-    /// type, strap and start); saving it as it is stored changes nothing. Refused when its source may not share its type, when it is not
-    /// ``HealthSource/eventWriter``, or when its strap has another open event of the type.
+    /// type, strap and start); saving it as it is stored changes nothing. Refused when its source
+    /// may not share its type, when it is not ``HealthSource/eventWriter``, or when its strap has
+    /// another open event of the type.
     public func saveEvent(_ event: HealthEvent) throws(HealthStoreError) {
         if let problem = event.problem { throw .conflict(problem) }
-        guard event.type.mayBeShared(by: event.source) else {
-            throw .conflict("\(event.type.identifier) events are written by \(HealthSource.eventWriter) alone")
-        }
         try writeAnnouncing { db in
-            let sourceID = try Self.upsertSource(HealthSource(name: event.source), db)
-            guard try Self.status(of: .share, sourceID: sourceID, type: event.type, db) == .sharingAuthorized else {
-                throw HealthStoreError.shareNotAuthorized(source: event.source, types: [event.type.identifier])
-            }
-            let stored = try Self.storedEvent(event.id, db)
-            // Saved as it is already (a recording replayed again): nothing changes.
-            if stored == event { return ((), nil) }
-            var anchors = try AnchorSequence(db)
-            anchors.last += 1
-            try anchors.save(db)
-            if let stored {
-                guard stored.type == event.type, stored.source == event.source, stored.device == event.device, stored.start == event.start
-                else { throw HealthStoreError.conflict("the event \(event.id) is another event; only its end, latest reading and extreme change") }
-                try db.execute(
-                    sql: #"UPDATE healthEvent SET anchor = ?, latest = ?, "end" = ?, extreme = ?, person = ? WHERE uuid = ?"#,
-                    arguments: [
-                        anchors.last, event.latest.microsecondsSinceEpoch, event.end?.microsecondsSinceEpoch, event.extreme, event.person,
-                        event.id,
-                    ])
-            } else {
-                if event.isOpen,
-                    let open = try String.fetchOne(
-                        db, sql: #"SELECT uuid FROM healthEvent WHERE typeId = ? AND sourceId = ? AND device IS ? AND "end" IS NULL"#,
-                        arguments: [event.type.storageID, sourceID, event.device])
-                {
-                    throw HealthStoreError.conflict(
-                        "\(event.device ?? "the strap") has an open \(event.type.identifier) event already (\(open)); close it first")
-                }
-                try db.execute(
-                    sql: """
-                        INSERT INTO healthEvent (uuid, anchor, typeId, sourceId, device, person, start, latest, "end", threshold, extreme)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        event.id, anchors.last, event.type.storageID, sourceID, event.device, event.person,
-                        event.start.microsecondsSinceEpoch, event.latest.microsecondsSinceEpoch, event.end?.microsecondsSinceEpoch,
-                        event.threshold, event.extreme,
-                    ])
-            }
             var changes = ChangeCollector()
-            changes.recordEvent(event)
+            if try Self.write(event, db) { changes.recordEvent(event) }
             return ((), changes)
         }
+    }
+
+    /// Stores `events` in order in one transaction, each as ``saveEvent(_:)`` would: what one
+    /// event's refusal (its type not shared, a conflict) leaves out is that event's outcome, and
+    /// the others are stored; a failure of the store itself stores none and throws.
+    public func saveEvents(_ events: [HealthEvent]) throws(HealthStoreError) -> [Result<Void, HealthStoreError>] {
+        guard !events.isEmpty else { return [] }
+        return try writeAnnouncing { db in
+            var changes = ChangeCollector()
+            var outcomes: [Result<Void, HealthStoreError>] = []
+            for event in events {
+                if let problem = event.problem {
+                    outcomes.append(.failure(.conflict(problem)))
+                    continue
+                }
+                do {
+                    if try Self.write(event, db) { changes.recordEvent(event) }
+                    outcomes.append(.success(()))
+                } catch let refusal as HealthStoreError {
+                    outcomes.append(.failure(refusal))
+                }
+            }
+            return (outcomes, changes)
+        }
+    }
+
+    /// Writes one checked event inside the caller's transaction; false when it was stored as it
+    /// is. Throws a `HealthStoreError` for an event refused (the transaction may go on), any
+    /// other error for a failure of the store.
+    private static func write(_ event: HealthEvent, _ db: Database) throws -> Bool {
+        guard event.type.mayBeShared(by: event.source) else {
+            throw HealthStoreError.conflict("\(event.type.identifier) events are written by \(HealthSource.eventWriter) alone")
+        }
+        let sourceID = try Self.upsertSource(HealthSource(name: event.source), db)
+        guard try Self.status(of: .share, sourceID: sourceID, type: event.type, db) == .sharingAuthorized else {
+            throw HealthStoreError.shareNotAuthorized(source: event.source, types: [event.type.identifier])
+        }
+        let stored = try Self.storedEvent(event.id, db)
+        // Saved as it is already (a recording replayed again): nothing changes.
+        if stored == event { return false }
+        if let stored {
+            guard stored.type == event.type, stored.source == event.source, stored.device == event.device, stored.start == event.start
+            else { throw HealthStoreError.conflict("the event \(event.id) is another event; only its end, latest reading and extreme change") }
+        } else if event.isOpen,
+            let open = try String.fetchOne(
+                db, sql: #"SELECT uuid FROM healthEvent WHERE typeId = ? AND sourceId = ? AND device IS ? AND "end" IS NULL"#,
+                arguments: [event.type.storageID, sourceID, event.device])
+        {
+            throw HealthStoreError.conflict(
+                "\(event.device ?? "the strap") has an open \(event.type.identifier) event already (\(open)); close it first")
+        }
+        // Checked: from here on only the store itself can fail.
+        var anchors = try AnchorSequence(db)
+        anchors.last += 1
+        try anchors.save(db)
+        if stored != nil {
+            try db.execute(
+                sql: #"UPDATE healthEvent SET anchor = ?, latest = ?, "end" = ?, extreme = ?, person = ? WHERE uuid = ?"#,
+                arguments: [
+                    anchors.last, event.latest.microsecondsSinceEpoch, event.end?.microsecondsSinceEpoch, event.extreme, event.person,
+                    event.id,
+                ])
+        } else {
+            try db.execute(
+                sql: """
+                    INSERT INTO healthEvent (uuid, anchor, typeId, sourceId, device, person, start, latest, "end", threshold, extreme)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    event.id, anchors.last, event.type.storageID, sourceID, event.device, event.person,
+                    event.start.microsecondsSinceEpoch, event.latest.microsecondsSinceEpoch, event.end?.microsecondsSinceEpoch,
+                    event.threshold, event.extreme,
+                ])
+        }
+        return true
     }
 
     /// The events `query` asks for that its reader may see, newest start first.

@@ -199,31 +199,55 @@ struct EventRecorder {
             open[key] = event.isOpen ? event : nil
             unsaved.append(event)
         }
-        if unsaved.count > Self.unsavedLimit {
-            let excess = unsaved.count - Self.unsavedLimit
-            unsaved.removeFirst(excess)
-            logger.error("events: dropped the \(excess) oldest unsaved event changes: the store has been unwritable too long")
-        }
     }
 
-    /// Saves the waiting events in order; stops at the first failure of the store itself (the
-    /// rest wait for the next batch). An event type hrmd may not store is skipped and logged once.
+    /// Saves the waiting events in order in one transaction, each in the state its last change
+    /// left it (an event opened and ended since the last save is saved once, ended). When the
+    /// store itself fails they wait for the next batch, at most ``unsavedLimit`` of them (the
+    /// oldest go first, told in one line). An event type hrmd may not store is skipped and
+    /// logged once; an event the store refuses is left out and logged.
     private mutating func save(_ store: HealthStore) {
-        while let event = unsaved.first {
-            do {
-                try store.saveEvent(event)
+        unsaved = Self.latestOfEach(unsaved)
+        var saved = 0
+        defer {
+            unsaved.removeFirst(saved)
+            if unsaved.count > Self.unsavedLimit {
+                let excess = unsaved.count - Self.unsavedLimit
+                unsaved.removeFirst(excess)
+                logger.error("events: dropped the \(excess) oldest unsaved event changes: the store has been unwritable too long")
+            }
+        }
+        let outcomes: [Result<Void, HealthStoreError>]
+        do {
+            outcomes = try store.saveEvents(unsaved)
+        } catch {
+            logger.warning("events: cannot save \(unsaved.count) event changes (kept for the next write): \(error)")
+            return
+        }
+        saved = unsaved.count
+        for (event, outcome) in zip(unsaved, outcomes) {
+            switch outcome {
+            case .success:
                 if refused.remove(event.type) != nil { logger.notice("events: recording \(event.type.identifier) events again") }
-            } catch .shareNotAuthorized {
+            case .failure(.shareNotAuthorized):
                 if refused.insert(event.type).inserted {
                     logger.warning(
                         "events: hrmd may not store \(event.type.identifier); grant it with: hrmctl auth grant hrmd \(event.type.identifier)")
                 }
-            } catch {
-                logger.warning("events: cannot save an event (kept for the next write): \(error)")
-                return
+            case .failure(let refusal):
+                // Not the store failing but this event refused (it conflicts with one stored):
+                // kept, it would hold back every later one.
+                logger.warning("events: the store refused an event change, left out: \(refusal)")
             }
-            unsaved.removeFirst()
         }
+    }
+
+    /// `events` with each event (by id) only in its last state, at the place of that state.
+    static func latestOfEach(_ events: [HealthEvent]) -> [HealthEvent] {
+        var last: [String: Int] = [:]
+        for (index, event) in events.enumerated() { last[event.id] = index }
+        guard last.count < events.count else { return events }
+        return events.enumerated().compactMap { last[$0.element.id] == $0.offset ? $0.element : nil }
     }
 
     /// Reads the events hrmd left open and continues them.

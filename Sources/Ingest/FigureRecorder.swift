@@ -237,17 +237,12 @@ struct FigureRecorder {
     // MARK: Saving
 
     private mutating func keep(_ sample: QuantitySample?) {
-        guard let sample else { return }
-        unsaved.append(sample)
-        if unsaved.count > Self.unsavedLimit {
-            let excess = unsaved.count - Self.unsavedLimit
-            unsaved.removeFirst(excess)
-            logger.error("figures: dropped the \(excess) oldest unsaved figures: the store has been unwritable too long")
-        }
+        if let sample { unsaved.append(sample) }
     }
 
-    /// Saves the waiting figures; on a failure of the store they wait for the next batch. A
-    /// figure type hrmd may not store is skipped and logged once.
+    /// Saves the waiting figures; on a failure of the store they wait for the next batch, at
+    /// most ``unsavedLimit`` of them (the oldest go first, told in one line). A figure type
+    /// hrmd may not store is skipped and logged once.
     private mutating func save(_ store: HealthStore) {
         guard !unsaved.isEmpty else { return }
         do {
@@ -262,6 +257,11 @@ struct FigureRecorder {
             unsaved.removeAll()
         } catch {
             logger.warning("figures: cannot save \(unsaved.count) figures (kept for the next write): \(error)")
+            if unsaved.count > Self.unsavedLimit {
+                let excess = unsaved.count - Self.unsavedLimit
+                unsaved.removeFirst(excess)
+                logger.error("figures: dropped the \(excess) oldest unsaved figures: the store has been unwritable too long")
+            }
         }
     }
 

@@ -89,6 +89,30 @@ struct EventStoreTests {
         #expect(try store.events(EventQuery()).map(\.id) == ["e-1"])
     }
 
+    @Test("events saved together: one transaction, one anchor each stored; a refused one is its own outcome and holds back no other")
+    func savedTogether() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(at: directory.file("events.sqlite"))
+        try store.setShareAuthorization(.sharingDenied, source: HealthSource.eventWriter, type: .lowHeartRateEvent)
+        let before = try store.currentAnchor()
+        var low = high("e-low", device: "strap-3")
+        low.type = .lowHeartRateEvent
+        let outcomes = try store.saveEvents([
+            high("e-1"), high("e-2", start: 10), low, high("e-3", device: "strap-2", closed: true), high("e-1"),
+        ])
+        let failures = outcomes.map { outcome -> String in
+            switch outcome {
+            case .success: "ok"
+            case .failure(.shareNotAuthorized): "not shared"
+            case .failure(.conflict): "conflict"
+            case .failure: "other"
+            }
+        }
+        #expect(failures == ["ok", "conflict", "not shared", "ok", "ok"], "a second open event of strap-1 conflicts; the repeat changes nothing")
+        #expect(try store.events(EventQuery()).map(\.id).sorted() == ["e-1", "e-3"])
+        #expect(try store.currentAnchor() == before + 2, "an anchor for each event stored, none for a refused one")
+    }
+
     @Test("a strap has one open event of a type; an event's identity (type, strap, start) does not change")
     func oneOpenPerStrap() throws {
         let directory = try TemporaryDirectory()

@@ -55,6 +55,9 @@ let package = Package(
         .target(name: "HealthRequests", dependencies: ["HealthModel", "HealthUnits", "Timestamps", "JSONLines"]),
         // Daily and per-workout figures (resting heart rate, one-minute recovery, SDNN): pure.
         .target(name: "DailyFigures"),
+        // Polar's measurement data (PMD) protocol: control point requests and responses, ECG,
+        // acceleration and PPI frames (raw and delta-compressed), device time: pure.
+        .target(name: "PMDDecoding"),
         // Desktop notifications of events (org.freedesktop.Notifications on the session bus), for hrmctl notify.
         .target(name: "DesktopNotifications", dependencies: ["HealthModel", "SDBus", "Timestamps"]),
         // The shared health store over SQLite: the model's samples in series chunks, authorization, changes.
@@ -279,7 +282,7 @@ let package = Package(
             dependencies: [
                 "CommandSupport", "HealthModel", "HealthRequests", "HealthStore", "HealthUnits", "SensorFrames", "Timestamps", "JSONLines",
                 "Ingest", "Recordings", "ReaderThreads", "HealthClient", "HealthWire", "StoreTransport", "HRMConfiguration", "WorkoutFiles",
-                "DesktopNotifications", "SDBus",
+                "DesktopNotifications", "SDBus", "PMDDecoding",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -390,6 +393,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "DailyFiguresTests", dependencies: ["DailyFigures", "TestSupport"]),
+        .testTarget(name: "PMDDecodingTests", dependencies: ["PMDDecoding", "TestSupport"]),
         .testTarget(name: "DesktopNotificationsTests", dependencies: ["DesktopNotifications", "HealthModel", "Timestamps"]),
         .testTarget(
             name: "HealthWireTests", dependencies: ["HealthRequests", "HealthWire", "HealthModel", "HealthUnits", "SDBus", "Timestamps"]),

@@ -3,6 +3,9 @@
 public indirect enum JSONValue: Sendable, Equatable {
     case string(String)
     case number(Double)
+    /// A whole number written exactly, however large (a nanosecond timestamp needs more digits
+    /// than a double holds).
+    case integer(Int64)
     case bool(Bool)
     case null
     case array([JSONValue])
@@ -22,6 +25,7 @@ public indirect enum JSONValue: Sendable, Equatable {
         switch self {
         case .string(let text): Self.writeString(text, to: &output)
         case .number(let number): output += Self.format(number)
+        case .integer(let number): output += String(number)
         case .bool(let flag): output += flag ? "true" : "false"
         case .null: output += "null"
         case .array(let items):

@@ -28,6 +28,26 @@ struct HRMCtlEndToEndTests {
         #expect(result.stderr.hasPrefix("hrmctl: "))
     }
 
+    @Test("decode --pmd prints one PMD frame's samples as the contract's JSON line; a frame that does not decode is exit 65 with one line")
+    func decodePMD() async throws {
+        let harness = try Harness()
+        // polar-ble-sdk's EcgDataTest "process raw ecg data type 0": two int24 samples, stamped 2 s after 2000-01-01.
+        let ecg = try await harness.hrmctl("decode", "--pmd", "00 0094357700000000 00 0280ff 028000")
+        #expect(ecg.exitCode == 0, "\(ecg.stderr)")
+        #expect(ecg.stdout == #"{"type":"ecg","timestamp_ns":2000000000,"microvolts":[-32766,32770]}"# + "\n")
+        // Its AccDataTest "process acc raw data frame type 1": int16 x, y, z in mG.
+        let acc = try await harness.hrmctl("decode", "--pmd", "02 0094357700000000 01 f7ffffffe703 f8fffeffe503")
+        #expect(acc.stdout == #"{"type":"acc","timestamp_ns":2000000000,"millig":[[-9,-1,999],[-8,-2,997]]}"# + "\n", "\(acc.stderr)")
+        // A stamp past 2^53 ns is printed exactly.
+        let late = try await harness.hrmctl("decode", "--pmd", "00 ffffffffffffff00 00 000000")
+        #expect(late.stdout.contains(#""timestamp_ns":72057594037927935,"#), "\(late.stdout)")
+        for (hex, reason) in [("00", "the frame header is cut short"), ("00009435770000000000 02", "the last sample is cut short"),
+                              ("09009435770000000000 02", "measurement type 9"), ("zz", "malformed hex")] {
+            let bad = try await harness.hrmctl("decode", "--pmd", hex)
+            #expect(bad.exitCode == 65 && bad.stderr.split(separator: "\n").count == 1 && bad.stderr.contains(reason), "\(hex): \(bad.stderr)")
+        }
+    }
+
     @Test("usage errors are exit 64: unknown type, incompatible unit, bad WHEN")
     func usageErrors() async throws {
         let harness = try Harness()

@@ -33,7 +33,7 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 
 # The modules every target may import, built once with coverage and AddressSanitizer.
-for module in Recordings HealthWire ANTDecoding CommandSupport HRMConfiguration SeriesCoding; do
+for module in Recordings HealthWire ANTDecoding CommandSupport HRMConfiguration SeriesCoding PMDDecoding; do
     swift build -c release --scratch-path "$build" -Xswiftc -sanitize=fuzzer,address -Xswiftc -g --target "$module" >"$build.log" 2>&1 \
         || { cat "$build.log" >&2; exit 1; }
 done

@@ -86,7 +86,7 @@ INSTALLED := \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish \
 	$(addprefix $(WEBDIR)/,$(WEB_FILES:web/%=%))
 
-.PHONY: all help deps build build-tests swift-test test check-exports exports-venv check-docs check-package check-order module-map check-module-map check-bluetooth check-service check-service-bus check-http check-web check-mqtt check-central check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-live bench-service bench-ble bench-ble-vm bench-mqtt bench-central bench-central-shape bench-alerts release install uninstall clean
+.PHONY: all help deps build build-tests swift-test test check-exports exports-venv check-docs check-package check-order module-map check-module-map check-bluetooth check-service check-service-bus check-http check-web check-mqtt check-central check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-live bench-service bench-ble bench-ble-vm bench-mqtt bench-central bench-central-shape bench-alerts bench-figures release install uninstall clean
 
 ## all: the default target: build
 all: build
@@ -317,11 +317,17 @@ bench: bench-release
 	$(MAKE) --no-print-directory bench-mqtt
 	$(MAKE) --no-print-directory bench-central
 	$(MAKE) --no-print-directory bench-alerts
+	$(MAKE) --no-print-directory bench-figures
 
 ## bench-alerts: how soon an alert reaches an MQTT client (hrmd's publisher) and the desktop (hrmctl notify) after the
 ## reading that completes its rule, 20 mock straps at 4 Hz, beside a Python peer on hrmctl watch (bench-out/alerts/summary.json)
 bench-alerts: release
 	HRMD_BIN_DIR=$(RELEASE_BIN) /usr/bin/python3 bench/alert-bench.py
+
+## bench-figures: a day of 4 straps at 1 Hz replayed (release), which works out resting heart rate, SDNN and
+## recovery as it stores, beside the peer a user would write (hrmctl export, then Python); times and agreement
+bench-figures: release
+	HRMD_BIN_DIR=$(RELEASE_BIN) /usr/bin/python3 bench/figures-bench.py --json .build/bench-figures.json
 
 ## bench-live: the HTTP front's live stream: 20 mock straps at 4 Hz, 200 WebSocket clients, against a
 ## Python relay (bench/python_relay.py) in the same run: latency, CPU per 1000 frames, RSS (.build/bench-live.json)

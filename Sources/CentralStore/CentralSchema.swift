@@ -443,7 +443,7 @@ public enum CentralSchema {
 
     /// Events (high and low heart rate, contact lost, battery low, disconnected), each as its
     /// gateway last sent it: one row per (gateway, event id), open (no end) or ended. Gateways
-    /// read every row and write their own only through `event_put` (row security keeps it to
+    /// read every row and write their own only through `event_put` and `event_drop` (row security keeps them to
     /// the caller's gateways, as for workouts). `hrmd.events` shows them with gateway and
     /// source by name, times as timestamptz.
     private static let events = """
@@ -488,6 +488,14 @@ public enum CentralSchema {
                 threshold = EXCLUDED.threshold, extreme = EXCLUDED.extreme, anchor = EXCLUDED.anchor,
                 changed = nextval('hrmd.change_seq')
             $$;
+        CREATE FUNCTION hrmd.event_drop(gateway_ref integer, event_uuids text[]) RETURNS bigint
+            LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+            AS $$
+            WITH gone AS (DELETE FROM hrmd.event WHERE gateway_id = gateway_ref AND uuid = ANY(event_uuids) RETURNING 1)
+            SELECT count(*) FROM gone
+            $$;
+        REVOKE ALL ON FUNCTION hrmd.event_drop(integer, text[]) FROM PUBLIC;
+        GRANT EXECUTE ON FUNCTION hrmd.event_drop(integer, text[]) TO hrmd_gateway;
         REVOKE ALL ON FUNCTION hrmd.event_put(integer, text, text, integer, text, text, bigint, bigint, bigint,
             double precision, double precision, bigint) FROM PUBLIC;
         GRANT EXECUTE ON FUNCTION hrmd.event_put(integer, text, text, integer, text, text, bigint, bigint, bigint,

@@ -27,8 +27,9 @@ final class SyncLoop: @unchecked Sendable {
     private var backoff: Duration = .zero
     private var totals = SyncOutcome()
     private var workoutTotals = WorkoutSyncOutcome()
-    /// Event saves sent.
+    /// Event saves sent, and events deleted centrally.
     private var eventsSent = 0
+    private var eventsDeleted = 0
     private var batches = 0
     /// Since when the sync has been catching up (a pass left changes unsent, or the first pass
     /// after an outage succeeded), for the caught-up line, and what it sent meanwhile.
@@ -90,7 +91,7 @@ final class SyncLoop: @unchecked Sendable {
         finalPass()
         gateway?.close()
         logger.info(
-            "sync: stopped: \(batches) batches, \(totals.stored) samples sent, \(totals.duplicates) already there, \(totals.deleted) deleted, \(workoutTotals.stored) workouts sent, \(workoutTotals.deleted) deleted, \(eventsSent) event saves sent")
+            "sync: stopped: \(batches) batches, \(totals.stored) samples sent, \(totals.duplicates) already there, \(totals.deleted) deleted, \(workoutTotals.stored) workouts sent, \(workoutTotals.deleted) deleted, \(eventsSent) event saves sent, \(eventsDeleted) deleted")
     }
 
     /// At shutdown, once the recording has stopped and flushed: what it flushed last goes out
@@ -161,12 +162,14 @@ final class SyncLoop: @unchecked Sendable {
             cursors[type] = cursor
             let changes = try store.eventChanges(of: type, since: cursor, limit: settings.batchSize)
             guard changes.anchor != cursor else { continue }
-            let stored = try gateway.apply(EventSyncBatch(type: type, from: cursor, to: changes.anchor, events: changes.events))
+            let outcome = try gateway.apply(
+                EventSyncBatch(type: type, from: cursor, to: changes.anchor, events: changes.events, deleted: changes.deleted.map(\.id)))
             cursors[type] = changes.anchor
             batches += 1
-            eventsSent += stored
-            logger.trace("sync: \(type) \(cursor)→\(changes.anchor): \(stored) events")
-            if changes.events.count >= settings.batchSize { more = true }
+            eventsSent += outcome.stored
+            eventsDeleted += outcome.deleted
+            logger.trace("sync: \(type) \(cursor)→\(changes.anchor): \(outcome.stored) events, \(outcome.deleted) deleted")
+            if changes.events.count + changes.deleted.count >= settings.batchSize { more = true }
         }
         return more
     }

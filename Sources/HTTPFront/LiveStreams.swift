@@ -124,6 +124,7 @@ struct LiveStreams: Sendable {
         case .state(let activity): buffer.writeString("event: state\ndata: \(APIShapes.sensor(activity).serialized)\n\n")
         case .workout(let change): buffer.writeString("event: workout\ndata: \(Self.workoutJSON(change).serialized)\n\n")
         case .healthEvent(let event): buffer.writeString("event: event\ndata: \(EventJSON.object(event).serialized)\n\n")
+        case .healthEventDeleted(let deleted): buffer.writeString("event: event\ndata: \(Self.deletedEventJSON(deleted).serialized)\n\n")
         case .gap(let missed): buffer.writeString("event: gap\ndata: {\"missed\":\(missed)}\n\n")
         case .keepalive: buffer.writeStaticString(": keep-alive\n\n")
         case .ended(let reason): buffer.writeString("event: error\ndata: \(JSONErrorLine.of(reason))\n\n")
@@ -139,6 +140,14 @@ struct LiveStreams: Sendable {
         }
     }
 
+    /// An event deleted as the stream sends it: `{"id":…,"type":…,"device":…,"deleted":true}`.
+    static func deletedEventJSON(_ deleted: DeletedEvent) -> JSONValue {
+        .object([
+            ("id", .string(deleted.id)), ("type", .string(deleted.type.identifier)), ("device", .optional(deleted.device)),
+            ("deleted", .bool(true)),
+        ])
+    }
+
     /// The WebSocket message of `event`; samples name their person when `namingPeople`.
     static func webSocketMessage(_ event: LiveEvent, namingPeople: Bool) -> ByteBuffer {
         var buffer = ByteBuffer()
@@ -152,6 +161,7 @@ struct LiveStreams: Sendable {
         case .state(let activity): buffer.writeString(#"{"kind":"state","state":\#(APIShapes.sensor(activity).serialized)}"#)
         case .workout(let change): buffer.writeString(#"{"kind":"workout","workout":\#(Self.workoutJSON(change).serialized)}"#)
         case .healthEvent(let event): buffer.writeString(#"{"kind":"event","event":\#(EventJSON.object(event).serialized)}"#)
+        case .healthEventDeleted(let deleted): buffer.writeString(#"{"kind":"event","event":\#(Self.deletedEventJSON(deleted).serialized)}"#)
         case .gap(let missed): buffer.writeString(#"{"kind":"gap","missed":\#(missed)}"#)
         case .keepalive: buffer.writeStaticString(#"{"kind":"keepalive"}"#)
         case .ended(let reason): buffer.writeString(#"{"kind":"error","error":\#(JSONErrorLine.string(reason))}"#)

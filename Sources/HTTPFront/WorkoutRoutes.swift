@@ -78,6 +78,11 @@ extension APIRoute {
                 EndWorkout(app: caller.app, id: body.id, person: body.person, device: body.device, at: try body.time(now: query.now)), as: caller)
             return WorkoutJSON.object(answer.workout)
         },
+        APIRoute(.delete, "events", parameters: ["id"], serves: DeleteEvent.name) { _, query, caller, _ in
+            guard let id = query.string("id") else { throw RequestFailure.invalidArguments("name the event: ?id=ID") }
+            _ = try await serve(DeleteEvent(app: caller.app, id: id), as: caller)
+            return .object([("deleted", .string(id))])
+        },
         APIRoute(.delete, "workouts", parameters: ["id"], serves: DeleteWorkout.name) { _, query, caller, _ in
             guard let id = query.string("id") else { throw RequestFailure.invalidArguments("name the workout: ?id=ID") }
             _ = try await serve(DeleteWorkout(app: caller.app, id: id), as: caller)

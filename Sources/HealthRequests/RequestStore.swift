@@ -46,4 +46,6 @@ public protocol RequestStore: Sendable {
     func workout(_ id: String, reader: String?) throws(HealthStoreError) -> Workout?
     func workoutChanges(since anchor: Int64, limit: Int, reader: String?) throws(HealthStoreError) -> WorkoutChangeSet
     func events(_ query: EventQuery) throws(HealthStoreError) -> [HealthEvent]
+    /// Deletes an event, leaving a tombstone; returns it as it was.
+    func deleteEvent(_ id: String) throws(HealthStoreError) -> HealthEvent
 }

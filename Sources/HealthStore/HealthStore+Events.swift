@@ -2,10 +2,32 @@ import GRDB
 import HealthModel
 import Timestamps
 
-/// Events saved after an anchor, as ``HealthStore/eventChanges(since:through:limit:)`` reads them.
+/// An event deleted: its id, type, source and strap, as its tombstone keeps them.
+public struct DeletedEvent: Sendable, Hashable {
+    public var id: String
+    public var type: SampleType
+    public var source: String
+    public var device: String?
+
+    public init(id: String, type: SampleType, source: String, device: String?) {
+        self.id = id
+        self.type = type
+        self.source = source
+        self.device = device
+    }
+
+    /// The tombstone of `event`.
+    public init(_ event: HealthEvent) {
+        self.init(id: event.id, type: event.type, source: event.source, device: event.device)
+    }
+}
+
+/// Events saved or deleted after an anchor, as ``HealthStore/eventChanges(of:since:through:limit:)`` reads them.
 public struct EventChangeSet: Sendable {
     /// The events as saved, oldest save first.
     public var events: [HealthEvent]
+    /// The events deleted, by id, with their type, oldest deletion first.
+    public var deleted: [DeletedEvent] = []
     /// The anchor of the last save read: where the next read starts.
     public var anchor: Int64
 }
@@ -104,6 +126,31 @@ extension HealthStore {
         return true
     }
 
+    /// Deletes event `id`, leaving a tombstone, and returns it as it was; throws `conflict`
+    /// when there is none, or when it is still open (hrmd is still following it: it can go
+    /// once it ended). Only the store's owner or a manager deletes events: the requests check
+    /// who asks.
+    @discardableResult
+    public func deleteEvent(_ id: String) throws(HealthStoreError) -> HealthEvent {
+        try writeAnnouncing { db in
+            guard let event = try Self.storedEvent(id, db) else { throw HealthStoreError.conflict("no event \(id.debugDescription)") }
+            guard !event.isOpen else {
+                throw HealthStoreError.conflict("the event \(id) is still open; it can be deleted once it has ended")
+            }
+            let sourceID = try Self.upsertSource(HealthSource(name: event.source), db)
+            var anchors = try AnchorSequence(db)
+            anchors.last += 1
+            try anchors.save(db)
+            try db.execute(sql: "DELETE FROM healthEvent WHERE uuid = ?", arguments: [id])
+            try db.execute(
+                sql: "INSERT INTO deletedEvent (anchor, uuid, typeId, sourceId, device, deletedAt) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [anchors.last, id, event.type.storageID, sourceID, event.device, Timestamp.now().microsecondsSinceEpoch])
+            var changes = ChangeCollector()
+            changes.recordDeletedEvent(event)
+            return (event, changes)
+        }
+    }
+
     /// The events `query` asks for that its reader may see, newest start first.
     public func events(_ query: EventQuery) throws(HealthStoreError) -> [HealthEvent] {
         let types = query.types.isEmpty ? SampleType.eventTypes : query.types.filter { $0.kind == .category }
@@ -149,22 +196,36 @@ extension HealthStore {
         }
     }
 
-    /// The events saved (opened, extended or ended) after `anchor` up to anchor `last`, every
-    /// source's, oldest save first, at most `limit`; with the anchor of the last one given (the
-    /// next call's `anchor`), or `anchor` when none. An event saved again after `last` is left
-    /// for that save. `type` narrows them to one event type.
+    /// The events saved (opened, extended or ended) or deleted after `anchor` up to anchor
+    /// `last`, every source's, oldest first, at most `limit` in all; with the anchor of the last
+    /// one given (the next call's `anchor`), or `anchor` when none. An event saved again (or
+    /// deleted) after `last` is left for that change. `type` narrows them to one event type.
     public func eventChanges(of type: SampleType? = nil, since anchor: Int64, through last: Int64 = .max, limit: Int)
         throws(HealthStoreError) -> EventChangeSet
     {
         try read { db in
             let ofType = type.map { "AND e.typeId = \($0.storageID) " } ?? ""
-            let rows = try Row.fetchAll(
-                db, sql: "\(Self.selectEvents) WHERE e.anchor > ? AND e.anchor <= ? \(ofType)ORDER BY e.anchor LIMIT ?",
-                arguments: [anchor, last, max(0, limit)])
+            let changed = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT e.anchor, e.uuid, e.typeId, 0, NULL, NULL FROM healthEvent e WHERE e.anchor > ? AND e.anchor <= ? \(ofType)
+                    UNION ALL
+                    SELECT e.anchor, e.uuid, e.typeId, 1, s.name, e.device FROM deletedEvent e JOIN source s ON s.id = e.sourceId
+                    WHERE e.anchor > ? AND e.anchor <= ? \(ofType)
+                    ORDER BY 1 LIMIT ?
+                    """,
+                arguments: [anchor, last, anchor, last, max(0, limit)])
             var changes = EventChangeSet(events: [], anchor: anchor)
-            for row in rows {
-                if let event = Self.event(row) { changes.events.append(event) }
-                changes.anchor = row[10]
+            for row in changed {
+                let id: String = row[1]
+                if row[3] as Bool {
+                    if let type = SampleType(storageID: row[2]) {
+                        changes.deleted.append(DeletedEvent(id: id, type: type, source: row[4], device: row[5]))
+                    }
+                } else if let event = try Self.storedEvent(id, db) {
+                    changes.events.append(event)
+                }
+                changes.anchor = row[0]
             }
             return changes
         }

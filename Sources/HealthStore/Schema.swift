@@ -41,6 +41,8 @@ enum Schema {
     static let events = "v14-events"
     /// A person's own alert thresholds (`person.alertHigh`, `alertLow`).
     static let personAlerts = "v15-person-alerts"
+    /// Deleted events' tombstones (`deletedEvent`), as workouts have theirs.
+    static let deletedEvents = "v16-deleted-events"
 
     /// The minute of a microsecond time column, rounded down (also before 1970).
     static func minute(of column: String) -> String {
@@ -70,6 +72,18 @@ enum Schema {
         migrator.registerMigration(events, migrate: addEvents)
         migrator.registerMigration(personAlerts) { db in
             try db.execute(sql: "ALTER TABLE person ADD COLUMN alertHigh REAL; ALTER TABLE person ADD COLUMN alertLow REAL")
+        }
+        migrator.registerMigration(deletedEvents) { db in
+            try db.execute(sql: """
+                CREATE TABLE deletedEvent (
+                    anchor INTEGER PRIMARY KEY,
+                    uuid TEXT NOT NULL,
+                    typeId INTEGER NOT NULL,
+                    sourceId INTEGER NOT NULL REFERENCES source (id),
+                    device TEXT,
+                    deletedAt INTEGER NOT NULL
+                )
+                """)
         }
         return migrator
     }

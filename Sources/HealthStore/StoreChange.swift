@@ -42,16 +42,19 @@ public struct ChangeDetail: Sendable, Hashable {
     public var deletedWorkouts: [String] = []
     /// The events opened, extended or closed, as they are after the transaction.
     public var events: [HealthEvent] = []
+    /// The events deleted.
+    public var deletedEvents: [DeletedEvent] = []
 
     public init(
         added: [StoredSample] = [], deleted: [DeletedSample] = [], workouts: [Workout] = [], deletedWorkouts: [String] = [],
-        events: [HealthEvent] = []
+        events: [HealthEvent] = [], deletedEvents: [DeletedEvent] = []
     ) {
         self.added = added
         self.deleted = deleted
         self.workouts = workouts
         self.deletedWorkouts = deletedWorkouts
         self.events = events
+        self.deletedEvents = deletedEvents
     }
 }
 
@@ -127,6 +130,7 @@ struct ChangeCollector {
     private var workouts: [Workout] = []
     private var deletedWorkouts: [String] = []
     private var events: [HealthEvent] = []
+    private var deletedEvents: [DeletedEvent] = []
     /// More samples changed than a change carries.
     private var overflowed = false
 
@@ -163,6 +167,11 @@ struct ChangeCollector {
         events.append(event)
     }
 
+    mutating func recordDeletedEvent(_ event: HealthEvent) {
+        record(event.type, source: event.source)
+        deletedEvents.append(DeletedEvent(event))
+    }
+
     /// Whether one more sample fits in the detail; past the limit the detail is dropped.
     private mutating func keepsDetail() -> Bool {
         guard !overflowed else { return false }
@@ -191,7 +200,7 @@ struct ChangeCollector {
         samples.sort { $0.id < $1.id }
         return ChangeDetail(
             added: samples, deleted: deleted.sorted { $0.anchor < $1.anchor }, workouts: workouts, deletedWorkouts: deletedWorkouts,
-            events: events)
+            events: events, deletedEvents: deletedEvents)
     }
 }
 

@@ -43,6 +43,8 @@ struct Delivery: Sendable {
     var deletedWorkouts: [String] = []
     /// Events as saved (opened, extended, ended), oldest save first.
     var events: [HealthEvent] = []
+    /// Events deleted, oldest first.
+    var deletedEvents: [DeletedEvent] = []
     /// Samples were left out (a large import): readers get a gap marker.
     var sampleGap = false
     /// Workout changes were left out.
@@ -51,7 +53,8 @@ struct Delivery: Sendable {
     var eventGap = false
 
     var isEmpty: Bool {
-        samples.isEmpty && workouts.isEmpty && deletedWorkouts.isEmpty && events.isEmpty && !sampleGap && !workoutGap && !eventGap
+        samples.isEmpty && workouts.isEmpty && deletedWorkouts.isEmpty && events.isEmpty && deletedEvents.isEmpty && !sampleGap
+            && !workoutGap && !eventGap
     }
 
     /// Takes in each of `changes` that follows `followed` directly (in anchor order), moving
@@ -70,6 +73,7 @@ struct Delivery: Sendable {
                 deletedWorkouts += detail.deletedWorkouts
             }
             events += detail.events.filter { types.contains($0.type) }
+            deletedEvents += detail.deletedEvents.filter { types.contains($0.type) }
             followed = change.anchor
         }
         return blocked
@@ -80,6 +84,7 @@ struct Delivery: Sendable {
         workouts += other.workouts
         deletedWorkouts += other.deletedWorkouts
         events += other.events
+        deletedEvents += other.deletedEvents
         sampleGap = sampleGap || other.sampleGap
         workoutGap = workoutGap || other.workoutGap
         eventGap = eventGap || other.eventGap

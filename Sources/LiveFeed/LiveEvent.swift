@@ -1,4 +1,5 @@
 import HealthModel
+import HealthStore
 import Synchronization
 
 /// One thing a live reader receives, in the order the store committed it.
@@ -11,6 +12,8 @@ public enum LiveEvent: Sendable {
     case workout(LiveWorkout)
     /// An event (HealthKit's category sample) the reader may read was opened, extended or ended.
     case healthEvent(HealthEvent)
+    /// An event the reader may read was deleted.
+    case healthEventDeleted(DeletedEvent)
     /// The reader fell behind: `missed` events were dropped, and it continues from the newest.
     case gap(missed: Int)
     /// Nothing happened for a while: fronts send a keep-alive, so a reader that vanished

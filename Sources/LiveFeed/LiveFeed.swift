@@ -297,7 +297,8 @@ public final class LiveFeed: Service, Sendable {
             while anchor < current {
                 let changes = try store.eventChanges(since: anchor, through: current, limit: page)
                 delivery.events += changes.events.filter { types.contains($0.type) }
-                guard changes.anchor > anchor, changes.events.count >= page else { break }
+                delivery.deletedEvents += changes.deleted.filter { types.contains($0.type) }
+                guard changes.anchor > anchor, changes.events.count + changes.deleted.count >= page else { break }
                 anchor = changes.anchor
                 if delivery.events.count >= eventChangesPerRound {
                     delivery.eventGap = true
@@ -332,6 +333,7 @@ public final class LiveFeed: Service, Sendable {
             for workout in delivery.workouts { state.openWorkouts[workout.id] = workout.isOpen ? workout : nil }
             for id in delivery.deletedWorkouts { state.openWorkouts[id] = nil }
             for event in delivery.events { state.openEvents[event.id] = event.isOpen ? event : nil }
+            for deleted in delivery.deletedEvents { state.openEvents[deleted.id] = nil }
             let workoutsChanged = delivery.workoutGap || !delivery.workouts.isEmpty || !delivery.deletedWorkouts.isEmpty
             for subscription in state.subscriptions.values {
                 let reader = subscription.reader
@@ -354,6 +356,9 @@ public final class LiveFeed: Service, Sendable {
                 if delivery.eventGap, reader.types.contains(where: { $0.kind == .category }) { subscription.push(.gap(missed: 0)) }
                 for event in delivery.events where reader.types.contains(event.type) && Self.mayRead(event, reader, grants) {
                     subscription.push(.healthEvent(event))
+                }
+                for deleted in delivery.deletedEvents where reader.types.contains(deleted.type) && Self.mayRead(deleted, reader, grants) {
+                    subscription.push(.healthEventDeleted(deleted))
                 }
             }
         }
@@ -421,6 +426,11 @@ public final class LiveFeed: Service, Sendable {
     /// The store's read rule for events, the samples' rule for their type.
     static func mayRead(_ event: HealthEvent, _ reader: LiveReader, _ grants: [SampleType: Set<String>]) -> Bool {
         ReadScope(reader: reader.source, isManager: reader.isManager, type: event.type, readers: grants).admits(source: event.source)
+    }
+
+    /// The same rule for an event deleted.
+    static func mayRead(_ deleted: DeletedEvent, _ reader: LiveReader, _ grants: [SampleType: Set<String>]) -> Bool {
+        ReadScope(reader: reader.source, isManager: reader.isManager, type: deleted.type, readers: grants).admits(source: deleted.source)
     }
 
     /// The store's read rule for workouts: its own source's, or every one with read

@@ -158,6 +158,7 @@ struct StrapPublisher {
         case .live(.workout(let change)):
             for message in workouts.messages(for: change, now: .now()) { send(message) }
         case .live(.healthEvent(let event)): eventChanged(event)
+        case .live(.healthEventDeleted(let deleted)): eventDeleted(deleted)
         case .tick:
             if connection.isConnected { for message in workouts.tick(now: .now()) { send(message) } }
         case .live(.gap(let missed)): logger.debug("mqtt: fell behind the live feed; \(missed) events skipped")
@@ -237,6 +238,19 @@ struct StrapPublisher {
         heard(device)
         if straps[device] == nil { remember(StrapDescription(identifier: device)) }
         sendEvent(event, device: device, state: !sameEvent || last?.isOpen != event.isOpen)
+    }
+
+    /// An event deleted: when it was the last of its type on its strap, the strap's problem
+    /// sensor goes off if it was on, and the attributes are cleared.
+    private mutating func eventDeleted(_ deleted: DeletedEvent) {
+        guard let device = deleted.device, let measurement = StrapMeasurement.event(deleted.type),
+            let last = events[device]?[measurement], last.id == deleted.id
+        else { return }
+        events[device]?[measurement] = nil
+        send(MosquittoMessage(topic: layout.attributesTopic(device: device, measurement), text: "{}", retain: true))
+        if last.isOpen {
+            send(MosquittoMessage(topic: layout.stateTopic(device: device, measurement), text: MQTTLayout.problemPayload(false), retain: true))
+        }
     }
 
     private mutating func sendEvent(_ event: HealthEvent, device: String, state: Bool = true) {

@@ -184,6 +184,11 @@ struct CentralRequestStore: RequestStore, @unchecked Sendable {
 
     func workoutChanges(since anchor: Int64, limit: Int, reader: String?) throws(HealthStoreError) -> WorkoutChangeSet { throw Self.noWorkouts }
 
+    /// Events are deleted on the gateway that found them; the sync carries the deletion.
+    func deleteEvent(_ id: String) throws(HealthStoreError) -> HealthEvent {
+        throw .engine(EngineFailure(.readOnly, "events are deleted on the gateway whose store holds them; the sync removes them here"))
+    }
+
     /// Every gateway's events, as their syncs sent them.
     func events(_ query: EventQuery) throws(HealthStoreError) -> [HealthEvent] {
         try requireWholeStore(reader: query.reader)

@@ -57,6 +57,12 @@ class EventSyncTest(SyncTest):
         self.assertEqual(central.sql("SELECT count(*) FROM hrmd.events WHERE gateway = 'gw2' AND type = 'sensor-contact-lost'"), "1")
         extreme = central.sql("SELECT extreme FROM hrmd.events WHERE gateway = 'gw2' AND type = 'high-heart-rate-event'")
         self.assertEqual(float(extreme), 131)
+        # An event deleted on its gateway goes centrally too.
+        out = gateways[0].hrmctl("events", "--type", "sensor-contact-lost", "--output", "json", "--store", gateways[0].store).stdout
+        gone = json.loads(out.splitlines()[0])["id"]
+        gateways[0].hrmctl("delete", "--event", gone, "--yes", "--store", gateways[0].store)
+        wait_until(lambda: central.sql("SELECT count(*) FROM hrmd.event") == "3", 30, "the deletion centrally")
+        self.assertEqual(central.sql("SELECT count(*) FROM hrmd.event WHERE uuid = '%s'" % gone), "0")
         for gateway in gateways:
             self.assertEqual(gateway.stop(), 0)
 
@@ -93,7 +99,8 @@ class EventSyncTest(SyncTest):
         victim = central.sql("SELECT id FROM hrmd.gateway WHERE name = 'gw1'")
         uuid = before.split("|")[0]
         for statement in ("UPDATE hrmd.event SET extreme = 300", "DELETE FROM hrmd.event",
-                          "SELECT hrmd.event_put(%s, '%s', 'high-heart-rate-event', 1, 'x', NULL, 0, 1, NULL, 120, 300, 1)" % (victim, uuid)):
+                          "SELECT hrmd.event_put(%s, '%s', 'high-heart-rate-event', 1, 'x', NULL, 0, 1, NULL, 120, 300, 1)" % (victim, uuid),
+                          "SELECT hrmd.event_drop(%s, '{%s}')" % (victim, uuid)):
             result = central.sql(statement, user="evil", check=False)
             self.assertTrue(result.returncode != 0 or "0" in result.stdout.split(), "%s was allowed: %s" % (statement, result.stdout))
         self.assertEqual(central.sql("SELECT uuid, type, extreme, end_time FROM hrmd.event"), before)

@@ -152,6 +152,33 @@ struct EventEndToEndTests {
         #expect((events.first?["metadata"] as? [String: Any])?["threshold"] as? Double == 30)
     }
 
+    @Test("hrmctl delete --event removes one event, asked to confirm; a replay of its recording brings it back")
+    func deleteAnEvent() async throws {
+        let harness = try Harness()
+        let config = harness.directory.file("hrmd.conf")
+        try "[alerts]\nhigh = 120\nhigh-for = 10s\n".write(toFile: config, atomically: true, encoding: .utf8)
+        _ = try await harness.hrmctl("auth", "grant", "hrmd", "heart-rate")
+        try await Self.grantEvents(harness, store: harness.store)
+        let readings = (0..<60).map { second in (bpm: (10..<30).contains(second) || (40..<55).contains(second) ? 130 : 80, contact: true) }
+        let trace = harness.directory.file("two.trace.jsonl")
+        try Self.trace(readings).write(toFile: trace, atomically: true, encoding: .utf8)
+        #expect(try await harness.hrmctl(["replay", "--config", config, "--store", harness.store, trace], withStore: false).exitCode == 0)
+        let events = try await Self.events(harness, store: harness.store)
+        #expect(events.count == 2)
+        let first = try #require(events.first?["id"] as? String)
+        let unconfirmed = try await harness.hrmctl(["delete", "--event", first, "--store", harness.store], withStore: false)
+        #expect(unconfirmed.exitCode == 64 && unconfirmed.stderr.contains("pass --yes"), "\(unconfirmed.stderr)")
+        let deleted = try await harness.hrmctl(["delete", "--event", first, "--yes", "--store", harness.store], withStore: false)
+        #expect(deleted.exitCode == 0 && deleted.stdout == "deleted the event \(first)\n", "\(deleted.stderr)")
+        #expect(try await Self.events(harness, store: harness.store).map { $0["id"] as? String } == [events.last?["id"] as? String])
+        let again = try await harness.hrmctl(["delete", "--event", first, "--yes", "--store", harness.store], withStore: false)
+        #expect(again.exitCode != 0 && again.stderr.split(separator: "\n").count == 1 && again.stderr.contains("no event"), "\(again.stderr)")
+        let both = try await harness.hrmctl(["delete", "--event", first, "--source", "hrmd", "--store", harness.store], withStore: false)
+        #expect(both.exitCode == 64)
+        #expect(try await harness.hrmctl(["replay", "--config", config, "--store", harness.store, trace], withStore: false).exitCode == 0)
+        #expect(try await Self.events(harness, store: harness.store).count == 2)
+    }
+
     @Test("a wearer's own thresholds override [alerts] while the strap is theirs, and the event names them")
     func personalThresholds() async throws {
         let harness = try Harness()

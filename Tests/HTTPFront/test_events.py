@@ -117,3 +117,49 @@ class EventTests(front.FrontTestCase):
 if __name__ == "__main__":
     import unittest
     unittest.main()
+
+
+class EventDeletionTests(front.FrontTestCase):
+    """DELETE /api/v1/events?id=: a manager's token deletes an ended event, and the live stream
+    tells it as deleted; an application's token, an open event or an unknown id are refused."""
+
+    def test_a_manager_deletes_an_ended_event_and_the_stream_tells_it(self):
+        # The event comes from a replayed trace, ended (an open one cannot be deleted).
+        hrmd = front.Hrmd(self, sensors=["mock:id=d1,bpm=60,hz=2,contact-loss=0"], config="[hrmd]\nflush-interval = 0.1\n")
+        self.addCleanup(hrmd.stop)
+        front.hrmctl("auth", "grant", "hrmd", "high-heart-rate-event", "--store", hrmd.store)
+        manager, _ = hrmd.token("root/admin", manager=True)
+        app, _ = hrmd.token("mary/app")
+        trace = os.path.join(hrmd.directory, "high.trace.jsonl")
+        with open(trace, "w") as out:
+            out.write('{"format":"hrmd-trace","version":1}\n')
+            for second in range(30):
+                out.write('{"t":"2026-11-20T10:00:%02d.000Z","transport":"ble","device":"AA:BB:CC:DD:EE:FF","kind":"notify",'
+                          '"characteristic":"2a37","value":"06%02x"}\n' % (second, 130 if 5 <= second < 20 else 80))
+        config = os.path.join(hrmd.directory, "alerts.conf")
+        with open(config, "w") as out:
+            out.write("[alerts]\nhigh = 120\nhigh-for = 5s\n")
+        front.hrmctl("replay", "--config", config, "--store", hrmd.store, trace)
+        events = hrmd.get("/api/v1/events", manager).json["events"]
+        self.assertEqual(len(events), 1, events)
+        ended = events[0]
+        self.assertIn("end", ended)
+        stream = front.SSE(hrmd.port, manager, timeout=EVENT_WAIT_S)
+        self.addCleanup(stream.close)
+        self.assertEqual(stream.status, 200)
+        # The stream is set up once its first sample comes.
+        while stream.next_event(EVENT_WAIT_S)[0] != "sample":
+            pass
+        self.assertError(hrmd.request("DELETE", "/api/v1/events?id=" + ended["id"], app), 403)
+        self.assertError(hrmd.request("DELETE", "/api/v1/events", manager), 400)
+        answer = hrmd.request("DELETE", "/api/v1/events?id=" + ended["id"], manager)
+        self.assertEqual((answer.status, answer.json), (200, {"deleted": ended["id"]}), answer)
+        self.assertEqual(hrmd.get("/api/v1/events", manager).json["events"], [])
+        self.assertNotEqual(hrmd.request("DELETE", "/api/v1/events?id=" + ended["id"], manager).status, 200)
+        deadline = time.monotonic() + EVENT_WAIT_S
+        told = None
+        while told is None and time.monotonic() < deadline:
+            name, data = stream.next_event(EVENT_WAIT_S)
+            if name == "event" and json.loads(data).get("deleted"):
+                told = json.loads(data)
+        self.assertEqual(told, {"id": ended["id"], "type": "high-heart-rate-event", "device": "AA:BB:CC:DD:EE:FF", "deleted": True})

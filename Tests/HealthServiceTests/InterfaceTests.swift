@@ -109,7 +109,7 @@ struct RequestTableTests {
             Workouts(app: "a", since: nil, until: Timestamp(microsecondsSinceEpoch: 9), person: nil, device: "d", limit: 10),
             Events(app: "a", since: nil, until: Timestamp(microsecondsSinceEpoch: 9), type: .highHeartRateEvent, person: "p", device: nil, limit: 10),
             WorkoutDetails(app: "a", id: "0f"), WorkoutHeartRate(app: "a", id: "0f"),
-            WorkoutChanges(app: "a", anchor: 5, limit: 10), DeleteWorkout(app: "a", id: "0f"),
+            WorkoutChanges(app: "a", anchor: 5, limit: 10), DeleteWorkout(app: "a", id: "0f"), DeleteEvent(app: "a", id: "e1"),
         ]
         #expect(Set(requests.map { type(of: $0).name }) == Set(RequestCatalog.all.map { $0.name }))
         for request in requests {

@@ -89,6 +89,32 @@ struct EventStoreTests {
         #expect(try store.events(EventQuery()).map(\.id) == ["e-1"])
     }
 
+    @Test("a deleted event leaves a tombstone: gone from queries, in the anchored changes by id and type, announced; an unknown one is a conflict")
+    func deleted() throws {
+        let directory = try TemporaryDirectory()
+        let store = try store(at: directory.file("events.sqlite"))
+        let event = high("e-1", closed: true)
+        try store.saveEvent(event)
+        try store.saveEvent(high("e-2", device: "strap-2"))
+        let before = try store.currentAnchor()
+        let announced = Mutex<[ChangeDetail]>([])
+        let observation = store.observeChanges { change in announced.withLock { $0.append(change.detail ?? ChangeDetail()) } }
+        #expect(try store.deleteEvent("e-1") == event)
+        observation.cancel()
+        #expect(try store.events(EventQuery()).map(\.id) == ["e-2"])
+        let changes = try store.eventChanges(since: before, limit: 10)
+        #expect(changes.events.isEmpty)
+        #expect(changes.deleted == [DeletedEvent(id: "e-1", type: .highHeartRateEvent, source: HealthSource.eventWriter, device: "strap-1")])
+        #expect(changes.anchor == before + 1)
+        #expect(try store.eventChanges(of: .lowHeartRateEvent, since: before, limit: 10).deleted.isEmpty, "narrowed to another type")
+        #expect(announced.withLock { $0.map(\.deletedEvents) } == [[DeletedEvent(event)]])
+        #expect(throws: HealthStoreError.self) { try store.deleteEvent("e-1") }
+        #expect(throws: HealthStoreError.self, "still open") { try store.deleteEvent("e-2") }
+        // Saved again (a replay of the recording that made it), it is back: the tombstone stays in the changes.
+        try store.saveEvent(event)
+        #expect(try store.events(EventQuery()).map(\.id).sorted() == ["e-1", "e-2"])
+    }
+
     @Test("events saved together: one transaction, one anchor each stored; a refused one is its own outcome and holds back no other")
     func savedTogether() throws {
         let directory = try TemporaryDirectory()

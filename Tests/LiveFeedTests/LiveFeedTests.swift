@@ -223,6 +223,15 @@ struct LiveFeedTests {
             try store.saveEvent(ended)
             #expect(try await Self.healthEvents(manager, count: 1) == [ended])
             #expect(try await Self.healthEvents(reader, count: 1) == [ended])
+            // Deleted, it reaches the readers of its type as deleted.
+            try store.deleteEvent(ended.id)
+            let deletion = try await withinHangBound("the deletion") { () async -> DeletedEvent? in
+                while let item = await reader.next() {
+                    if case .healthEventDeleted(let deleted) = item { return deleted }
+                }
+                return nil
+            }
+            #expect(deletion == DeletedEvent(ended))
             #expect(feed.changeReads == reads, "announced events were read back")
             // john may not read the type: the sample saved after the events is the next he gets.
             try store.setShareAuthorization(.sharingAuthorized, source: "john/app", type: .heartRate)

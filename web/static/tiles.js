@@ -159,7 +159,7 @@ class Tile {
   // An event of this strap, as the live stream sends each save of it: open ones make the
   // banner (the most pressing first), an ended one leaves it.
   event(event) {
-    if (event.end) this.openEvents.delete(event.id);
+    if (event.end || event.deleted) this.openEvents.delete(event.id);
     else this.openEvents.set(event.id, event);
     const shown = [...this.openEvents.values()].sort((a, b) => ALERT_ORDER.indexOf(a.type) - ALERT_ORDER.indexOf(b.type))[0];
     if (!shown) {
@@ -261,7 +261,7 @@ export class TileBoard {
   // An event from the live stream: the banner of its strap's tile.
   event(event) {
     if (!event || !event.device || !ALERT_TEXT[event.type]) return;
-    if (event.end && !this.tiles.has(event.device)) return;
+    if ((event.end || event.deleted) && !this.tiles.has(event.device)) return;
     this.tile(event.device).event(event);
   }
 

@@ -52,3 +52,28 @@ public struct Events: HealthRequest {
         return Response(events: try await context.onStore { store throws(HealthStoreError) in try store.events(query) })
     }
 }
+
+/// Deletes an event (a false alarm, a strap worn loose on purpose), leaving a tombstone that
+/// followers of the store's changes and the sync see. Events are hrmd's: only a manager of the
+/// store deletes them.
+public struct DeleteEvent: HealthRequest {
+    public static let name = "DeleteEvent"
+    public static let access = RequestAccess.manager
+    public static let memory: RequestMemory = .constant
+
+    public var app: String
+    public var id: String
+
+    public init(app: String, id: String) {
+        self.app = app
+        self.id = id
+    }
+
+    public func serve(in context: some RequestContext) async throws(RequestFailure) -> NoResponse {
+        _ = try context.source(app: app)
+        let id = self.id
+        let event = try await context.onStore { store throws(HealthStoreError) in try store.deleteEvent(id) }
+        context.log(.notice, "deleted an event", ["event": id, "type": event.type.identifier])
+        return NoResponse()
+    }
+}

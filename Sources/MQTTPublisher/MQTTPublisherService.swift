@@ -241,7 +241,8 @@ struct StrapPublisher {
     }
 
     /// An event deleted: when it was the last of its type on its strap, the strap's problem
-    /// sensor goes off if it was on, and the attributes are cleared.
+    /// sensor's attributes are cleared (only ended events are deleted, so the sensor is off
+    /// already; an open one would be turned off).
     private mutating func eventDeleted(_ deleted: DeletedEvent) {
         guard let device = deleted.device, let measurement = StrapMeasurement.event(deleted.type),
             let last = events[device]?[measurement], last.id == deleted.id

@@ -76,16 +76,24 @@ struct FigureRecorder {
         if !readings.isEmpty {
             do {
                 let assignments = try store.strapAssignments()
-                for (id, span) in readings.sorted(by: { $0.key < $1.key }) {
+                // Each strap's readings since its previous batch (or, first in this run, since the day before).
+                let spans = readings.sorted(by: { $0.key < $1.key }).map { id, span in
                     let previous = latest[id]?.time
                     latest[id] = (max(previous ?? span.last, span.last), span.device)
-                    let after = previous ?? calendar.dayStart(of: span.first).adding(days: -Self.lookBackDays, calendar)
+                    return (after: previous ?? calendar.dayStart(of: span.first).adding(days: -Self.lookBackDays, calendar), span: span)
+                }
+                // The workouts whose recovery these readings may complete, read once for every strap.
+                let reach = RecoveryTally.reach
+                let earliest = spans.map(\.after).min()!.advanced(bySeconds: -reach)
+                let ended = try store.workouts(WorkoutQuery(
+                    since: earliest, until: spans.map(\.span.last).max()!.advanced(bySeconds: -reach + 0.000_001), limit: WorkoutQuery.answerLimit))
+                for (after, span) in spans {
                     for day in dueDays(after: after, through: span.last) {
                         try restingHeartRates(of: day, strap: span.device, assignments: assignments, in: store)
                     }
-                    let reach = RecoveryTally.reach
-                    try recoveries(endingAfter: after.advanced(bySeconds: -reach), through: span.last.advanced(bySeconds: -reach),
-                                   strap: span.device, assignments: assignments, in: store)
+                    try recoveries(
+                        of: ended, endingAfter: after.advanced(bySeconds: -reach), through: span.last.advanced(bySeconds: -reach),
+                        strap: span.device, assignments: assignments, in: store)
                 }
             } catch {
                 logger.warning("figures: cannot read the store's samples, workouts or assignments: \(error); these figures are not worked out")
@@ -196,14 +204,15 @@ struct FigureRecorder {
         }
     }
 
-    /// Works out the recovery of each workout of `strap`'s wearer (or of the strap) whose end
-    /// lies in `(after, through]`.
+    /// Works out the recovery of each of `workouts` of `strap`'s wearer (or of the strap) whose
+    /// end lies in `(after, through]`.
     private mutating func recoveries(
-        endingAfter after: Timestamp, through: Timestamp, strap: HealthDevice, assignments: [StrapAssignment], in store: HealthStore
+        of workouts: [Workout], endingAfter after: Timestamp, through: Timestamp, strap: HealthDevice, assignments: [StrapAssignment],
+        in store: HealthStore
     ) throws(HealthStoreError) {
         guard after < through else { return }
         let id = strap.localIdentifier
-        let ended = try store.workouts(WorkoutQuery(since: after, until: through, limit: WorkoutQuery.answerLimit)).filter {
+        let ended = workouts.filter {
             guard let end = $0.end, end > after, end <= through else { return false }
             if let person = $0.person { return assignments.person(wearing: id, at: end.advanced(bySeconds: -0.000_001)) == person }
             return $0.device == id

@@ -46,7 +46,8 @@ extension HealthStore {
         if let problem = event.problem { throw .conflict(problem) }
         try writeAnnouncing { db in
             var changes = ChangeCollector()
-            if try Self.write(event, db) { changes.recordEvent(event) }
+            var known = EventWriteLookups()
+            if try Self.write(event, db, &known) { changes.recordEvent(event) }
             return ((), changes)
         }
     }
@@ -59,13 +60,14 @@ extension HealthStore {
         return try writeAnnouncing { db in
             var changes = ChangeCollector()
             var outcomes: [Result<Void, HealthStoreError>] = []
+            var known = EventWriteLookups()
             for event in events {
                 if let problem = event.problem {
                     outcomes.append(.failure(.conflict(problem)))
                     continue
                 }
                 do {
-                    if try Self.write(event, db) { changes.recordEvent(event) }
+                    if try Self.write(event, db, &known) { changes.recordEvent(event) }
                     outcomes.append(.success(()))
                 } catch let refusal as HealthStoreError {
                     outcomes.append(.failure(refusal))
@@ -78,15 +80,15 @@ extension HealthStore {
     /// Writes one checked event inside the caller's transaction; false when it was stored as it
     /// is. Throws a `HealthStoreError` for an event refused (the transaction may go on), any
     /// other error for a failure of the store.
-    private static func write(_ event: HealthEvent, _ db: Database) throws -> Bool {
+    private static func write(_ event: HealthEvent, _ db: Database, _ known: inout EventWriteLookups) throws -> Bool {
         guard event.type.mayBeShared(by: event.source) else {
             throw HealthStoreError.conflict("\(event.type.identifier) events are written by \(HealthSource.eventWriter) alone")
         }
-        let sourceID = try Self.upsertSource(HealthSource(name: event.source), db)
-        guard try Self.status(of: .share, sourceID: sourceID, type: event.type, db) == .sharingAuthorized else {
+        let sourceID = try known.sourceID(event.source, db)
+        guard try known.mayShare(sourceID, event.type, db) else {
             throw HealthStoreError.shareNotAuthorized(source: event.source, types: [event.type.identifier])
         }
-        let stored = try Self.storedEvent(event.id, db)
+        let stored = try Row.fetchOne(db.cachedStatement(sql: "\(selectEvents) WHERE e.uuid = ?"), arguments: [event.id]).flatMap(Self.event)
         // Saved as it is already (a recording replayed again): nothing changes.
         if stored == event { return false }
         if let stored {
@@ -94,7 +96,7 @@ extension HealthStore {
             else { throw HealthStoreError.conflict("the event \(event.id) is another event; only its end, latest reading and extreme change") }
         } else if event.isOpen,
             let open = try String.fetchOne(
-                db, sql: #"SELECT uuid FROM healthEvent WHERE typeId = ? AND sourceId = ? AND device IS ? AND "end" IS NULL"#,
+                db.cachedStatement(sql: #"SELECT uuid FROM healthEvent WHERE typeId = ? AND sourceId = ? AND device IS ? AND "end" IS NULL"#),
                 arguments: [event.type.storageID, sourceID, event.device])
         {
             throw HealthStoreError.conflict(
@@ -105,19 +107,17 @@ extension HealthStore {
         anchors.last += 1
         try anchors.save(db)
         if stored != nil {
-            try db.execute(
-                sql: #"UPDATE healthEvent SET anchor = ?, latest = ?, "end" = ?, extreme = ?, person = ? WHERE uuid = ?"#,
-                arguments: [
+            try db.cachedStatement(sql: #"UPDATE healthEvent SET anchor = ?, latest = ?, "end" = ?, extreme = ?, person = ? WHERE uuid = ?"#)
+                .execute(arguments: [
                     anchors.last, event.latest.microsecondsSinceEpoch, event.end?.microsecondsSinceEpoch, event.extreme, event.person,
                     event.id,
                 ])
         } else {
-            try db.execute(
-                sql: """
-                    INSERT INTO healthEvent (uuid, anchor, typeId, sourceId, device, person, start, latest, "end", threshold, extreme)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
+            try db.cachedStatement(sql: """
+                INSERT INTO healthEvent (uuid, anchor, typeId, sourceId, device, person, start, latest, "end", threshold, extreme)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+                .execute(arguments: [
                     event.id, anchors.last, event.type.storageID, sourceID, event.device, event.person,
                     event.start.microsecondsSinceEpoch, event.latest.microsecondsSinceEpoch, event.end?.microsecondsSinceEpoch,
                     event.threshold, event.extreme,
@@ -247,5 +247,26 @@ extension HealthStore {
 
     private static func storedEvent(_ id: String, _ db: Database) throws -> HealthEvent? {
         try Row.fetchOne(db, sql: "\(selectEvents) WHERE e.uuid = ?", arguments: [id]).flatMap(event)
+    }
+}
+
+/// What one transaction's event writes look up once: each source's row and whether it may
+/// share each event type.
+private struct EventWriteLookups {
+    private var sources: [String: Int64] = [:]
+    private var shares: [Int64: [SampleType: Bool]] = [:]
+
+    mutating func sourceID(_ name: String, _ db: Database) throws -> Int64 {
+        if let known = sources[name] { return known }
+        let id = try HealthStore.upsertSource(HealthSource(name: name), db)
+        sources[name] = id
+        return id
+    }
+
+    mutating func mayShare(_ sourceID: Int64, _ type: SampleType, _ db: Database) throws -> Bool {
+        if let known = shares[sourceID]?[type] { return known }
+        let allowed = try HealthStore.status(of: .share, sourceID: sourceID, type: type, db) == .sharingAuthorized
+        shares[sourceID, default: [:]][type] = allowed
+        return allowed
     }
 }

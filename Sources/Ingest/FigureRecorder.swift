@@ -50,11 +50,13 @@ struct FigureRecorder {
         self.logger = logger
     }
 
-    /// Takes the samples of a written batch: works out what they complete, and saves it.
-    mutating func observe(_ written: [QuantitySample], in store: HealthStore) {
+    /// Takes the samples of a written batch, those of the types `stored` says were stored:
+    /// works out what they complete, and saves it.
+    mutating func observe(_ written: [QuantitySample], stored: (SampleType) -> Bool = { _ in true }, in store: HealthStore) {
         var beats: [String: [QuantitySample]] = [:]
         var readings: [String: (first: Timestamp, last: Timestamp, device: HealthDevice)] = [:]
-        for sample in written {
+        let (beatsStored, readingsStored) = (stored(.rrInterval), stored(.heartRate))
+        for sample in written where sample.type == .rrInterval ? beatsStored : readingsStored {
             guard let device = sample.device else { continue }
             let id = device.localIdentifier
             if sample.type == .rrInterval {

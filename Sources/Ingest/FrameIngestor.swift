@@ -115,7 +115,7 @@ public struct FrameIngestor {
             observeEvents(in: report.authorization[.heartRate] == .sharingAuthorized ? pending : [])
             // Figures come from stored samples only.
             let store = self.store
-            figures?.observe(pending.filter { report.authorization[$0.type] == .sharingAuthorized }, in: store)
+            figures?.observe(pending, stored: { report.authorization[$0] == .sharingAuthorized }, in: store)
             pending.removeAll(keepingCapacity: true)
             if failing {
                 failing = false

@@ -13,6 +13,9 @@ public enum FrameKind: Sendable, Hashable {
     case notify
     /// A characteristic read (for example Body Sensor Location 0x2A38 after connecting).
     case read
+    /// A value hrmd wrote to the sensor, kept so that a replay knows what was asked (the
+    /// settings a PMD stream was started with, which its data frames do not repeat).
+    case write
     /// The sensor connected (or, for broadcast transports, was first heard).
     case connected
     /// The sensor disconnected or went quiet.
@@ -25,6 +28,7 @@ public enum FrameKind: Sendable, Hashable {
         switch self {
         case .notify: "notify"
         case .read: "read"
+        case .write: "write"
         case .connected: "connected"
         case .disconnected: "disconnected"
         case .other(let name): name
@@ -36,6 +40,7 @@ public enum FrameKind: Sendable, Hashable {
         switch name {
         case "notify": self = .notify
         case "read": self = .read
+        case "write": self = .write
         case "connected": self = .connected
         case "disconnected": self = .disconnected
         default: self = .other(name)
@@ -56,6 +61,13 @@ public struct CharacteristicID: RawRepresentable, Sendable, Hashable, CustomStri
     public static let heartRateControlPoint = CharacteristicID(rawValue: 0x2A39)
     /// Battery Level.
     public static let batteryLevel = CharacteristicID(rawValue: 0x2A19)
+    /// Polar's Measurement Data (PMD) control point, vendor UUID
+    /// `FB005C81-02E7-F387-1CAD-8ACD2D8DF0C8`, named by its distinguishing 16 bits as Polar's
+    /// SDK does (no Bluetooth SIG characteristic has this number).
+    public static let pmdControlPoint = CharacteristicID(rawValue: 0x5C81)
+    /// Polar's PMD data characteristic, vendor UUID `FB005C82-02E7-F387-1CAD-8ACD2D8DF0C8`:
+    /// ECG, acceleration and PPI frames.
+    public static let pmdData = CharacteristicID(rawValue: 0x5C82)
 
     /// Parses `2a37`, `2A37` or `0x2a37`.
     public init?(hex: String) {

@@ -226,11 +226,29 @@ fuzz-http: build http-fuzz-venv
 ## check-exports: every export file checked by its format's own validator (Tests/exports): the FHIR
 ## Bundle by fhir.resources (FHIR R4), with and without people; a workout's FIT file by Garmin's FIT
 ## SDK and fitdecode, its TCX by the TCX v2 schema (lxml); a workout's figures against a second
-## implementation in numpy; uses the built hrmd and hrmctl
+## implementation in numpy; a mock strap's ECG and acceleration as EDF+ (pyedflib), WFDB (wfdb),
+## CSV and FHIR, each read back to the µV the strap sent; every example strip of the waveform writers' tests
+## (EDF+ by pyedflib, EDF+D by Luna, WFDB by wfdb, FHIR by fhir.resources); uses the built hrmd, hrmctl and tests
 check-exports: exports-venv
 	timeout --kill-after=10 600 $(EXPORTS_VENV)/bin/python Tests/exports/test_fhir.py
 	timeout --kill-after=10 600 $(EXPORTS_VENV)/bin/python Tests/exports/test_workout_files.py
 	timeout --kill-after=10 600 $(EXPORTS_VENV)/bin/python Tests/exports/test_workout_figures.py
+	timeout --kill-after=10 600 $(EXPORTS_VENV)/bin/python Tests/exports/test_ecg_files.py
+	rm -rf $(WAVEFORM_DIR)
+	HRMD_WAVEFORM_EXPORT_DIR=$(CURDIR)/$(WAVEFORM_DIR) timeout --kill-after=10 600 $(SWIFT) test --skip-build --filter WaveformExportTests
+	@failed=0; for name in $(WAVEFORM_EXAMPLES); do \
+		for check in "edf $$name.edf $$name.edf.expect.json" "wfdb $${name//-/_}.hea $$name.expect.json" \
+			"csv $$name.csv $$name.expect.json" "fhir $$name.fhir.json $$name.expect.json"; do \
+			set -- $$check; \
+			if timeout --kill-after=10 120 $(EXPORTS_VENV)/bin/python Tests/exports/check_waveform_file.py --format $$1 \
+				$(WAVEFORM_DIR)/$$2 --expect $(WAVEFORM_DIR)/$$3; then echo "ok $$1 $$2"; else failed=$$((failed + 1)); fi; \
+		done; \
+	done; [ $$failed = 0 ]
+
+## The example strips the waveform writers' tests write (ECG and acceleration, with and without gaps,
+## beyond 16 and 24 bits), each read back by its format's own reader in check-exports
+WAVEFORM_EXAMPLES := ecg ecg-gaps acc acc-gaps ecg-wide acc-wide
+WAVEFORM_DIR := .build/waveform-files
 
 ## exports-venv: the validators' venv (FHIR_RESOURCES_VERSION with the pydantic it needs, pinned) in
 ## .build/venv-exports; made once, from pip's cache when it can; fails with one line when PyPI cannot be reached
@@ -240,13 +258,17 @@ GARMIN_FIT_SDK_VERSION := 21.218.0
 FITDECODE_VERSION := 0.11.0
 LXML_VERSION := 6.1.3
 NUMPY_VERSION := 2.2.6
+PYEDFLIB_VERSION := 0.1.42
+WFDB_VERSION := 4.3.1
+LUNAPI_VERSION := 1.7.0
 EXPORTS_VENV := .build/venv-exports
 exports-venv:
-	@if ! $(EXPORTS_VENV)/bin/python -c 'import fhir.resources as f, garmin_fit_sdk, fitdecode, lxml.etree as e, numpy, sys; sys.exit(f.__version__ != "$(FHIR_RESOURCES_VERSION)" or fitdecode.__version__ != "$(FITDECODE_VERSION)" or e.__version__ != "$(LXML_VERSION)" or numpy.__version__ != "$(NUMPY_VERSION)")' 2>/dev/null; then \
+	@if ! $(EXPORTS_VENV)/bin/python -c 'import fhir.resources as f, garmin_fit_sdk, fitdecode, lxml.etree as e, numpy, pyedflib, wfdb, lunapi, sys; sys.exit(f.__version__ != "$(FHIR_RESOURCES_VERSION)" or fitdecode.__version__ != "$(FITDECODE_VERSION)" or e.__version__ != "$(LXML_VERSION)" or numpy.__version__ != "$(NUMPY_VERSION)" or pyedflib.__version__ != "$(PYEDFLIB_VERSION)" or wfdb.__version__ != "$(WFDB_VERSION)")' 2>/dev/null; then \
 		rm -rf $(EXPORTS_VENV) && /usr/bin/python3 -m venv $(EXPORTS_VENV) && \
 		$(EXPORTS_VENV)/bin/pip install --quiet --disable-pip-version-check fhir.resources==$(FHIR_RESOURCES_VERSION) pydantic==$(PYDANTIC_VERSION) \
-			garmin-fit-sdk==$(GARMIN_FIT_SDK_VERSION) fitdecode==$(FITDECODE_VERSION) lxml==$(LXML_VERSION) numpy==$(NUMPY_VERSION) || \
-		{ rm -rf $(EXPORTS_VENV); echo "exports-venv: cannot install the validators (fhir.resources, garmin-fit-sdk, fitdecode, lxml, numpy) from PyPI (is it reachable? pip's proxy settings?)" >&2; exit 1; }; \
+			garmin-fit-sdk==$(GARMIN_FIT_SDK_VERSION) fitdecode==$(FITDECODE_VERSION) lxml==$(LXML_VERSION) numpy==$(NUMPY_VERSION) \
+			pyedflib==$(PYEDFLIB_VERSION) wfdb==$(WFDB_VERSION) lunapi==$(LUNAPI_VERSION) || \
+		{ rm -rf $(EXPORTS_VENV); echo "exports-venv: cannot install the validators (fhir.resources, garmin-fit-sdk, fitdecode, lxml, numpy, pyedflib, wfdb, lunapi) from PyPI (is it reachable? pip's proxy settings?)" >&2; exit 1; }; \
 	fi
 
 ## http-fuzz-venv: the venv of schemathesis (SCHEMATHESIS_VERSION, pinned) in .build/venv-http-fuzz; made once,

@@ -40,6 +40,8 @@ let package = Package(
         .target(name: "FITDecoding", dependencies: ["ByteSources"]),
         // Pure: workouts as files other programs import (FIT activities, TCX).
         .target(name: "WorkoutFiles", dependencies: ["HealthModel", "FITDecoding", "JSONLines", "Timestamps"]),
+        // Pure: ECG and acceleration strips as files other programs read (EDF+, WFDB, CSV, FHIR R4 SampledData).
+        .target(name: "WaveformFiles", dependencies: ["JSONLines", "Timestamps"]),
         // Pure: series chunks: many (time, value) points or heartbeats in one compact blob
         // (delta-of-delta or reference-delta ticks, scaled-integer or XOR values, codes fitted per chunk).
         .target(name: "SeriesCoding"),
@@ -56,7 +58,8 @@ let package = Package(
         // Daily and per-workout figures (resting heart rate, one-minute recovery, SDNN): pure.
         .target(name: "DailyFigures"),
         // Polar's measurement data (PMD) protocol: control point requests and responses, ECG,
-        // acceleration and PPI frames (raw and delta-compressed), device time: pure.
+        // acceleration and PPI frames (raw and delta-compressed; ECG and acceleration frames also
+        // encoded), device time: pure.
         .target(name: "PMDDecoding"),
         // Desktop notifications of events (org.freedesktop.Notifications on the session bus), for hrmctl notify.
         .target(name: "DesktopNotifications", dependencies: ["HealthModel", "SDBus", "Timestamps"]),
@@ -91,8 +94,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The mock chest strap and the simulated heart behind it: seeded readings, one clock for every mock.
-        .target(name: "SensorSimulator", dependencies: ["SensorBackend", "SensorFrames", "Timestamps"]),
+        // The mock chest strap and the simulated heart behind it: seeded readings, ECG and acceleration
+        // as Polar PMD frames, one clock for every mock.
+        .target(name: "SensorSimulator", dependencies: ["SensorBackend", "SensorFrames", "Timestamps", "PMDDecoding"]),
         // ANT+ heart-rate straps through an ANT USB stick's tty: the backend and the stick's controller.
         .target(
             name: "ANTBackend",
@@ -112,7 +116,7 @@ let package = Package(
         .target(
             name: "Ingest",
             dependencies: [
-                "SensorFrames", "ANTDecoding", "HealthUnits", "HealthModel", "HealthStore", "HeartRateEvents", "DailyFigures", "Timestamps", "Recordings",
+                "SensorFrames", "ANTDecoding", "HealthUnits", "HealthModel", "HealthStore", "HeartRateEvents", "DailyFigures", "PMDDecoding", "Timestamps", "Recordings",
                 "WorkoutFiles", "FITDecoding", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -282,7 +286,7 @@ let package = Package(
             dependencies: [
                 "CommandSupport", "HealthModel", "HealthRequests", "HealthStore", "HealthUnits", "SensorFrames", "Timestamps", "JSONLines",
                 "Ingest", "Recordings", "ReaderThreads", "HealthClient", "HealthWire", "StoreTransport", "HRMConfiguration", "WorkoutFiles",
-                "DesktopNotifications", "SDBus", "PMDDecoding",
+                "DesktopNotifications", "SDBus", "PMDDecoding", "WaveformFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -331,7 +335,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "SensorSimulatorTests", dependencies: ["SensorSimulator", "SensorFrames", "SensorTestSupport"]),
+        .testTarget(
+            name: "SensorSimulatorTests", dependencies: ["SensorSimulator", "SensorFrames", "SensorTestSupport", "PMDDecoding", "TestSupport"]),
         .testTarget(
             name: "ANTBackendTests",
             dependencies: [
@@ -352,6 +357,7 @@ let package = Package(
         ),
         .testTarget(name: "FITDecodingTests", dependencies: ["ByteSources", "FITDecoding", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "WorkoutFilesTests", dependencies: ["WorkoutFiles", "FITDecoding", "HealthModel", "Timestamps", "ByteSources"]),
+        .testTarget(name: "WaveformFilesTests", dependencies: ["WaveformFiles", "JSONLines", "Timestamps"]),
         .testTarget(name: "JSONLinesTests", dependencies: ["JSONLines"]),
         .testTarget(name: "SeriesCodingTests", dependencies: ["SeriesCoding", "TestSupport"]),
         .testTarget(

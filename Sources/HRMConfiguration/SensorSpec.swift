@@ -76,6 +76,12 @@ public enum SensorSpec: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether the sensor streams waveforms (ECG, acceleration) to record.
+    public var streamsWaveforms: Bool {
+        if case .mock(let options) = self { return options.ecg || options.acc }
+        return false
+    }
+
     public var description: String {
         switch self {
         case .mock(let options): options.specDescription
@@ -106,6 +112,10 @@ public struct MockSensorOptions: Sendable, Hashable {
     public var id: String?
     /// Chance per second that the strap loses skin contact for a few seconds.
     public var contactLoss: Double?
+    /// Whether the mock streams an ECG as Polar PMD frames (`ecg=on`).
+    public var ecg: Bool = false
+    /// Whether the mock streams acceleration as Polar PMD frames (`acc=on`).
+    public var acc: Bool = false
 
     public init() {}
 
@@ -140,8 +150,15 @@ public struct MockSensorOptions: Sendable, Hashable {
             case "contact-loss":
                 guard let chance = Double(value), (0...1).contains(chance) else { throw .invalidSensor(spec: spec, message: "contact-loss must be 0…1") }
                 self.contactLoss = chance
+            case "ecg":
+                guard let flag = Bool(configurationValue: value) else { throw .invalidSensor(spec: spec, message: "ecg must be on or off") }
+                self.ecg = flag
+            case "acc":
+                guard let flag = Bool(configurationValue: value) else { throw .invalidSensor(spec: spec, message: "acc must be on or off") }
+                self.acc = flag
             default:
-                throw .invalidSensor(spec: spec, message: "unknown mock key '\(key)' (known: bpm, hz, rr, location, seed, id, contact-loss)")
+                throw .invalidSensor(
+                    spec: spec, message: "unknown mock key '\(key)' (known: bpm, hz, rr, location, seed, id, contact-loss, ecg, acc)")
             }
         }
     }
@@ -151,6 +168,8 @@ public struct MockSensorOptions: Sendable, Hashable {
         if let seed { parts.append("seed=\(seed)") }
         if let id { parts.append("id=\(id)") }
         if let contactLoss { parts.append("contact-loss=\(contactLoss.formatted)") }
+        if ecg { parts.append("ecg=on") }
+        if acc { parts.append("acc=on") }
         return "mock:" + parts.joined(separator: ",")
     }
 }

@@ -52,7 +52,7 @@ extension APIRoute {
     static let documentPath = "openapi.json"
 
     /// Every route of the API but the live stream (``livePath``) and the OpenAPI document (``documentPath``).
-    static let all: [APIRoute] = common + workouts + events
+    static let all: [APIRoute] = common + workouts + events + waveforms
 
     private static let common: [APIRoute] = [
         APIRoute(.get, "whoami", serves: nil) { _, _, caller, _ in

@@ -9,12 +9,15 @@ public enum AggregationStyle: String, Sendable, Hashable, CaseIterable {
 }
 
 /// What a sample of a type is: a quantity (HealthKit's `HKQuantityType`), a workout
-/// (`HKWorkoutType`) or an event (`HKCategoryType`: a time with no quantity, ``HealthEvent``).
-/// Every type, whatever its kind, is authorized the same way; events are written by hrmd alone.
+/// (`HKWorkoutType`), an event (`HKCategoryType`: a time with no quantity, ``HealthEvent``) or
+/// a waveform (`HKElectrocardiogram`'s voltages: a recording of integers at a fixed rate,
+/// ``WaveformRecording``). Every type, whatever its kind, is authorized the same way; events
+/// are written by hrmd alone.
 public enum SampleKind: String, Sendable, Hashable {
     case quantity
     case workout
     case category
+    case waveform
 }
 
 /// A kind of sample the store keeps and authorizes: a kebab-case identifier, its kind, the
@@ -36,6 +39,8 @@ public struct SampleType: Sendable, Hashable, CustomStringConvertible {
         var aggregation: AggregationStyle
         /// A figure hrmd works out from other samples (written by hrmd alone).
         var derived = false
+        /// A waveform's channels, in the order its samples interleave them.
+        var channels: [String] = []
         var summary: String
     }
 
@@ -65,6 +70,10 @@ public struct SampleType: Sendable, Hashable, CustomStringConvertible {
               summary: "standard deviation of the RR intervals over 5 minutes, by hrmd"),
         Entry(identifier: "strap-disconnected", kind: .category, canonicalUnit: .second, aggregation: .cumulative,
               summary: "a strap's link down for the alert's time, until it is heard again (hrmctl events)"),
+        Entry(identifier: "electrocardiogram", kind: .waveform, canonicalUnit: .microvolt, aggregation: .discrete,
+              channels: ["ecg"], summary: "a strap's ECG, µV at the strap's rate (Polar H10: 130 Hz) (hrmctl ecg)"),
+        Entry(identifier: "acceleration", kind: .waveform, canonicalUnit: .milliG, aggregation: .discrete,
+              channels: ["x", "y", "z"], summary: "a strap's acceleration on three axes, mG at the strap's rate (hrmctl ecg)"),
     ]
 
     private var entry: Entry { Self.catalogue[storageID - 1] }
@@ -80,6 +89,9 @@ public struct SampleType: Sendable, Hashable, CustomStringConvertible {
     public var isDerived: Bool { entry.derived }
     /// One line for `hrmctl types`.
     public var summary: String { entry.summary }
+    /// A waveform's channels in the order its samples interleave them (`ecg`; `x`, `y`, `z`);
+    /// empty for the other kinds.
+    public var channels: [String] { entry.channels }
 
     public var description: String { identifier }
 
@@ -116,6 +128,11 @@ public struct SampleType: Sendable, Hashable, CustomStringConvertible {
     /// A strap's link down for a time: it did not come back within its backoff.
     public static let strapDisconnected = SampleType(catalogued: 12)
 
+    /// A strap's electrocardiogram: one channel of µV (HKElectrocardiogram's voltages).
+    public static let electrocardiogram = SampleType(catalogued: 13)
+    /// A strap's acceleration: three channels (x, y, z) of mG.
+    public static let acceleration = SampleType(catalogued: 14)
+
     /// Every type this version knows, in storage order.
     public static let all: [SampleType] = catalogue.indices.map { SampleType(catalogued: $0 + 1) }
     /// The types whose samples are quantities (what sample queries and saves take).
@@ -125,6 +142,8 @@ public struct SampleType: Sendable, Hashable, CustomStringConvertible {
     /// The quantity types hrmd works out from the readings (resting heart rate, recovery, SDNN):
     /// written by hrmd alone.
     public static let figureTypes: [SampleType] = all.filter(\.isDerived)
+    /// The waveform types (``WaveformRecording``): the electrocardiogram and acceleration.
+    public static let waveformTypes: [SampleType] = all.filter { $0.kind == .waveform }
 
     /// The type with this public identifier, if any.
     public init?(identifier: String) {

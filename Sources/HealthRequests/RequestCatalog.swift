@@ -9,7 +9,7 @@ public enum RequestCatalog {
         Sources.self, Import.self, LatestSample.self, SamplePage.self, CreateAccessToken.self, AccessTokens.self, RevokeAccessTokens.self,
         People.self, SavePerson.self, RemovePerson.self, AssignStrap.self, PersonZones.self, PersonStatistics.self, PersonVariability.self, StartWorkout.self, AddWorkoutEvent.self,
         EndWorkout.self, Workouts.self, WorkoutDetails.self, WorkoutHeartRate.self, WorkoutChanges.self, DeleteWorkout.self, Events.self,
-        DeleteEvent.self,
+        DeleteEvent.self, Waveforms.self, WaveformSamples.self, DeleteWaveform.self,
     ]
 
     /// The request named `name`.

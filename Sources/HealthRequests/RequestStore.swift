@@ -48,4 +48,12 @@ public protocol RequestStore: Sendable {
     func events(_ query: EventQuery) throws(HealthStoreError) -> [HealthEvent]
     /// Deletes an event, leaving a tombstone; returns it as it was.
     func deleteEvent(_ id: String) throws(HealthStoreError) -> HealthEvent
+    func waveforms(_ query: WaveformQuery) throws(HealthStoreError) -> [WaveformRecording]
+    /// Hands `body` a recording's samples in time order, a chunk at a time, until it returns
+    /// false; returns the recording, nil when there is none `reader` may see.
+    func readWaveform(
+        _ id: String, since: Timestamp?, until: Timestamp?, reader: String?, _ body: (WaveformRecording, WaveformSegment) -> Bool
+    ) throws(HealthStoreError) -> WaveformRecording?
+    /// Deletes a waveform recording, leaving a tombstone; returns it as it was.
+    func deleteWaveform(_ id: String) throws(HealthStoreError) -> WaveformRecording
 }

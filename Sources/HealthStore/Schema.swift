@@ -43,6 +43,9 @@ enum Schema {
     static let personAlerts = "v15-person-alerts"
     /// Deleted events' tombstones (`deletedEvent`), as workouts have theirs.
     static let deletedEvents = "v16-deleted-events"
+    /// Waveform recordings (electrocardiogram, acceleration), their compressed chunks and
+    /// their tombstones (`HealthStore+Waveforms`).
+    static let waveforms = "v17-waveforms"
 
     /// The minute of a microsecond time column, rounded down (also before 1970).
     static func minute(of column: String) -> String {
@@ -85,6 +88,7 @@ enum Schema {
                 )
                 """)
         }
+        migrator.registerMigration(waveforms, migrate: addWaveforms)
         return migrator
     }
 
@@ -343,6 +347,44 @@ enum Schema {
             );
             CREATE INDEX healthEventStart ON healthEvent (start);
             CREATE UNIQUE INDEX healthEventOpen ON healthEvent (typeId, sourceId, device) WHERE "end" IS NULL;
+            """)
+    }
+
+    /// A recording's row holds what lists it; its samples are in `waveformChunk`, each chunk
+    /// consecutive instants from its `start` (µs) at the recording's `frequency`, coded by
+    /// `WaveformEncoder`. A chunk does not span a gap, so the gaps are where one chunk ends
+    /// before the next starts.
+    private static func addWaveforms(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE waveform (
+                id INTEGER PRIMARY KEY,
+                uuid TEXT NOT NULL UNIQUE,
+                anchor INTEGER NOT NULL UNIQUE,
+                typeId INTEGER NOT NULL,
+                sourceId INTEGER NOT NULL REFERENCES source (id),
+                device TEXT CHECK (device <> ''),
+                frequency REAL NOT NULL CHECK (frequency > 0),
+                start INTEGER NOT NULL,
+                "end" INTEGER NOT NULL CHECK ("end" >= start),
+                instants INTEGER NOT NULL CHECK (instants >= 0),
+                open INTEGER NOT NULL CHECK (open IN (0, 1))
+            );
+            CREATE INDEX waveformStart ON waveform (start);
+            CREATE TABLE waveformChunk (
+                waveformId INTEGER NOT NULL REFERENCES waveform (id) ON DELETE CASCADE,
+                start INTEGER NOT NULL,
+                instants INTEGER NOT NULL CHECK (instants > 0),
+                data BLOB NOT NULL,
+                PRIMARY KEY (waveformId, start)
+            ) WITHOUT ROWID;
+            CREATE TABLE deletedWaveform (
+                anchor INTEGER PRIMARY KEY,
+                uuid TEXT NOT NULL,
+                typeId INTEGER NOT NULL,
+                sourceId INTEGER NOT NULL REFERENCES source (id),
+                device TEXT,
+                deletedAt INTEGER NOT NULL
+            );
             """)
     }
 

@@ -44,10 +44,16 @@ public struct ChangeDetail: Sendable, Hashable {
     public var events: [HealthEvent] = []
     /// The events deleted.
     public var deletedEvents: [DeletedEvent] = []
+    /// The waveform recordings grown, started or ended: each recording as it is after the
+    /// transaction, with the samples it stored.
+    public var waveforms: [WaveformPart] = []
+    /// The waveform recordings deleted.
+    public var deletedWaveforms: [DeletedWaveform] = []
 
     public init(
         added: [StoredSample] = [], deleted: [DeletedSample] = [], workouts: [Workout] = [], deletedWorkouts: [String] = [],
-        events: [HealthEvent] = [], deletedEvents: [DeletedEvent] = []
+        events: [HealthEvent] = [], deletedEvents: [DeletedEvent] = [], waveforms: [WaveformPart] = [],
+        deletedWaveforms: [DeletedWaveform] = []
     ) {
         self.added = added
         self.deleted = deleted
@@ -55,6 +61,8 @@ public struct ChangeDetail: Sendable, Hashable {
         self.deletedWorkouts = deletedWorkouts
         self.events = events
         self.deletedEvents = deletedEvents
+        self.waveforms = waveforms
+        self.deletedWaveforms = deletedWaveforms
     }
 }
 
@@ -131,6 +139,8 @@ struct ChangeCollector {
     private var deletedWorkouts: [String] = []
     private var events: [HealthEvent] = []
     private var deletedEvents: [DeletedEvent] = []
+    private var waveforms: [WaveformPart] = []
+    private var deletedWaveforms: [DeletedWaveform] = []
     /// More samples changed than a change carries.
     private var overflowed = false
 
@@ -172,6 +182,16 @@ struct ChangeCollector {
         deletedEvents.append(DeletedEvent(event))
     }
 
+    mutating func recordWaveform(_ part: WaveformPart) {
+        record(part.recording.type, source: part.recording.source)
+        waveforms.append(part)
+    }
+
+    mutating func recordDeletedWaveform(_ recording: DeletedWaveform) {
+        record(recording.type, source: recording.source)
+        deletedWaveforms.append(recording)
+    }
+
     /// Whether one more sample fits in the detail; past the limit the detail is dropped.
     private mutating func keepsDetail() -> Bool {
         guard !overflowed else { return false }
@@ -200,7 +220,7 @@ struct ChangeCollector {
         samples.sort { $0.id < $1.id }
         return ChangeDetail(
             added: samples, deleted: deleted.sorted { $0.anchor < $1.anchor }, workouts: workouts, deletedWorkouts: deletedWorkouts,
-            events: events, deletedEvents: deletedEvents)
+            events: events, deletedEvents: deletedEvents, waveforms: waveforms, deletedWaveforms: deletedWaveforms)
     }
 }
 

@@ -8,6 +8,10 @@ enum BaseUnit: CaseIterable, Sendable {
     case gram, meter, liter
     case joule, calorie, kilocalorie, largeCalorie
     case percent, millimeterOfMercury
+    /// The volt (electrocardiogram voltages, in µV).
+    case volt
+    /// Standard gravity, 9.80665 m/s² (accelerometers' milli-g).
+    case standardGravity
 
     /// The symbol as written in unit strings.
     var symbol: String {
@@ -26,13 +30,15 @@ enum BaseUnit: CaseIterable, Sendable {
         case .largeCalorie: "Cal"
         case .percent: "%"
         case .millimeterOfMercury: "mmHg"
+        case .volt: "V"
+        case .standardGravity: "G"
         }
     }
 
     /// Whether SI prefixes may precede the symbol.
     var acceptsPrefixes: Bool {
         switch self {
-        case .second, .gram, .meter, .liter, .joule, .calorie: true
+        case .second, .gram, .meter, .liter, .joule, .calorie, .volt, .standardGravity: true
         default: false
         }
     }
@@ -48,28 +54,33 @@ enum BaseUnit: CaseIterable, Sendable {
         case .joule, .calorie, .kilocalorie, .largeCalorie: .energy
         case .percent: .scalar
         case .millimeterOfMercury: Dimension(timeExponent: -2, massExponent: 1, lengthExponent: -1)
+        case .volt: .voltage
+        case .standardGravity: .acceleration
         }
     }
 
     /// The integral part of the size in base units.
     var mantissa: Double {
         switch self {
-        case .count, .second, .gram, .meter, .liter, .joule, .percent: 1
+        case .count, .second, .gram, .meter, .liter, .joule, .percent, .volt: 1
         case .minute: 60
         case .hour: 3600
         case .day: 86400
         case .calorie, .kilocalorie, .largeCalorie: 4184
         case .millimeterOfMercury: 133_322_387_415
+        case .standardGravity: 980_665
         }
     }
 
     /// The power of ten completing the size: gram is 10⁻³ kg, litre 10⁻³ m³, calorie
-    /// 4184 × 10⁻³ J, percent 10⁻², mmHg 133322387415 × 10⁻⁹ Pa.
+    /// 4184 × 10⁻³ J, percent 10⁻², mmHg 133322387415 × 10⁻⁹ Pa, standard gravity
+    /// 980665 × 10⁻⁵ m/s².
     var powerOfTen: Int {
         switch self {
         case .gram, .liter, .calorie: -3
         case .percent: -2
         case .millimeterOfMercury: -9
+        case .standardGravity: -5
         default: 0
         }
     }

@@ -29,4 +29,8 @@ extension HealthUnit {
     public static let percent = HealthUnit(.percent)
     /// Beats or events per minute: `count/min`.
     public static let countPerMinute = HealthUnit.count.divided(by: .minute)
+    /// Microvolts, an electrocardiogram's unit (HealthKit's `voltUnit(with: .micro)`).
+    public static let microvolt = HealthUnit(.volt, prefix: .micro)
+    /// Thousandths of standard gravity, an accelerometer's unit (`mG`).
+    public static let milliG = HealthUnit(.standardGravity, prefix: .milli)
 }

@@ -124,3 +124,33 @@ extension WorkoutPoint: WireCodable {
         return WorkoutPoint(time: Timestamp(microsecondsSinceEpoch: time), value: number)
     }
 }
+
+extension WaveformRecording: WireOptions {}
+
+extension WaveformSegment: WireCodable {
+    /// `(start, values)`: microseconds since the epoch, and the values interleaved by instant.
+    public static let wireSignature = "(xai)"
+
+    public var wireValue: DBusValue {
+        .structure([.int64(start.microsecondsSinceEpoch), .array(element: "i", values.map(DBusValue.int32))])
+    }
+
+    public static func fromWire(_ value: DBusValue, index: Int?) throws(WireError) -> WaveformSegment {
+        guard case .structure(let fields) = value.unwrapped, fields.count == 2, case .int64(let start) = fields[0].unwrapped,
+            case .array(_, let items) = fields[1].unwrapped
+        else { throw WireError("a waveform segment is not \(wireSignature)") }
+        var values: [Int32] = []
+        values.reserveCapacity(items.count)
+        for item in items {
+            guard case .int32(let number) = item.unwrapped else { throw WireError("a waveform segment's values are not i") }
+            values.append(number)
+        }
+        return WaveformSegment(start: Timestamp(microsecondsSinceEpoch: start), values: values)
+    }
+
+    /// One answer carries at most ``WaveformLimits/instantsPerAnswer`` instants, so no more
+    /// segments than that.
+    public static func checkWireCount(_ count: Int) throws(WireError) {
+        guard count <= WaveformLimits.instantsPerAnswer else { throw WireError("more than \(WaveformLimits.instantsPerAnswer) waveform segments") }
+    }
+}

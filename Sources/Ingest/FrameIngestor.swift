@@ -24,6 +24,8 @@ public struct FrameIngestor {
     private var contactLost: [ContactLostReading] = []
     /// The figures worked out from what is written (hrmd's own ingest only).
     private var figures: FigureRecorder?
+    /// The straps' PMD streams (ECG, acceleration), recorded as waveforms.
+    private var waveforms: WaveformRecorder
 
     public init(store: HealthStore, settings: IngestSettings, logger: Logger) {
         self.store = store
@@ -38,8 +40,12 @@ public struct FrameIngestor {
         if settings.source.name == HealthSource.daemonName {
             self.figures = FigureRecorder(source: settings.source, logger: logger)
         }
+        self.waveforms = WaveformRecorder(source: settings.source.name, logger: logger)
         pending.reserveCapacity(settings.maxBatch)
     }
+
+    /// What the waveform recorder did so far.
+    public var waveformCounters: WaveformCounters { waveforms.counters }
 
     /// Skips so far, per device and reason.
     public var skipTotals: [(device: SensorID, reason: String, count: Int)] {
@@ -76,7 +82,8 @@ public struct FrameIngestor {
     /// tells a frame that does not decode with its line).
     public mutating func skips(accepting frame: SensorFrame) -> [SkipReason] {
         counters.frames += 1
-        let skipped = interpreter.interpret(frame, into: &pending)
+        var skipped = interpreter.interpret(frame, into: &pending)
+        if WaveformRecorder.follows(frame) { skipped += waveforms.take(frame) }
         for reason in skipped { skips.record(reason, device: frame.device) }
         if events != nil {
             if skipped.contains(.contactNotDetected) { contactLost.append(ContactLostReading(device: frame.device.rawValue, time: frame.time)) }
@@ -100,6 +107,8 @@ public struct FrameIngestor {
     /// Writes the pending batch (and logs skip summaries when due).
     public mutating func flush() {
         skips.summarize()
+        waveforms.flush(to: store)
+        counters.waveformInstants = waveforms.counters.stored
         guard !pending.isEmpty else {
             if !contactLost.isEmpty { observeEvents(in: []) }
             return
@@ -153,6 +162,8 @@ public struct FrameIngestor {
     /// them open for its next run to continue.
     public mutating func finish(closingEvents: Bool = false) {
         for _ in 0..<3 where !pending.isEmpty { flush() }
+        waveforms.finish(in: store)
+        counters.waveformInstants = waveforms.counters.stored
         if var recorder = events {
             if closingEvents { recorder.finish(in: store) } else { recorder.keepOpen(in: store) }
             events = recorder

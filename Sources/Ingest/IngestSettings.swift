@@ -17,11 +17,16 @@ public struct IngestSettings: Sendable {
     public var locationOverrides: [SensorID: HeartRateSensorLocation]
     /// The rules events are found by (`[alerts]`); nil: no events.
     public var alerts: AlertRules?
+    /// Whether straps stream waveforms here (a sensor with `ecg` on, or a replay): the
+    /// waveform types are asked for as well.
+    public var recordsWaveforms: Bool
 
     public init(
         source: HealthSource, flushInterval: Duration = .milliseconds(500), maxBatch: Int = 1000,
-        maxPending: Int = 200_000, locationOverrides: [SensorID: HeartRateSensorLocation] = [:], alerts: AlertRules? = .defaults
+        maxPending: Int = 200_000, locationOverrides: [SensorID: HeartRateSensorLocation] = [:], alerts: AlertRules? = .defaults,
+        recordsWaveforms: Bool = false
     ) {
+        self.recordsWaveforms = recordsWaveforms
         self.source = source
         self.flushInterval = flushInterval
         self.maxBatch = maxBatch
@@ -33,8 +38,9 @@ public struct IngestSettings: Sendable {
     /// The types this ingest asks to share: the written types, and as hrmd the figure types
     /// and (when it finds events) the event types.
     public var requestedTypes: [SampleType] {
-        guard source.name == HealthSource.daemonName else { return Self.writtenTypes }
-        return Self.writtenTypes + (alerts != nil ? SampleType.eventTypes : []) + SampleType.figureTypes
+        let waveforms = recordsWaveforms ? SampleType.waveformTypes : []
+        guard source.name == HealthSource.daemonName else { return Self.writtenTypes + waveforms }
+        return Self.writtenTypes + (alerts != nil ? SampleType.eventTypes : []) + SampleType.figureTypes + waveforms
     }
 
     /// The types ingest writes, and asks permission for.
@@ -56,12 +62,15 @@ public struct IngestCounters: Sendable, Equatable {
     public var pending = 0
     /// Sensors streaming now (live pipeline only).
     public var streamingSensors = 0
+    /// Waveform instants (ECG, acceleration) stored.
+    public var waveformInstants = 0
     public init() {}
 
     /// What the pipeline did, as its log lines say it: "N frames, N samples stored, N already
     /// stored, N not authorized, N skipped" (and the samples kept for the next write, if any).
     public var summary: String {
-        let done = "\(frames) frames, \(stored) samples stored, \(unchanged) already stored, \(denied) not authorized, \(skipped) skipped"
+        var done = "\(frames) frames, \(stored) samples stored, \(unchanged) already stored, \(denied) not authorized, \(skipped) skipped"
+        if waveformInstants > 0 { done += ", \(waveformInstants) ECG or acceleration instants stored" }
         return pending > 0 ? done + ", \(pending) kept for the next write" : done
     }
 }

@@ -203,3 +203,25 @@ public enum PMDControlPointIndication: Equatable, Hashable, Sendable {
         }
     }
 }
+
+extension PMDControlPointResponse {
+    /// The response a device indicates to `opCode` for `measurementType`: success when `error`
+    /// is nil, else that failure. As on the wire (and in the decoder), `more` and `parameters`
+    /// are kept only on success.
+    public init(
+        opCode: PMDControlPointOpCode, measurementType: PMDMeasurementType, error: PMDControlPointError? = nil,
+        more: Bool = false, parameters: [UInt8] = []
+    ) {
+        rawOpCode = opCode.rawValue
+        rawMeasurementType = measurementType.rawValue
+        status = error?.status ?? 0
+        self.more = status == 0 && more
+        self.parameters = status == 0 ? parameters : []
+    }
+
+    /// The indication's bytes: `F0 op type status more`, then the parameters (none on failure;
+    /// a failure's `more` byte is 0, as in the device responses Polar's SDK tests with).
+    public var bytes: [UInt8] {
+        [Self.responseCode, rawOpCode, rawMeasurementType, status, more ? 1 : 0] + parameters
+    }
+}

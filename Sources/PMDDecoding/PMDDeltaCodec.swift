@@ -1,4 +1,5 @@
-/// Decoder for PMD delta-compressed frame payloads. Internal; used by ``PMDDataFrame``.
+/// Decoder and encoder of PMD delta-compressed frame payloads. Internal; used by
+/// ``PMDDataFrame`` and ``PMDFrameEncoder``.
 ///
 /// Layout (checked against polar-ble-sdk `BlePMDClient.parseDeltaFramesAll` and its tests):
 /// - reference sample: `channels` values of ceil(resolution/8) bytes each, little-endian,
@@ -62,5 +63,58 @@ enum PMDDeltaCodec {
             i += 1
         }
         return signExtend(value >> UInt64(shift), bits: width)
+    }
+
+    /// Encodes channel-interleaved `samples` (a whole number of samples, at least one): the
+    /// first sample as the reference in ceil(resolution/8)-byte little-endian values, then the
+    /// deltas in blocks of up to `samplesPerBlock` samples, each at the narrowest two's-complement
+    /// width (1…32 bits) that holds every delta of the block, packed LSB first. Deltas wrap modulo
+    /// 2³² as the decoder's sums do, so any Int32 samples round-trip; the reference must fit in
+    /// `resolutionBits` (the caller checks).
+    /// - Throws: ``PMDEncodingError/invalidBlockSize(_:)`` unless `samplesPerBlock` is 1…255.
+    static func encode(_ samples: [Int32], channels: Int, resolutionBits: Int, samplesPerBlock: Int) throws(PMDEncodingError) -> [UInt8] {
+        precondition(channels >= 1 && resolutionBits >= 1 && resolutionBits <= 32)
+        precondition(samples.count >= channels && samples.count % channels == 0)
+        guard (1...255).contains(samplesPerBlock) else { throw .invalidBlockSize(samplesPerBlock) }
+        let refBytes = (resolutionBits + 7) / 8
+        var out: [UInt8] = []
+        for value in samples[0..<channels] {
+            let bits = UInt32(bitPattern: value)
+            for byte in 0..<refBytes { out.append(UInt8(truncatingIfNeeded: bits >> UInt32(8 * byte))) }
+        }
+        let sampleCount = samples.count / channels
+        var first = 1
+        while first < sampleCount {
+            let count = min(samplesPerBlock, sampleCount - first)
+            var deltas: [Int32] = []
+            deltas.reserveCapacity(count * channels)
+            for index in (first * channels)..<((first + count) * channels) {
+                deltas.append(samples[index] &- samples[index - channels])
+            }
+            let width = deltas.reduce(1) { max($0, bitWidth(of: $1)) }
+            out.append(UInt8(width))
+            out.append(UInt8(count))
+            var pending: UInt64 = 0
+            var pendingBits = 0
+            let mask = (UInt64(1) << UInt64(width)) - 1
+            for delta in deltas {
+                pending |= (UInt64(UInt32(bitPattern: delta)) & mask) << UInt64(pendingBits)
+                pendingBits += width
+                while pendingBits >= 8 {
+                    out.append(UInt8(truncatingIfNeeded: pending))
+                    pending >>= 8
+                    pendingBits -= 8
+                }
+            }
+            if pendingBits > 0 { out.append(UInt8(truncatingIfNeeded: pending)) }
+            first += count
+        }
+        return out
+    }
+
+    /// The narrowest two's-complement width (1…32 bits) that holds `value`.
+    @inline(__always)
+    static func bitWidth(of value: Int32) -> Int {
+        33 - (value >= 0 ? value : ~value).leadingZeroBitCount
     }
 }

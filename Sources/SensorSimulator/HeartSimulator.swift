@@ -111,6 +111,13 @@ public struct SimulatedReading: Sendable, Equatable {
 /// and lost-contact episodes (drawn on whole seconds), do not depend on how often readings are
 /// taken.
 public struct HeartSimulator: Sendable {
+    /// The RR intervals the heart makes, 1/1024 s.
+    static let intervalRange: ClosedRange<Double> = 272...2048
+    /// The shortest time between two beats, seconds (272/1024 s, 226 bpm).
+    public static let shortestBeatInterval = intervalRange.lowerBound / 1024
+    /// The longest time between two beats, seconds (2048/1024 s, 30 bpm).
+    public static let longestBeatInterval = intervalRange.upperBound / 1024
+
     private let wearer: Wearer
     private var heart: Heart
     private var contact: ContactEpisodes
@@ -130,13 +137,33 @@ public struct HeartSimulator: Sendable {
     /// would notify now. Calls may come at any rate; a time earlier than the last one, or not
     /// finite, does not move the clock.
     public mutating func reading(at elapsed: Double) -> SimulatedReading {
+        advance(to: elapsed) { _ in }
+    }
+
+    /// The same reading as ``reading(at:)``, also appending to `detectedBeats` the times (seconds
+    /// since start, oldest first) of the beats that fell since the previous reading and that
+    /// the strap detected: the R peaks an ECG shows. Beats while contact is lost are not
+    /// appended. Every beat at or before the reading's time has then been handed over, so the
+    /// next one falls later, and at least ``shortestBeatInterval`` after the previous beat.
+    public mutating func reading(at elapsed: Double, detectedBeats: inout [Double]) -> SimulatedReading {
+        advance(to: elapsed) { detectedBeats.append($0) }
+    }
+
+    /// The effort, 0…1, that the scenario's phase under way at `elapsed` seconds since start
+    /// asks for (the heart follows it with a lag; the body moves with it at once).
+    public func scenarioEffort(at elapsed: Double) -> Double {
+        wearer.scenario.intensity(at: elapsed)
+    }
+
+    /// Moves time on to `elapsed`, passing each detected beat's time to `detected`.
+    private mutating func advance(to elapsed: Double, detected: (Double) -> Void) -> SimulatedReading {
         if elapsed.isFinite, elapsed > now { now = elapsed }
         while heart.nextBeat <= now {
             contact.advance(to: heart.nextBeat)
             let beat = heart.beat()
-            strap.hear(
-                interval: beat.interval, detected: contact.isDetected(at: beat.time),
-                effort: wearer.effort(atRate: heart.rate))
+            let heard = contact.isDetected(at: beat.time)
+            strap.hear(interval: beat.interval, detected: heard, effort: wearer.effort(atRate: heart.rate))
+            if heard { detected(beat.time) }
         }
         contact.advance(to: now)
         return strap.reading(at: now, contact: contact, underlyingBPM: heart.rate)
@@ -256,7 +283,7 @@ extension HeartSimulator {
             let breathing = Self.breathingDepth * PlainMath.sine(turns: Self.breathingHz * time)
             let noise = Self.noiseDeviation * random.nextNormal()
             let seconds = 60 / rate * (1 + variability * (breathing + noise))
-            nextInterval = UInt16((seconds * 1024).rounded().clamped(to: 272...2048))
+            nextInterval = UInt16((seconds * 1024).rounded().clamped(to: HeartSimulator.intervalRange))
             nextBeat = time + Double(nextInterval) / 1024
         }
     }

@@ -8,6 +8,18 @@ import Timestamps
 /// then notifies encoded Heart Rate Measurements `hz` times a second until cancelled (every
 /// mock on the one `MockClock` thread, each on its own schedule from its own start). Its
 /// battery starts at 95 % and loses 1 % every ten minutes, notified when it changes.
+///
+/// With `ecg` or `acceleration` on it also streams as a Polar H10 does over its PMD service:
+/// after the connect-time reads, for each stream, the start request a client would have written
+/// to the PMD control point (a `.write` frame: ECG 130 Hz, 14 bit; acceleration 50 Hz, 16 bit,
+/// ±8 G) and the control point's success indication; then, at each tick, the PMD data frames
+/// whose samples have become final (ECG: 73 int24 µV samples a frame, raw frame type 0;
+/// acceleration: 36 int16 x y z mG samples, raw frame type 1). Frames are stamped with the
+/// device time of their last sample: nanoseconds since 2000-01-01 from the wall time at the
+/// mock's start, plus the samples' own time (exactly 10⁹ / rate ns apart). The ECG follows the
+/// beats the strap detects (seeded with `seed`); while contact is lost it carries no beats, only
+/// the baseline wander and noise, still without gaps. The acceleration follows the scenario's
+/// effort (seeded with `seed` + 1).
 public struct MockSensor: SensorBackend {
     /// How one mock strap behaves.
     public struct Settings: Sendable, Hashable {
@@ -19,10 +31,15 @@ public struct MockSensor: SensorBackend {
         public var seed: UInt64
         /// Chance per second of a lost-contact episode; nil keeps the simulator's default.
         public var contactLossProbability: Double?
+        /// Whether the mock streams an ECG as PMD frames (the mock's `ecg` key).
+        public var ecg: Bool
+        /// Whether the mock streams acceleration as PMD frames (the mock's `acc` key).
+        public var acceleration: Bool
 
         public init(
             id: SensorID, restingBPM: Double = 62, hz: Double = 1, emitsRRIntervals: Bool = true,
-            location: BodySensorLocation = .chest, seed: UInt64 = 1, contactLossProbability: Double? = nil
+            location: BodySensorLocation = .chest, seed: UInt64 = 1, contactLossProbability: Double? = nil,
+            ecg: Bool = false, acceleration: Bool = false
         ) {
             self.id = id
             self.restingBPM = restingBPM
@@ -31,6 +48,8 @@ public struct MockSensor: SensorBackend {
             self.location = location
             self.seed = seed
             self.contactLossProbability = contactLossProbability
+            self.ecg = ecg
+            self.acceleration = acceleration
         }
     }
 
@@ -55,6 +74,14 @@ public struct MockSensor: SensorBackend {
         }
         let battery = Self.batteryLevel(afterSeconds: 0)
         sink.send(frame(.read, .batteryLevel, [battery]))
+        let start = MockClock.now()
+        let streams = MockPMDStreams(
+            ecg: settings.ecg, acceleration: settings.acceleration, seed: settings.seed,
+            clock: MockDeviceClock(startingAtUnixMicroseconds: Timestamp.now().microsecondsSinceEpoch))
+        for exchange in streams.startExchanges {
+            sink.send(frame(.write, .pmdControlPoint, exchange.request))
+            sink.send(frame(.notify, .pmdControlPoint, exchange.response))
+        }
         sink.report(SensorStatus(transport: .mock, device: id, state: .streaming))
         defer {
             sink.send(frame(.disconnected))
@@ -62,23 +89,29 @@ public struct MockSensor: SensorBackend {
         }
 
         try await MockClock.shared.run(
-            MockStrap(settings: settings, simulator: simulator, battery: battery, start: MockClock.now(), send: sink.send))
+            MockStrap(settings: settings, simulator: simulator, streams: streams, battery: battery, start: start, send: sink.send))
     }
 
     /// One running mock's schedule on the shared `MockClock`: its `tick`-th measurement is due
-    /// `tick` periods after `start` and reads the simulator at that elapsed time.
+    /// `tick` periods after `start` and reads the simulator at that elapsed time; the PMD frames
+    /// that became due by then follow it.
     private final class MockStrap: MockClockEntry {
         let settings: Settings
         var simulator: HeartSimulator
+        var streams: MockPMDStreams
         var battery: UInt8
         let start: UInt64
         let send: (SensorFrame) -> Void
         private let period: Double
         private var tick = 1
 
-        init(settings: Settings, simulator: HeartSimulator, battery: UInt8, start: UInt64, send: @escaping (SensorFrame) -> Void) {
+        init(
+            settings: Settings, simulator: HeartSimulator, streams: MockPMDStreams, battery: UInt8, start: UInt64,
+            send: @escaping (SensorFrame) -> Void
+        ) {
             self.settings = settings
             self.simulator = simulator
+            self.streams = streams
             self.battery = battery
             self.start = start
             self.send = send
@@ -92,7 +125,8 @@ public struct MockSensor: SensorBackend {
         func fire() {
             let elapsed = elapsed
             tick += 1
-            let reading = simulator.reading(at: elapsed)
+            var beats: [Double] = []
+            let reading = streams.isStreaming ? simulator.reading(at: elapsed, detectedBeats: &beats) : simulator.reading(at: elapsed)
             let measurement = HeartRateMeasurement(
                 heartRate: reading.heartRate,
                 sensorContact: reading.contactDetected ? .detected : .notDetected,
@@ -103,6 +137,11 @@ public struct MockSensor: SensorBackend {
             if level != battery {
                 battery = level
                 send(frame(.notify, .batteryLevel, [battery]))
+            }
+            guard streams.isStreaming else { return }
+            let simulator = simulator
+            for value in streams.frames(at: elapsed, beats: beats, effort: { simulator.scenarioEffort(at: $0) }) {
+                send(frame(.notify, .pmdData, value))
             }
         }
 

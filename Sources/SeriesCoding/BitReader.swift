@@ -81,6 +81,29 @@ struct BitReader: Sendable {
         return ones
     }
 
+    /// The number of 0 bits before the next 1 bit, which is passed over too: the quotient of
+    /// a Rice code. A run longer than the window is counted window by window.
+    @inline(__always)
+    mutating func readZeroRun() throws(SeriesCodingError) -> Int {
+        var zeros = 0
+        while true {
+            if windowBits == 0 {
+                refill()
+                guard windowBits > 0 else { throw .truncated(atBit: 8 * bytes.count) }
+            }
+            // The bits below the counted ones are zero or the same upcoming bits: a run
+            // reaching into them is checked against `windowBits`.
+            let run = window.leadingZeroBitCount
+            if run < windowBits {
+                window <<= UInt64(run &+ 1)
+                windowBits &-= run &+ 1
+                return zeros &+ run
+            }
+            zeros &+= windowBits
+            (window, windowBits) = (0, 0)
+        }
+    }
+
     /// An unsigned LEB128 varint, as `BitWriter.writeVarint` writes it.
     mutating func readVarint() throws(SeriesCodingError) -> UInt64 {
         var value: UInt64 = 0

@@ -13,6 +13,9 @@ public enum SeriesCodingError: Error, Hashable, Sendable, CustomStringConvertibl
     /// The bits of point `index` (counting from 0) describe no value: a floating-point
     /// difference whose window reaches past 64 bits.
     case corruptPoint(index: Int)
+    /// Waveform sample `instant` of `channel` (both counting from 0) decodes to no `Int32`:
+    /// its prediction and residual add up beyond the range, or its residual beyond 64 bits.
+    case corruptSample(channel: Int, instant: Int)
     /// The bytes go on after the `declared` number of points (more than the zero padding of
     /// the last byte), so the count and the data disagree.
     case countMismatch(declared: Int)
@@ -29,6 +32,8 @@ public enum SeriesCodingError: Error, Hashable, Sendable, CustomStringConvertibl
             "series chunk header is corrupt: \(field)"
         case .corruptPoint(let index):
             "series chunk is corrupt at point \(index): its value bits reach past 64 bits"
+        case .corruptSample(let channel, let instant):
+            "waveform chunk is corrupt at sample \(instant) of channel \(channel): it decodes to no 32-bit integer"
         case .countMismatch(let declared):
             "series chunk declares \(declared) points but its bytes go on after them"
         }
@@ -38,6 +43,7 @@ public enum SeriesCodingError: Error, Hashable, Sendable, CustomStringConvertibl
         switch kind {
         case SeriesFormat.Kind.quantity.rawValue: "quantity series"
         case SeriesFormat.Kind.heartbeat.rawValue: "heartbeat series"
+        case SeriesFormat.Kind.waveform.rawValue: "waveform"
         default: "0x" + String(kind, radix: 16, uppercase: true)
         }
     }
@@ -60,6 +66,11 @@ public enum SeriesHeaderField: Hashable, Sendable, CustomStringConvertible {
     case timePredictor(UInt64)
     /// A grid's period is not positive.
     case gridPeriod(Int64)
+    /// A waveform channel's predictor order is none the format defines (fixed 0...4, linear
+    /// 1...12), or exceeds the chunk's instants.
+    case predictorOrder(UInt64)
+    /// A waveform partition's Rice selector steps outside 0...31.
+    case riceSelector
 
     public var description: String {
         switch self {
@@ -70,6 +81,8 @@ public enum SeriesHeaderField: Hashable, Sendable, CustomStringConvertible {
         case .gapList: "the gap list names a beat beyond the beats of the chunk"
         case .timePredictor(let predictor): "time predictor \(predictor) is none the format defines"
         case .gridPeriod(let period): "the time grid's period \(period) is not positive"
+        case .predictorOrder(let order): "a waveform channel's predictor order \(order) is none the format defines for its instants"
+        case .riceSelector: "a waveform partition's Rice parameter steps outside 0...31"
         }
     }
 }

@@ -4,7 +4,8 @@
 ///
 /// Version 2 adds the grid time predictor; its predictor field is 2 bits. Version 1 (written
 /// by hrmd before, and still read) is the same but for that field: 1 bit, the two delta
-/// predictors only. Encoders write version 2.
+/// predictors only. Encoders write version 2. Version 2 also brings waveform chunks (kind
+/// `W`): regularly sampled integers without times, laid out in `WaveformFormat`.
 ///
 /// ## Layout
 ///
@@ -15,7 +16,7 @@
 /// | field | size | meaning |
 /// | --- | --- | --- |
 /// | version | 1 byte | 2 (or 1) |
-/// | kind | 1 byte | `Q` (0x51) quantity series, `H` (0x48) heartbeat series |
+/// | kind | 1 byte | `Q` (0x51) quantity series, `H` (0x48) heartbeat series (`W`, 0x57, a waveform: `WaveformFormat`) |
 /// | count | uvarint | points (or beats) in the chunk |
 /// | *the rest only when count ≥ 1* | | |
 /// | quantity: value mode | 1 bit | 0 scaled integers, 1 XOR of doubles |
@@ -106,6 +107,9 @@ public enum SeriesFormat {
         case quantity = 0x51  // "Q"
         /// Beat offsets with gap flags: `HeartbeatSeriesEncoder`, `HeartbeatSeriesReader`.
         case heartbeat = 0x48  // "H"
+        /// Regularly sampled integers of 1 to 8 channels: `WaveformEncoder`, `WaveformReader`
+        /// (`WaveformFormat`).
+        case waveform = 0x57  // "W"
     }
 
     /// The largest value scale a chunk may declare.

@@ -189,6 +189,24 @@ struct CentralRequestStore: RequestStore, @unchecked Sendable {
         throw .engine(EngineFailure(.readOnly, "events are deleted on the gateway whose store holds them; the sync removes them here"))
     }
 
+    func waveforms(_ query: WaveformQuery) throws(HealthStoreError) -> [WaveformRecording] {
+        throw Self.noWaveforms
+    }
+
+    func readWaveform(
+        _ id: String, since: Timestamp?, until: Timestamp?, reader: String?, _ body: (WaveformRecording, WaveformSegment) -> Bool
+    ) throws(HealthStoreError) -> WaveformRecording? {
+        throw Self.noWaveforms
+    }
+
+    func deleteWaveform(_ id: String) throws(HealthStoreError) -> WaveformRecording {
+        throw Self.noWaveforms
+    }
+
+    private static var noWaveforms: HealthStoreError {
+        .engine(EngineFailure(.readOnly, "the central store keeps no ECG or acceleration yet: read them on the gateway that recorded them"))
+    }
+
     /// Every gateway's events, as their syncs sent them.
     func events(_ query: EventQuery) throws(HealthStoreError) -> [HealthEvent] {
         try requireWholeStore(reader: query.reader)

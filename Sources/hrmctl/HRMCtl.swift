@@ -43,7 +43,7 @@ struct HRMCtl: AsyncParsableCommand {
         version: HRMVersion.current,
         subcommands: [
             AuthCommand.self, SamplesCommand.self, StatsCommand.self, ExportCommand.self, DevicesCommand.self,
-            SourcesCommand.self, PersonCommand.self, WorkoutCommand.self, EventsCommand.self, WatchCommand.self, NotifyCommand.self, PlotCommand.self, DeleteCommand.self, ReplayCommand.self,
+            SourcesCommand.self, PersonCommand.self, WorkoutCommand.self, EventsCommand.self, EcgCommand.self, WatchCommand.self, NotifyCommand.self, PlotCommand.self, DeleteCommand.self, ReplayCommand.self,
             DecodeCommand.self, TypesCommand.self,
         ]
     )

@@ -60,7 +60,8 @@ struct DaemonAssembly {
                 source: HealthSource(name: "hrmd", version: HRMVersion.current),
                 flushInterval: .milliseconds(Int(configuration.flushInterval(
                     live: command.http != nil || configuration.http != nil || configuration.mqtt != nil) * 1000)),
-                locationOverrides: Self.locations(configuration), alerts: configuration.alerts),
+                locationOverrides: Self.locations(configuration), alerts: configuration.alerts,
+                recordsWaveforms: specs.contains(where: \.streamsWaveforms)),
             logger: logger,
             onTick: { counters in
                 reporter.tick(counters)

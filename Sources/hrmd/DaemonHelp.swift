@@ -26,7 +26,9 @@ extension HRMDaemon {
                                        (on|off), location
                                        (other|chest|wrist|finger|hand|earLobe|foot),
                                        seed, id (device name, default mock-N),
-                                       contact-loss (0…1)
+                                       contact-loss (0…1), ecg and acc (on|off:
+                                       Polar H10 ECG and acceleration as PMD
+                                       frames, default off)
               ble                      BLE straps through bluetoothd: the straps
                                        trusted or paired in BlueZ (bluetoothctl
                                        trust ADDRESS)

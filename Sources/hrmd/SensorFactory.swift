@@ -56,7 +56,7 @@ enum SensorFactory {
                 backends.append(MockSensor(settings: .init(
                     id: SensorID(id), restingBPM: options.bpm, hz: options.hz, emitsRRIntervals: options.rr,
                     location: options.location, seed: options.seed ?? UInt64(mockCount),
-                    contactLossProbability: options.contactLoss)))
+                    contactLossProbability: options.contactLoss, ecg: options.ecg, acceleration: options.acc)))
             case .replay(let path, let measurementHandle):
                 guard FileManager.default.fileExists(atPath: path) else {
                     throw CommandFailure("recording \(path) does not exist", status: .noInput)

@@ -41,6 +41,21 @@ struct SensorSpecTests {
         #expect(defaults.location == .chest && defaults.hz == 1 && defaults.rr)
     }
 
+    @Test("the mock's ecg and acc keys are off unless turned on, and print back only when on")
+    func mockPMDKeys() throws {
+        guard case .mock(let options) = try SensorSpec(parsing: "mock:hz=4,ecg=on,acc=yes") else {
+            Issue.record("not a mock")
+            return
+        }
+        #expect(options.ecg && options.acc)
+        #expect(try SensorSpec(parsing: "mock:hz=4,ecg=on,acc=yes").description == "mock:bpm=62,hz=4,rr=on,location=chest,ecg=on,acc=on")
+        guard case .mock(let defaults) = try SensorSpec(parsing: "mock:ecg=off") else { return }
+        #expect(!defaults.ecg && !defaults.acc)
+        #expect(try SensorSpec(parsing: "mock").description == "mock:bpm=62,hz=1,rr=on,location=chest")
+        #expect(throws: ConfigurationError.self) { try SensorSpec(parsing: "mock:ecg=maybe") }
+        #expect(throws: ConfigurationError.self) { try SensorSpec(parsing: "mock:acc") }
+    }
+
     @Test("udev-found sensors and adapters print back as they parse", arguments: [
         "ant", "serial", "serial:/dev/ttyACM0,baud=9600", "ant:/dev/ttyUSB0", "hci", "hci:hci0", "hci:hci12",
     ])

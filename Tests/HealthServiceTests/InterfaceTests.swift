@@ -110,6 +110,8 @@ struct RequestTableTests {
             Events(app: "a", since: nil, until: Timestamp(microsecondsSinceEpoch: 9), type: .highHeartRateEvent, person: "p", device: nil, limit: 10),
             WorkoutDetails(app: "a", id: "0f"), WorkoutHeartRate(app: "a", id: "0f"),
             WorkoutChanges(app: "a", anchor: 5, limit: 10), DeleteWorkout(app: "a", id: "0f"), DeleteEvent(app: "a", id: "e1"),
+            Waveforms(app: "a", since: nil, until: Timestamp(microsecondsSinceEpoch: 9), type: .electrocardiogram, device: "d", limit: 10),
+            WaveformSamples(app: "a", id: "w1", since: Timestamp(microsecondsSinceEpoch: 3), until: nil), DeleteWaveform(app: "a", id: "w1"),
         ]
         #expect(Set(requests.map { type(of: $0).name }) == Set(RequestCatalog.all.map { $0.name }))
         for request in requests {
@@ -119,6 +121,30 @@ struct RequestTableTests {
             #expect(arguments.map(\.signature).joined() == layout.inputs.map(\.signature).joined(), "\(name)")
             _ = try roundTrip(request, arguments, layout.inputs)
         }
+    }
+
+    @Test("waveform recordings and their segments travel and come back as they were")
+    func waveformsTravel() throws {
+        let recording = WaveformRecording(
+            id: "w1", type: .acceleration, source: "hrmd", device: "AA:BB:CC:DD:EE:01", frequency: 50,
+            start: Timestamp(microsecondsSinceEpoch: 1_000_000), end: Timestamp(microsecondsSinceEpoch: 1_060_000), instantCount: 3,
+            isOpen: true)
+        let answer = WaveformSamples.Response(
+            recording: recording,
+            segments: [
+                WaveformSegment(start: Timestamp(microsecondsSinceEpoch: 1_000_000), values: [1, -2, 1000, .min, .max, 0]),
+                WaveformSegment(start: Timestamp(microsecondsSinceEpoch: 1_040_000), values: [7, 8, 9]),
+            ], next: 0)
+        let layout = try #require(HealthInterface.layouts[WaveformSamples.name])
+        let values = try RequestCoding.encode(answer, as: layout.outputs)
+        let back = try RequestCoding.decode(WaveformSamples.Response.self, from: values, as: layout.outputs)
+        #expect(back.recording == recording)
+        #expect(back.segments == answer.segments)
+        let listLayout = try #require(HealthInterface.layouts[Waveforms.name])
+        let list = Waveforms.Response(recordings: [recording])
+        let listBack = try RequestCoding.decode(
+            Waveforms.Response.self, from: try RequestCoding.encode(list, as: listLayout.outputs), as: listLayout.outputs)
+        #expect(listBack.recordings == [recording])
     }
 
     @Test("people and strap assignments travel as dictionaries and come back as they were")

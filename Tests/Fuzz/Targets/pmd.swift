@@ -1,6 +1,7 @@
 // libFuzzer target: Polar PMD messages as a strap sends them (data frames of ECG,
 // acceleration and PPI, raw and delta-compressed; control point responses and indications;
-// the features value). The first byte chooses the decoder; a decoded frame must hold at
+// the features value; the requests a client writes, as traces keep them). The first byte
+// chooses the decoder; a decoded frame must hold at
 // least one sample, and its samples must be timed one by one, the last at the frame's stamp.
 import PMDDecoding
 
@@ -21,6 +22,11 @@ public func fuzzPMD(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = try? PMDControlPointIndication(bytes: bytes)
     default:
         _ = try? PMDFeatures(controlPointValue: bytes)
+        // A request as a trace keeps it: one that parses must write back the settings it read.
+        if case .start(let type, let settings)? = try? PMDControlPointRequest(bytes: bytes) {
+            precondition(try! PMDControlPointRequest(bytes: PMDControlPointRequest.start(type, settings).bytes) == .start(type, settings),
+                         "a parsed start request does not round-trip")
+        }
     }
     return 0
 }

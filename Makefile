@@ -86,7 +86,7 @@ INSTALLED := \
 	$(PREFIX)/share/fish/vendor_completions.d/hrmd.fish $(PREFIX)/share/fish/vendor_completions.d/hrmctl.fish \
 	$(addprefix $(WEBDIR)/,$(WEB_FILES:web/%=%))
 
-.PHONY: all help deps build build-tests swift-test test check-exports exports-venv check-docs check-package check-order module-map check-module-map check-bluetooth check-service check-service-bus check-http check-web check-mqtt check-central check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-live bench-service bench-ble bench-ble-vm bench-mqtt bench-central bench-central-shape bench-alerts bench-figures release install uninstall clean
+.PHONY: all help deps build build-tests swift-test test check-exports exports-venv check-docs check-package check-order module-map check-module-map check-bluetooth check-service check-service-bus check-http check-web check-mqtt check-central check-rules check-fake-bluez check-captures check-fuzz check-bench-build fuzz fuzz-bus soak demo bench-release bench bench-live bench-service bench-ble bench-ble-vm bench-mqtt bench-central bench-central-shape bench-alerts bench-figures bench-ecg release install uninstall clean
 
 ## all: the default target: build
 all: build
@@ -350,6 +350,18 @@ bench-alerts: release
 ## recovery as it stores, beside the peer a user would write (hrmctl export, then Python); times and agreement
 bench-figures: release
 	HRMD_BIN_DIR=$(RELEASE_BIN) /usr/bin/python3 bench/figures-bench.py --json .build/bench-figures.json
+
+## bench-ecg: an hour of simulated ECG and a real one (MIT-BIH 208) at 130 Hz as PMD frames replayed (release): the
+## store's bytes beside flac's and a logger's SQLite table, a 30-second strip from the HTTP API beside sqlite3, an
+## hour's export (.build/bench-ecg.json); needs flac and the bench venv (neurokit2, scipy)
+ECG_BENCH_VENV := .build/venv-bench-ecg
+bench-ecg: release
+	@if ! $(ECG_BENCH_VENV)/bin/python -c 'import neurokit2, scipy.misc' 2>/dev/null; then \
+		rm -rf $(ECG_BENCH_VENV) && /usr/bin/python3 -m venv $(ECG_BENCH_VENV) && \
+		$(ECG_BENCH_VENV)/bin/pip install --quiet --disable-pip-version-check neurokit2==0.2.12 scipy==1.11.4 || \
+		{ rm -rf $(ECG_BENCH_VENV); echo "bench-ecg: cannot install neurokit2 and scipy from PyPI" >&2; exit 1; }; \
+	fi
+	HRMD_BIN_DIR=$(RELEASE_BIN) $(ECG_BENCH_VENV)/bin/python bench/ecg-bench.py --json .build/bench-ecg.json
 
 ## bench-live: the HTTP front's live stream: 20 mock straps at 4 Hz, 200 WebSocket clients, against a
 ## Python relay (bench/python_relay.py) in the same run: latency, CPU per 1000 frames, RSS (.build/bench-live.json)

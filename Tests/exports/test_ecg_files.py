@@ -131,6 +131,27 @@ class ECGFileTests(unittest.TestCase):
         self.assertEqual(rows[0], "time,ecg_uv")
         self.assertEqual([int(row.split(",")[1]) for row in rows[1:]], self.sent["electrocardiogram"])
 
+    def test_replayed_trace_gives_the_same_recordings(self):
+        """hrmd's trace replayed into an empty store records the same samples; replayed again, nothing new."""
+        store = os.path.join(self.directory.name, "replayed.sqlite")
+        self.hrmctl("auth", "grant", "hrmd", "heart-rate", "electrocardiogram", "acceleration", store=store)
+        traces = sorted(glob.glob(os.path.join(self.traces, "*.trace.jsonl")))
+        for _ in range(2):
+            for trace in traces:
+                self.hrmctl("replay", trace, store=store)
+            replayed = {}
+            for line in self.hrmctl("ecg", "list", "--output", "json", store=store).splitlines():
+                recording = json.loads(line)
+                replayed[recording["type"]] = recording
+            self.assertEqual(sorted(replayed), ["acceleration", "electrocardiogram"])
+            for kind, recording in replayed.items():
+                self.assertEqual(recording["instants"], self.recordings[kind]["instants"], kind)
+                self.assertEqual(recording["id"], self.recordings[kind]["id"], "the same readings make the same id")
+        path = os.path.join(self.directory.name, "replayed.csv")
+        self.hrmctl("ecg", "export", replayed["electrocardiogram"]["id"], "--format", "csv", "-o", path, store=store)
+        with open(path) as file:
+            self.assertEqual([int(row.split(",")[1]) for row in file.read().splitlines()[1:]], self.sent["electrocardiogram"])
+
     def test_without_a_grant_nothing_is_recorded(self):
         store = os.path.join(self.directory.name, "denied.sqlite")
         self.hrmctl("auth", "grant", "hrmd", "heart-rate", store=store)

@@ -82,8 +82,10 @@ public struct FrameIngestor {
     /// tells a frame that does not decode with its line).
     public mutating func skips(accepting frame: SensorFrame) -> [SkipReason] {
         counters.frames += 1
+        let before = pending.count
         var skipped = interpreter.interpret(frame, into: &pending)
         if WaveformRecorder.follows(frame) { skipped += waveforms.take(frame) }
+        if pending.count > before { waveforms.tagMotion(&pending[before...]) }
         for reason in skipped { skips.record(reason, device: frame.device) }
         if events != nil {
             if skipped.contains(.contactNotDetected) { contactLost.append(ContactLostReading(device: frame.device.rawValue, time: frame.time)) }

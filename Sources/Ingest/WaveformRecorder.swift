@@ -35,6 +35,8 @@ struct WaveformRecorder {
     /// Recordings ended whose last part is not written yet.
     private var ending: [Open] = []
     private var refusedTypes: Set<SampleType> = []
+    /// The straps' motion, from their acceleration, for their heart-rate samples.
+    private var motion = MotionTracker()
     private var failing = false
     private(set) var counters = WaveformCounters()
 
@@ -61,11 +63,24 @@ struct WaveformRecorder {
             switch output {
             case .samples(let type, let segment, let continues, let frequency):
                 add(segment, continues: continues, of: type, frequency: frequency, device: frame.device)
+                if type == .acceleration { motion.add(segment, frequency: frequency, of: frame.device) }
             case .stopped(let type):
                 end(Key(device: frame.device, type: type))
+                if type == .acceleration { motion.forget(frame.device) }
             }
         }
         return skips
+    }
+
+    /// Gives the heart-rate samples among `samples` the motion context of their strap's
+    /// acceleration (``MotionTracker``), where it streams any.
+    func tagMotion(_ samples: inout ArraySlice<QuantitySample>) {
+        for index in samples.indices where samples[index].type == .heartRate {
+            guard let device = samples[index].device?.localIdentifier,
+                let context = motion.context(of: SensorID(device), at: samples[index].start)
+            else { continue }
+            samples[index].metadata.extra[MotionContext.metadataKey] = context.rawValue
+        }
     }
 
     private mutating func add(_ segment: WaveformSegment, continues: Bool, of type: SampleType, frequency: Double, device: SensorID) {

@@ -193,6 +193,50 @@ struct WaveformIngestTests {
         #expect(try recordings().count == 2)
     }
 
+    /// A raw 16-bit ACC frame of 36 instants from instant `first` at 50 Hz: gravity on z, and a
+    /// swing of `swing` mG on x at 2.5 Hz (steps), arriving 30 ms after its last sample.
+    static func accFrame(first: Int, swing: Double) -> SensorFrame {
+        let lastInstant = first + 35
+        let timestamp = PMDClock.polarNanoseconds(unixNanoseconds: origin * 1000 + Int64(lastInstant) * 20_000_000) ?? 0
+        var bytes: [UInt8] = [PMDMeasurementType.acc.rawValue]
+        bytes += withUnsafeBytes(of: timestamp.littleEndian, Array.init)
+        bytes.append(0x01)
+        for instant in first...lastInstant {
+            let x = Int16(swing * sin(2 * Double.pi * 2.5 * Double(instant) / 50))
+            for value in [x, Int16(instant % 3), 1000] { bytes += withUnsafeBytes(of: value.littleEndian, Array.init) }
+        }
+        return SensorFrame(
+            time: time(origin + Int64(lastInstant) * 20_000 + 30_000), transport: .ble, device: strap, kind: .notify,
+            characteristic: .pmdData, value: bytes)
+    }
+
+    static func heartRate(at seconds: Int64) -> SensorFrame {
+        SensorFrame(
+            time: time(origin + seconds * 1_000_000), transport: .ble, device: strap, kind: .notify, characteristic: .heartRateMeasurement,
+            value: [0x00, 90])
+    }
+
+    @Test("heart rate gets the motion context of the strap's own acceleration: still, sedentary; stepping, active; too little, none")
+    func motionContext() throws {
+        var ingest = ingestor()
+        ingest.accept(Self.start(.acc, PMDSettings(sampleRate: 50, resolution: 16, range: 8)))
+        var frames: [SensorFrame] = []
+        // 20 s of standing still, then 20 s of steps swinging 300 mG; heart rate every second.
+        for frame in 0..<56 { frames.append(Self.accFrame(first: frame * 36, swing: frame * 36 < 1000 ? 0 : 300)) }
+        frames += (1...40).map { Self.heartRate(at: Int64($0)) }
+        for frame in frames.sorted(by: { $0.time < $1.time }) { ingest.accept(frame) }
+        ingest.flush()
+        let samples = try store.samples(SampleQuery(type: .heartRate))
+        func context(at second: Int64) -> String? {
+            samples.first { $0.sample.start == Self.time(Self.origin + second * 1_000_000) }?.sample.metadata.extra[MotionContext.metadataKey]
+        }
+        #expect(samples.count == 40)
+        #expect(context(at: 3) == nil, "less than 5 s of acceleration before it")
+        #expect(context(at: 15) == "sedentary")
+        #expect(context(at: 38) == "active")
+        #expect(samples.filter { $0.sample.metadata.extra[MotionContext.metadataKey] != nil }.count >= 30)
+    }
+
     @Test("acceleration: three axes interleaved, in the resolution its start announced")
     func acceleration() throws {
         var ingest = ingestor()

@@ -71,7 +71,7 @@ public struct HTTPFront: Service {
         let frontSettings = FrontSettings(maxHeartRate: settings.maxHeartRate, deviceMaxHeartRates: settings.deviceMaxHeartRates)
 
         let router = Router(context: FrontContext.self)
-        let originCheck = OriginCheck(loopbackOnly: settings.isLoopback)
+        let originCheck = OriginCheck(loopbackOnly: settings.isLoopback, secure: tls != nil)
         router.add(middleware: ErrorShapeMiddleware())
         router.add(middleware: OriginCheckMiddleware(check: originCheck))
         router.add(middleware: WebFiles(webDirectory: settings.webDirectory, javascriptDirectory: settings.javascriptDirectory))

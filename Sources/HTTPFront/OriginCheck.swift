@@ -5,10 +5,13 @@ import Hummingbird
 /// Who may address the front, by the request's `Host` and `Origin`: on a loopback-bound server
 /// only loopback names (`localhost`, 127.0.0.0/8, `::1`) are answered, so a page that rebinds
 /// its own DNS name to 127.0.0.1 reaches nothing; and a request that names an `Origin` (as
-/// browsers do on WebSockets and cross-site requests) must come from this server's own origin.
+/// browsers do on WebSockets and cross-site requests) must come from this server's own origin:
+/// its scheme (`https` when the server speaks TLS, `http` otherwise), host and port.
 struct OriginCheck: Sendable {
     /// Whether the server listens on loopback only, so that `Host` must be a loopback name.
     let loopbackOnly: Bool
+    /// Whether the server speaks TLS: its own origin's scheme is then `https`.
+    let secure: Bool
 
     /// Why `request` is refused, or nil when it may go on.
     func refusal(of request: Request) -> String? {
@@ -21,7 +24,7 @@ struct OriginCheck: Sendable {
             return "this server answers loopback names only (Host: localhost, 127.0.0.1 or [::1])"
         }
         if let origin {
-            guard let host, let originAuthority = Authority.of(origin: origin),
+            guard let host, let originAuthority = Authority.of(origin: origin), originAuthority.secure == secure,
                 Authority.normalized(host, defaultPort: originAuthority.defaultPort) == originAuthority.authority
             else { return "cross-origin requests are refused (Origin: \(origin.prefix(100)))" }
         }
@@ -76,20 +79,21 @@ enum Authority {
         return lowered.count > host.count ? lowered : "\(host):\(defaultPort)"
     }
 
-    /// The normalized authority of an origin (`scheme://host[:port]`) and its scheme's default
-    /// port; nil for an opaque origin (`null`) or another scheme.
-    static func of(origin: String) -> (authority: String, defaultPort: Int)? {
+    /// The normalized authority of an origin (`scheme://host[:port]`), its scheme's default
+    /// port and whether the scheme is `https`; nil for an opaque origin (`null`) or another scheme.
+    static func of(origin: String) -> (authority: String, defaultPort: Int, secure: Bool)? {
         let lowered = origin.lowercased()
         let defaultPort: Int
         let rest: Substring
+        let secure: Bool
         if lowered.hasPrefix("http://") {
-            (defaultPort, rest) = (80, lowered.dropFirst(7))
+            (defaultPort, rest, secure) = (80, lowered.dropFirst(7), false)
         } else if lowered.hasPrefix("https://") {
-            (defaultPort, rest) = (443, lowered.dropFirst(8))
+            (defaultPort, rest, secure) = (443, lowered.dropFirst(8), true)
         } else {
             return nil
         }
         guard !rest.isEmpty, !rest.contains("/") else { return nil }
-        return (normalized(String(rest), defaultPort: defaultPort), defaultPort)
+        return (normalized(String(rest), defaultPort: defaultPort), defaultPort, secure)
     }
 }

@@ -16,31 +16,39 @@ extension PMDControlPointRequest {
         case .getMeasurementSettings?: self = .getSettings(measurement)
         case .stopMeasurement?: self = .stop(measurement)
         case .requestMeasurementStart?:
-            var reader = ByteReader(bytes, offset: 2)
-            var settings = PMDSettings()
-            while reader.remaining > 0 {
-                let rawType = try reader.readUInt8(.settingHeader)
-                guard let type = PMDSettingType(rawValue: rawType) else { throw .unknownSettingType(rawType) }
-                let count = Int(try reader.readUInt8(.settingHeader))
-                for index in 0..<count {
-                    guard type.valueSize <= 8 else {
-                        _ = try reader.readBytes(type.valueSize, .settingValues(type))
-                        continue
-                    }
-                    let value = try reader.readUnsigned(type.valueSize, .settingValues(type))
-                    guard index == 0 else { continue }
-                    switch type {
-                    case .sampleRate: settings.sampleRate = UInt16(truncatingIfNeeded: value)
-                    case .resolution: settings.resolution = UInt16(truncatingIfNeeded: value)
-                    case .range: settings.range = UInt16(truncatingIfNeeded: value)
-                    case .channels: settings.channels = UInt8(truncatingIfNeeded: value)
-                    case .rangeMilliUnit, .factor, .security: break
-                    }
-                }
-            }
-            self = .start(measurement, settings)
+            self = .start(measurement, try Self.settings(in: bytes, from: 2))
         default:
             throw .unsupported(measurementType: bytes[1], frameType: bytes[0])
         }
+    }
+
+    /// The settings TLV from `start` on: each setting's first value kept, the others (and
+    /// the settings a request cannot hold) stepped over.
+    private static func settings(in bytes: [UInt8], from start: Int) throws(PMDDecodingError) -> PMDSettings {
+        var settings = PMDSettings()
+        var offset = start
+        while offset < bytes.count {
+            guard bytes.count - offset >= 2 else { throw .truncated(.settingHeader, needed: 2, available: bytes.count - offset) }
+            guard let type = PMDSettingType(rawValue: bytes[offset]) else { throw .unknownSettingType(bytes[offset]) }
+            let count = Int(bytes[offset + 1])
+            offset += 2
+            let length = count * type.valueSize
+            guard bytes.count - offset >= length else {
+                throw .truncated(.settingValues(type), needed: length, available: bytes.count - offset)
+            }
+            if count > 0, type.valueSize <= 8 {
+                var value: UInt64 = 0
+                for index in 0..<type.valueSize { value |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
+                switch type {
+                case .sampleRate: settings.sampleRate = UInt16(truncatingIfNeeded: value)
+                case .resolution: settings.resolution = UInt16(truncatingIfNeeded: value)
+                case .range: settings.range = UInt16(truncatingIfNeeded: value)
+                case .channels: settings.channels = UInt8(truncatingIfNeeded: value)
+                case .rangeMilliUnit, .factor, .security: break
+                }
+            }
+            offset += length
+        }
+        return settings
     }
 }

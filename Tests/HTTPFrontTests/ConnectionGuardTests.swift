@@ -31,7 +31,7 @@ struct ConnectionGuardTests {
 
     @Test("a loopback server answers loopback Host names only, and same-origin Origins only")
     func origins() {
-        let check = OriginCheck(loopbackOnly: true)
+        let check = OriginCheck(loopbackOnly: true, secure: false)
         #expect(check.refusal(host: "127.0.0.1:8080", origin: nil) == nil)
         #expect(check.refusal(host: "localhost:8080", origin: "http://localhost:8080") == nil)
         #expect(check.refusal(host: "[::1]:8080", origin: "http://[::1]:8080") == nil)
@@ -41,7 +41,9 @@ struct ConnectionGuardTests {
         #expect(check.refusal(host: "127.0.0.1:8080", origin: "http://evil.example") != nil)
         #expect(check.refusal(host: "127.0.0.1:8080", origin: "http://127.0.0.1:8081") != nil)
         #expect(check.refusal(host: "127.0.0.1:8080", origin: "null") != nil)
-        let network = OriginCheck(loopbackOnly: false)
+        #expect(check.refusal(host: "127.0.0.1:8080", origin: "https://127.0.0.1:8080") != nil, "another scheme is another origin")
+        let network = OriginCheck(loopbackOnly: false, secure: true)
+        #expect(network.refusal(host: "hr.example:8443", origin: "http://hr.example:8443") != nil, "plain HTTP is not this TLS server's origin")
         #expect(network.refusal(host: "hr.example:8443", origin: "https://hr.example:8443") == nil)
         #expect(network.refusal(host: "hr.example", origin: "https://hr.example") == nil, "a Host without a port has the origin's default")
         #expect(network.refusal(host: "hr.example:8443", origin: "https://evil.example:8443") != nil)

@@ -157,8 +157,7 @@ extension HealthStore {
         _ body: (WaveformRecording, WaveformSegment) -> Bool
     ) throws(HealthStoreError) -> WaveformRecording? {
         try read { db in
-            guard let recording = try Self.storedWaveform(id, db), try Self.mayRead(recording, reader: reader, db),
-                let rowID = try Int64.fetchOne(db, sql: "SELECT id FROM waveform WHERE uuid = ?", arguments: [id])
+            guard let (rowID, recording) = try Self.storedWaveformRow(id, db), try Self.mayRead(recording, reader: reader, db)
             else { return nil }
             let channels = recording.channels.count
             let period = 1e6 / recording.frequency
@@ -219,16 +218,14 @@ extension HealthStore {
         }
     }
 
+    /// The store's one read rule (``ReaderScope``) applied to one recording.
     private static func mayRead(_ recording: WaveformRecording, reader: String?, _ db: Database) throws -> Bool {
-        ReadScope(
-            reader: reader,
-            mayReadType: try reader.map { try status(of: .read, source: $0, type: recording.type, db) == .sharingAuthorized } ?? true
-        ).restrictedTo.map { $0 == recording.source } ?? true
+        try ReaderScope(reader: reader, type: recording.type, db).restrictedTo.map { $0 == recording.source } ?? true
     }
 
     /// The columns ``waveform(_:)`` reads, over `waveform w` joined with its `source s`.
     static let selectWaveforms = """
-        SELECT w.uuid, w.typeId, s.name, w.device, w.frequency, w.start, w."end", w.instants, w.open
+        SELECT w.uuid, w.typeId, s.name, w.device, w.frequency, w.start, w."end", w.instants, w.open, w.id
         FROM waveform w JOIN source s ON s.id = w.sourceId
         """
 
@@ -241,6 +238,14 @@ extension HealthStore {
     }
 
     static func storedWaveform(_ id: String, _ db: Database) throws -> WaveformRecording? {
-        try Row.fetchOne(db.cachedStatement(sql: "\(selectWaveforms) WHERE w.uuid = ?"), arguments: [id]).flatMap(waveform)
+        try storedWaveformRow(id, db)?.recording
+    }
+
+    /// Recording `id` with its row's id (what its chunks name it by).
+    static func storedWaveformRow(_ id: String, _ db: Database) throws -> (rowID: Int64, recording: WaveformRecording)? {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "\(selectWaveforms) WHERE w.uuid = ?"), arguments: [id]),
+            let recording = waveform(row)
+        else { return nil }
+        return (row[9], recording)
     }
 }

@@ -53,7 +53,9 @@ struct WaveformChunkWriter {
     private var createdAnchor: Int64?
 
     init(part: WaveformPart, _ db: Database) throws {
-        stored = try HealthStore.storedWaveform(part.recording.id, db)
+        let storedRow = try HealthStore.storedWaveformRow(part.recording.id, db)
+        stored = storedRow?.recording
+        rowID = storedRow?.rowID
         recording = stored ?? part.recording
         channels = part.recording.type.channels.count
         period = 1e6 / part.recording.frequency
@@ -61,7 +63,6 @@ struct WaveformChunkWriter {
             recording.instantCount = 0
             if let first = part.segments.first(where: { !$0.values.isEmpty }) { (recording.start, recording.end) = (first.start, first.start) }
         } else {
-            rowID = try Int64.fetchOne(db, sql: "SELECT id FROM waveform WHERE uuid = ?", arguments: [part.recording.id])
             if let rowID, let last = try Row.fetchOne(
                 db, sql: "SELECT start, instants, data FROM waveformChunk WHERE waveformId = ? ORDER BY start DESC LIMIT 1",
                 arguments: [rowID]), (last[1] as Int) < HealthStore.chunkInstants

@@ -167,7 +167,9 @@ struct WaveformRecorder {
                 logger.error("cannot write waveforms to the store (samples are kept and retried): \(error)")
             }
             let channels = entry.recording.channels.count
-            while entry.pendingInstants > Self.maxPendingInstants, let oldest = entry.pending.first {
+            var waiting = entry.pendingInstants
+            while waiting > Self.maxPendingInstants, let oldest = entry.pending.first {
+                waiting -= oldest.instantCount(channels: channels)
                 counters.lost += oldest.instantCount(channels: channels)
                 entry.pending.removeFirst()
             }
